@@ -1,0 +1,35 @@
+"""Exceptions raised for bad input.
+
+Every problem a user can cause (a malformed file, a bad argument) is reported with a
+:class:`BayevalInputError` whose message is one line naming the file and line, or the
+argument. The CLI turns it into ``bayeval: error: ...`` and exit status 2.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BayevalInputError", "FileFormatError"]
+
+
+class BayevalInputError(ValueError):
+    """Bad input supplied by the user (argument value, option, data)."""
+
+
+class FileFormatError(BayevalInputError):
+    """A malformed input file.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    line : int or None
+        1-based line number of the offending line (``None`` for whole-file problems).
+    message : str
+        What is wrong.
+    """
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.reason = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")

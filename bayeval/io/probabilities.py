@@ -1,0 +1,55 @@
+"""Probability files in mtc-eval's format: ``topic Q0 docno prob``."""
+
+from __future__ import annotations
+
+import math
+import os
+
+from bayeval.data.probabilities import RelevanceProbabilities
+from bayeval.errors import FileFormatError
+from bayeval.io._files import decode, read_bytes, split_lines
+
+__all__ = ["read_probabilities", "write_probabilities"]
+
+
+def read_probabilities(path: str | os.PathLike) -> RelevanceProbabilities:
+    """Read ``topic Q0 docno prob`` lines (plain or gzip); each prob must lie in [0, 1].
+
+    Raises
+    ------
+    FileFormatError
+        Naming file and line: wrong column count, a value that is not a probability, or a
+        document listed twice for one topic.
+    """
+    path = str(path)
+    out: dict[str, dict[str, float]] = {}
+    for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
+        fields = raw.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise FileFormatError(path, lineno, f"expected 4 columns 'topic Q0 docno prob', found {len(fields)}")
+        topic = decode(fields[0], path, lineno)
+        docno = decode(fields[2], path, lineno)
+        try:
+            p = float(fields[3])
+        except ValueError:
+            p = math.nan
+        if not (0.0 <= p <= 1.0):
+            raise FileFormatError(path, lineno, f"probability {fields[3].decode('utf-8', 'replace')!r} "
+                                                "is not a number in [0, 1]")
+        docs = out.setdefault(topic, {})
+        if docno in docs:
+            raise FileFormatError(path, lineno, f"document {docno!r} listed twice for topic {topic!r}")
+        docs[docno] = p
+    if not out:
+        raise FileFormatError(path, None, "empty file: no probabilities")
+    return RelevanceProbabilities(out)
+
+
+def write_probabilities(probs: RelevanceProbabilities, path: str | os.PathLike) -> None:
+    """Write mtc-eval's ``topic Q0 docno prob`` format."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for t in probs.topics:
+            for d, p in probs.by_topic[t].items():
+                fh.write(f"{t} Q0 {d} {p:.10g}\n")

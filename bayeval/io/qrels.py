@@ -1,0 +1,107 @@
+"""Reading and writing relevance judgments.
+
+* TREC qrels: ``topic iteration docno grade`` (the iteration column is ignored). Grades are
+  integers; negative grades are kept and count as judged nonrelevant.
+* Million Query prels: ``topic docno grade algorithm probability`` — the last column is the
+  document's inclusion probability under the sampling that chose it.
+
+A document judged twice for one topic is an error (trec_eval refuses such files too).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from bayeval.data.qrels import Qrels, TopicJudgments
+from bayeval.errors import FileFormatError
+from bayeval.io._files import decode, read_bytes, split_lines
+
+__all__ = ["read_prels", "read_qrels", "write_qrels"]
+
+
+def _parse_grade(field: bytes, path: str, lineno: int) -> int:
+    try:
+        return int(field)
+    except ValueError:
+        try:
+            value = float(field)
+        except ValueError:
+            value = None
+        if value is not None and value.is_integer():
+            return int(value)
+        raise FileFormatError(path, lineno, f"relevance grade {field.decode('utf-8', 'replace')!r} "
+                                            "is not an integer") from None
+
+
+def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, prob_col: int | None,
+                relevance_level: int) -> Qrels:
+    path = str(path)
+    data = read_bytes(path)
+    per_topic: dict[str, tuple[list, list, list, dict]] = {}
+    for lineno, raw in enumerate(split_lines(data), start=1):
+        fields = raw.split()
+        if not fields:
+            continue
+        if len(fields) != ncols:
+            raise FileFormatError(path, lineno, f"expected {ncols} columns '{layout}', found {len(fields)}")
+        topic = decode(fields[0], path, lineno)
+        docno = decode(fields[docno_col], path, lineno)
+        grade = _parse_grade(fields[grade_col], path, lineno)
+        docs, grades, probs, seen = per_topic.setdefault(topic, ([], [], [], {}))
+        if docno in seen:
+            raise FileFormatError(path, lineno, f"document {docno!r} already judged for topic {topic!r} "
+                                                f"on line {seen[docno]}")
+        seen[docno] = lineno
+        if prob_col is not None:
+            try:
+                p = float(fields[prob_col])
+            except ValueError:
+                p = float("nan")
+            if not (0.0 < p <= 1.0):
+                raise FileFormatError(path, lineno, f"inclusion probability "
+                                                    f"{fields[prob_col].decode('utf-8', 'replace')!r} "
+                                                    "is not in (0, 1]")
+            probs.append(p)
+        docs.append(docno)
+        grades.append(grade)
+    if not per_topic:
+        raise FileFormatError(path, None, "empty file: no judgments")
+    return Qrels({t: TopicJudgments(np.array(d, dtype=object), np.array(g, dtype=np.int64),
+                                    np.array(p, dtype=np.float64) if prob_col is not None else None)
+                  for t, (d, g, p, _) in per_topic.items()}, relevance_level)
+
+
+def read_qrels(path: str | os.PathLike, relevance_level: int = 1) -> Qrels:
+    """Read a TREC qrels file (plain or gzip): ``topic iteration docno grade``.
+
+    Parameters
+    ----------
+    path : path-like
+    relevance_level : int, default 1
+        Minimum grade counted as relevant (trec_eval ``-l``).
+
+    Raises
+    ------
+    FileFormatError
+        Naming file and line: wrong column count, non-integer grade, duplicate judgment.
+    """
+    return _read_table(path, 4, "topic iteration docno grade", 2, 3, None, relevance_level)
+
+
+def read_prels(path: str | os.PathLike, relevance_level: int = 1) -> Qrels:
+    """Read a Million Query prels file: ``topic docno grade algorithm probability``.
+
+    The returned :class:`Qrels` carries the inclusion probabilities (``qrels[t].inclusion``).
+    """
+    return _read_table(path, 5, "topic docno grade algorithm probability", 1, 2, 4, relevance_level)
+
+
+def write_qrels(qrels: Qrels, path: str | os.PathLike) -> None:
+    """Write ``qrels`` in TREC format (iteration column ``0``)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for t in qrels.topics:
+            tj = qrels[t]
+            for d, g in zip(tj.docnos, tj.grades, strict=True):
+                fh.write(f"{t} 0 {d} {int(g)}\n")

@@ -1,0 +1,223 @@
+"""Reading and writing TREC run files.
+
+Format: one line per retrieved document, six whitespace-separated columns::
+
+    topic  Q0  docno  rank  score  tag
+
+Column 2 (``Q0`` or ``0``) and column 4 (the rank) are ignored, as trec_eval ignores
+them: documents are ranked by score descending, ties broken by docno in descending byte
+order (trec_eval ``form_res_rels.c``). The run's name is the tag of its first line; a
+file that mixes tags is read with a warning. Files may be gzip-compressed.
+
+Errors (one line naming file and line): wrong number of columns, a score that is not a
+finite number, a document listed twice for one topic (trec_eval refuses these too), an
+empty file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from bayeval.data.run import Run, RunSet
+from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.io._files import decode, read_bytes, split_lines
+
+__all__ = ["read_run", "read_runs", "write_run"]
+
+_COLUMNS = ["topic", "q0", "docno", "rank", "score", "tag"]
+
+
+def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
+    """Read one TREC run file (plain or gzip).
+
+    Parameters
+    ----------
+    path : path-like
+        The run file.
+    name : str, optional
+        Overrides the run tag found in the file.
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    FileFormatError
+        Naming the file and line of the first malformed line.
+    """
+    path = str(path)
+    data = read_bytes(path)
+    if not data.strip():
+        raise FileFormatError(path, None, "empty file: no ranking lines")
+    parsed = _parse_fast(data)
+    if parsed is None:
+        parsed = _parse_checked(data, path)
+    else:
+        _check_duplicates_fast(parsed, data, path)
+    tag, topics, starts, docnos, scores, mixed = parsed
+    if mixed:
+        warnings.warn(f"{path}: lines carry different run tags; using the first, {tag!r}", stacklevel=2)
+    return Run._from_sorted(name or tag, topics, starts, docnos, scores)
+
+
+def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *, threads: int = 2) -> RunSet:
+    """Read several runs: a list of files, or a directory (every regular file in it, sorted).
+
+    Files are decompressed and parsed on ``threads`` threads (the work happens in zlib
+    and Arrow, which release the GIL).
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        p = Path(paths)
+        files = sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith(".")) if p.is_dir() \
+            else [p]
+    else:
+        files = []
+        for item in paths:
+            q = Path(item)
+            files.extend(sorted(x for x in q.iterdir() if x.is_file() and not x.name.startswith(".")))\
+                if q.is_dir() else files.append(q)
+    if not files:
+        raise BayevalInputError("runs: no run files given")
+    if threads > 1 and len(files) > 1:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            runs = list(pool.map(read_run, files))
+    else:
+        runs = [read_run(f) for f in files]
+    return RunSet(tuple(runs))
+
+
+def write_run(run: Run, path: str | os.PathLike, tag: str | None = None) -> None:
+    """Write ``run`` as a TREC run file (ranks 1.., trec_eval order)."""
+    frame = run.to_frame()
+    with open(path, "w", encoding="utf-8") as fh:
+        for t, d, r, s in zip(frame["topic"], frame["docno"], frame["rank"], frame["score"], strict=True):
+            fh.write(f"{t} Q0 {d} {r} {s!r} {tag or run.name}\n")
+
+
+# ---------------------------------------------------------------------- parsing
+def _parse_fast(data: bytes):
+    """Arrow-based parser for well-formed files; ``None`` when the careful path must decide."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    if data[:1] in (b" ", b"\t"):
+        return None
+    # Try tab, then space, as the single delimiter. A file mixing separators or using runs of
+    # whitespace gives the wrong number of columns (Arrow raises) and goes to the careful parser.
+    table = None
+    for delim in ("\t", " "):
+        try:
+            table = pcsv.read_csv(
+                io.BytesIO(data),
+                read_options=pcsv.ReadOptions(column_names=_COLUMNS, use_threads=False),
+                parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
+                convert_options=pcsv.ConvertOptions(
+                    column_types={"topic": pa.string(), "q0": pa.string(), "docno": pa.string(),
+                                  "rank": pa.string(), "score": pa.float64(), "tag": pa.string()},
+                    include_columns=["topic", "docno", "score", "tag"], strings_can_be_null=False,
+                    quoted_strings_can_be_null=False),
+            )
+            break
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            continue
+    if table is None:
+        return None
+    if table.num_rows == 0:
+        return None
+    score = table.column("score")
+    if score.null_count or not pc.all(pc.is_finite(score)).as_py():
+        return None
+    # a field with stray whitespace (e.g. a space-padded docno in a tab file) needs the careful path
+    other = " " if delim == "\t" else "\t"
+    for col in ("topic", "docno", "tag"):
+        values = table.column(col)
+        if pc.any(pc.match_substring(values, other)).as_py() or pc.min(pc.utf8_length(values)).as_py() == 0:
+            return None
+    order = pc.sort_indices(table, sort_keys=[("topic", "ascending"), ("score", "descending"),
+                                              ("docno", "descending")])
+    table = table.take(order)
+    topic = table.column("topic").combine_chunks()
+    n = len(topic)
+    change = pc.not_equal(topic.slice(1), topic.slice(0, n - 1))
+    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1].astype(np.int64)
+    first_tag = _first_tag(data, delim)
+    mixed = pc.count_distinct(table.column("tag")).as_py() > 1
+    docnos = table.column("docno").to_numpy(zero_copy_only=False)
+    scores = table.column("score").to_numpy()
+    topics = topic.take(pa.array(starts)).to_pylist()
+    return first_tag, topics, starts, docnos, scores, mixed
+
+
+def _first_tag(data: bytes, delim: str) -> str:
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    return first.split()[-1].decode("utf-8", "replace")
+
+
+def _check_duplicates_fast(parsed, data: bytes, path: str) -> None:
+    _, topics, starts, docnos, _, _ = parsed
+    ends = np.r_[starts[1:], len(docnos)]
+    for t, s, e in zip(topics, starts, ends, strict=True):
+        seg = docnos[s:e]
+        if len(set(seg)) != len(seg):
+            _parse_checked(data, path)  # raises with the line number
+            raise FileFormatError(path, None, f"document listed twice for topic {t!r}")
+
+
+def _parse_checked(data: bytes, path: str):
+    """Line-by-line parser: exact error messages with line numbers."""
+    topics_col: list[str] = []
+    docnos_col: list[str] = []
+    scores_col: list[float] = []
+    seen: dict[tuple[str, str], int] = {}
+    tag = None
+    mixed = False
+    for lineno, raw in enumerate(split_lines(data), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        fields = line.split()
+        if len(fields) != 6:
+            raise FileFormatError(path, lineno, f"expected 6 columns 'topic Q0 docno rank score tag', "
+                                                f"found {len(fields)}")
+        topic = decode(fields[0], path, lineno)
+        docno = decode(fields[2], path, lineno)
+        try:
+            score = float(fields[4])
+        except ValueError:
+            raise FileFormatError(path, lineno, f"score {fields[4].decode('utf-8', 'replace')!r} "
+                                                "is not a number") from None
+        if not np.isfinite(score):
+            raise FileFormatError(path, lineno, f"score {fields[4].decode()!r} is not a finite number")
+        key = (topic, docno)
+        if key in seen:
+            raise FileFormatError(path, lineno, f"document {docno!r} already listed for topic {topic!r} "
+                                                f"on line {seen[key]}")
+        seen[key] = lineno
+        t = decode(fields[5], path, lineno)
+        if tag is None:
+            tag = t
+        elif t != tag:
+            mixed = True
+        topics_col.append(topic)
+        docnos_col.append(docno)
+        scores_col.append(score)
+    if tag is None:
+        raise FileFormatError(path, None, "empty file: no ranking lines")
+    topic_arr = np.array(topics_col, dtype=object)
+    docno_arr = np.array(docnos_col, dtype=object)
+    score_arr = np.array(scores_col, dtype=np.float64)
+    t_uniq, t_code = np.unique(topic_arr.astype(str), return_inverse=True)
+    _, d_code = np.unique(docno_arr.astype(str), return_inverse=True)
+    order = np.lexsort((-d_code, -score_arr, t_code))
+    t_sorted = t_code[order]
+    starts = np.flatnonzero(np.r_[True, t_sorted[1:] != t_sorted[:-1]])
+    return tag, [str(t_uniq[t_sorted[s]]) for s in starts], starts, docno_arr[order], score_arr[order], mixed
