@@ -1,0 +1,1 @@
+"""The ``bayeval`` command line (see :mod:`bayeval.cli.main`)."""

@@ -1,0 +1,5 @@
+import sys
+
+from bayeval.cli.main import main
+
+sys.exit(main())

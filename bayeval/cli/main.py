@@ -1,0 +1,68 @@
+"""``bayeval`` command line: a thin layer over the public API.
+
+Each sub-command lives in its own module exposing ``register(subparsers)``; the module's
+handler receives the parsed arguments and returns an exit status. Bad input of any kind
+(:class:`~bayeval.errors.BayevalInputError`, unreadable files) ends with a one-line
+``bayeval: error: ...`` on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from bayeval import __version__
+from bayeval.errors import BayevalInputError
+
+__all__ = ["build_parser", "main"]
+
+# sub-command modules, in the order `bayeval --help` lists them
+_COMMANDS = ("demo", "measures", "evaluate", "design")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own errors: usage line + exit 2
+        self.print_usage(sys.stderr)
+        self.exit(2, f"bayeval: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="bayeval", description="Evaluate search systems honestly with incomplete judgments.")
+    parser.add_argument("--version", action="version", version=f"bayeval {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in _COMMANDS:
+        try:
+            module = importlib.import_module(f"bayeval.cli.{name}")
+        except ModuleNotFoundError as exc:  # a command whose module is absent is simply not offered
+            if exc.name != f"bayeval.cli.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except BayevalInputError as exc:
+        print(f"bayeval: error: {exc}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        print(f"bayeval: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("bayeval: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
