@@ -28,6 +28,7 @@ import numpy as np
 from bayeval.data.run import Run, RunSet
 from bayeval.errors import BayevalInputError, FileFormatError
 from bayeval.io._files import decode, read_bytes, split_lines
+from bayeval.progress import track
 
 __all__ = ["read_run", "read_runs", "write_run"]
 
@@ -68,11 +69,13 @@ def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
     return Run._from_sorted(name or tag, topics, starts, docnos, scores)
 
 
-def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *, threads: int = 2) -> RunSet:
+def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *, threads: int = 2,
+              progress: bool | None = None) -> RunSet:
     """Read several runs: a list of files, or a directory (every regular file in it, sorted).
 
     Files are decompressed and parsed on ``threads`` threads (the work happens in zlib
-    and Arrow, which release the GIL).
+    and Arrow, which release the GIL). ``progress`` shows a bar (default: on a terminal,
+    for more than 20 files).
     """
     if isinstance(paths, (str, os.PathLike)):
         p = Path(paths)
@@ -86,11 +89,13 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *, threads
                 if q.is_dir() else files.append(q)
     if not files:
         raise BayevalInputError("runs: no run files given")
+    show = (len(files) > 20) if progress is None else progress
     if threads > 1 and len(files) > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            runs = list(pool.map(read_run, files))
+            runs = list(track(pool.map(read_run, files), total=len(files), description="reading runs",
+                              enabled=None if show else False))
     else:
-        runs = [read_run(f) for f in files]
+        runs = [read_run(f) for f in track(files, description="reading runs", enabled=None if show else False)]
     return RunSet(tuple(runs))
 
 
