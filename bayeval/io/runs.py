@@ -61,8 +61,6 @@ def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
     parsed = _parse_fast(data)
     if parsed is None:
         parsed = _parse_checked(data, path)
-    else:
-        _check_duplicates_fast(parsed, data, path)
     tag, topics, starts, docnos, scores, mixed = parsed
     if mixed:
         warnings.warn(f"{path}: lines carry different run tags; using the first, {tag!r}", stacklevel=2)
@@ -109,72 +107,85 @@ def write_run(run: Run, path: str | os.PathLike, tag: str | None = None) -> None
 
 # ---------------------------------------------------------------------- parsing
 def _parse_fast(data: bytes):
-    """Arrow-based parser for well-formed files; ``None`` when the careful path must decide."""
+    """Arrow-based parser for well-formed files; ``None`` when the careful path must decide.
+
+    Returns ``(tag, topic names, group starts, docnos, scores, mixed tags)`` with rows grouped by
+    topic and each group in trec_eval order, or ``None`` if the file is not plainly well formed
+    or lists a document twice for a topic (the careful parser then reports the line).
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    if data[:1] in (b" ", b"\t"):
+    if data[:1] in (b" ", b"\t") or b"\x0b" in data or b"\x0c" in data:
         return None
-    # Try tab, then space, as the single delimiter. A file mixing separators or using runs of
-    # whitespace gives the wrong number of columns (Arrow raises) and goes to the careful parser.
-    table = None
-    for delim in ("\t", " "):
-        try:
-            table = pcsv.read_csv(
-                io.BytesIO(data),
-                read_options=pcsv.ReadOptions(column_names=_COLUMNS, use_threads=False),
-                parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
-                convert_options=pcsv.ConvertOptions(
-                    column_types={"topic": pa.string(), "q0": pa.string(), "docno": pa.string(),
-                                  "rank": pa.string(), "score": pa.float64(), "tag": pa.string()},
-                    include_columns=["topic", "docno", "score", "tag"], strings_can_be_null=False,
-                    quoted_strings_can_be_null=False),
-            )
-            break
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            continue
-    if table is None:
+    # Exactly one separator character: a tab file with no space, or a space file with no tab.
+    # Then a wrong column count (doubled, leading or trailing separators) makes Arrow raise.
+    if b"\t" not in data:
+        delim = " "
+    elif b" " not in data:
+        delim = "\t"
+    else:
         return None
-    if table.num_rows == 0:
+    try:
+        table = pcsv.read_csv(
+            io.BytesIO(data),
+            read_options=pcsv.ReadOptions(column_names=_COLUMNS, use_threads=False),
+            parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
+            convert_options=pcsv.ConvertOptions(
+                column_types={"topic": pa.string(), "q0": pa.string(), "docno": pa.string(),
+                              "rank": pa.string(), "score": pa.float64(), "tag": pa.string()},
+                include_columns=["topic", "docno", "score", "tag"], strings_can_be_null=False,
+                quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    score = table.column("score")
-    if score.null_count or not pc.all(pc.is_finite(score)).as_py():
+    n = table.num_rows
+    if n == 0 or table.column("score").null_count:
         return None
-    # a field with stray whitespace (e.g. a space-padded docno in a tab file) needs the careful path
-    other = " " if delim == "\t" else "\t"
-    for col in ("topic", "docno", "tag"):
-        values = table.column(col)
-        if pc.any(pc.match_substring(values, other)).as_py() or pc.min(pc.utf8_length(values)).as_py() == 0:
-            return None
-    order = pc.sort_indices(table, sort_keys=[("topic", "ascending"), ("score", "descending"),
-                                              ("docno", "descending")])
-    table = table.take(order)
-    topic = table.column("topic").combine_chunks()
-    n = len(topic)
-    change = pc.not_equal(topic.slice(1), topic.slice(0, n - 1))
-    starts = np.r_[0, np.flatnonzero(change.to_numpy(zero_copy_only=False)) + 1].astype(np.int64)
-    first_tag = _first_tag(data, delim)
-    mixed = pc.count_distinct(table.column("tag")).as_py() > 1
-    docnos = table.column("docno").to_numpy(zero_copy_only=False)
     scores = table.column("score").to_numpy()
-    topics = topic.take(pa.array(starts)).to_pylist()
-    return first_tag, topics, starts, docnos, scores, mixed
+    if not np.all(np.isfinite(scores)):
+        return None
+    topic_enc = table.column("topic").combine_chunks().dictionary_encode()
+    doc_enc = table.column("docno").combine_chunks().dictionary_encode()
+    tcode = topic_enc.indices.to_numpy().astype(np.int64)
+    dcode = doc_enc.indices.to_numpy().astype(np.int64)
+    # a document twice for one topic: equal adjacent (topic, doc) keys once sorted
+    key = np.sort(tcode * len(doc_enc.dictionary) + dcode)
+    if np.any(key[1:] == key[:-1]):
+        return None
+    docnos = table.column("docno").to_numpy(zero_copy_only=False)
+    if not _in_trec_eval_order(tcode, scores, docnos):
+        order = pc.sort_indices(table, sort_keys=[("topic", "ascending"), ("score", "descending"),
+                                                  ("docno", "descending")]).to_numpy()
+        tcode, scores, docnos = tcode[order], scores[order], docnos[order]
+    change = np.flatnonzero(tcode[1:] != tcode[:-1]) + 1
+    starts = np.r_[0, change].astype(np.int64)
+    names = topic_enc.dictionary.to_pylist()
+    topics = [names[tcode[s]] for s in starts]
+    if len(set(topics)) != len(topics):  # a topic's rows are split: regroup them
+        order = np.lexsort((np.arange(n), tcode))
+        tcode, scores, docnos = tcode[order], scores[order], docnos[order]
+        starts = np.r_[0, np.flatnonzero(tcode[1:] != tcode[:-1]) + 1].astype(np.int64)
+        topics = [names[tcode[s]] for s in starts]
+    mixed = pc.count_distinct(table.column("tag")).as_py() > 1
+    return _first_tag(data), topics, starts, docnos, scores, mixed
 
 
-def _first_tag(data: bytes, delim: str) -> str:
-    first = data[: data.find(b"\n")] if b"\n" in data else data
+def _in_trec_eval_order(tcode: np.ndarray, scores: np.ndarray, docnos: np.ndarray) -> bool:
+    """Whether rows are grouped by topic (not necessarily contiguously checked here) with scores
+    non-increasing inside each topic and ties in descending docno order."""
+    same = tcode[1:] == tcode[:-1]
+    if np.any(same & (scores[1:] > scores[:-1])):
+        return False
+    ties = np.flatnonzero(same & (scores[1:] == scores[:-1]))
+    return all(docnos[i] > docnos[i + 1] for i in ties)
+
+
+def _first_tag(data: bytes) -> str:
+    end = data.find(b"\n")
+    first = data if end < 0 else data[:end]
     return first.split()[-1].decode("utf-8", "replace")
-
-
-def _check_duplicates_fast(parsed, data: bytes, path: str) -> None:
-    _, topics, starts, docnos, _, _ = parsed
-    ends = np.r_[starts[1:], len(docnos)]
-    for t, s, e in zip(topics, starts, ends, strict=True):
-        seg = docnos[s:e]
-        if len(set(seg)) != len(seg):
-            _parse_checked(data, path)  # raises with the line number
-            raise FileFormatError(path, None, f"document listed twice for topic {t!r}")
 
 
 def _parse_checked(data: bytes, path: str):

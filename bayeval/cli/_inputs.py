@@ -1,0 +1,55 @@
+"""Arguments shared by sub-commands: qrels, runs, depth, measures, output format."""
+
+from __future__ import annotations
+
+import argparse
+
+from bayeval.cli._output import FORMATS
+from bayeval.data.qrels import Qrels
+from bayeval.data.run import RunSet
+from bayeval.errors import BayevalInputError
+from bayeval.io.qrels import read_qrels
+from bayeval.io.runs import read_runs
+
+__all__ = ["add_collection_arguments", "add_format_argument", "load_collection", "positive_int"]
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return value
+
+
+def add_collection_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files or directories of them")
+    parser.add_argument("--depth", type=positive_int, default=None,
+                        help="keep only each run's top D documents (default: all, as trec_eval)")
+    parser.add_argument("--relevance-level", type=positive_int, default=1, metavar="L",
+                        help="minimum grade counted relevant (trec_eval -l; default 1)")
+
+
+def add_format_argument(parser: argparse.ArgumentParser, default: str = "table") -> None:
+    parser.add_argument("--format", choices=FORMATS, default=default, help=f"output format (default {default})")
+
+
+def load_collection(args: argparse.Namespace) -> tuple[Qrels, RunSet]:
+    qrels = read_qrels(args.qrels, relevance_level=args.relevance_level)
+    runs = read_runs(args.runs)
+    if not set(runs.topics) & set(qrels.topics):
+        raise BayevalInputError(f"{args.qrels}: no topic in common with the runs")
+    return qrels, runs
