@@ -1,0 +1,18 @@
+"""In-memory collections: runs, judgments, probabilities and the shared rank representation."""
+
+from bayeval.data.probabilities import RelevanceProbabilities
+from bayeval.data.qrels import Qrels, TopicJudgments
+from bayeval.data.rankdata import RankData, TopicRanks
+from bayeval.data.run import Run, RunSet
+from bayeval.data.topics import sort_topics
+
+__all__ = [
+    "Qrels",
+    "RankData",
+    "RelevanceProbabilities",
+    "Run",
+    "RunSet",
+    "TopicJudgments",
+    "TopicRanks",
+    "sort_topics",
+]
