@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection, positive_int, probability
+from bayeval.cli._inputs import (
+    add_collection_arguments,
+    add_format_argument,
+    load_collection,
+    positive_int,
+    probability,
+)
 from bayeval.cli._output import write_frame
 
 __all__ = ["register"]
