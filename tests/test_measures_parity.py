@@ -72,5 +72,5 @@ def test_fast_reader_agrees_with_careful_parser(shared_data):
         assert fast is not None
         assert fast[0] == careful[0] and list(fast[1]) == list(careful[1])
         np.testing.assert_array_equal(fast[2], careful[2])
-        assert (fast[3] == careful[3]).all()
+        assert fast[3].to_pylist() == careful[3].tolist()
         np.testing.assert_array_equal(fast[4], careful[4])

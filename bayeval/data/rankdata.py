@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
 from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.data.qrels import Qrels
@@ -178,22 +178,23 @@ class RankData(Sequence):
         level = qrels.relevance_level if qrels is not None else 1
         names = runs.names
         per_topic = []
+        empty = pa.array([], type=pa.string())
         for t in topic_list:
             slices = []
             lengths = np.zeros(len(runs), dtype=np.int32)
             has = np.zeros(len(runs), dtype=bool)
             for s, run in enumerate(runs):
-                r = run.ranking(t)
-                has[s] = len(r) > 0
-                if depth is not None:
-                    r = r[:depth]
+                has[s] = t in run
+                r = run.ranking_array(t, depth)
                 lengths[s] = len(r)
                 slices.append(r)
             tj = qrels.topic_judgments.get(t) if qrels is not None else None
-            qdocs = tj.docnos if tj is not None else np.empty(0, dtype=object)
-            allv = np.concatenate([*slices, qdocs]) if slices or len(qdocs) else np.empty(0, dtype=object)
-            codes, uniques = pd.factorize(allv)
-            codes = codes.astype(np.int32)
+            if tj is not None and len(tj):
+                slices.append(pa.array(tj.docnos, type=pa.string()))
+            # factorise every docno of the topic at once (Arrow hashing, no Python strings per row)
+            encoded = pa.concat_arrays(slices or [empty]).dictionary_encode()
+            codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+            uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
             n = len(uniques)
             width = int(lengths.max()) if len(lengths) else 0
             ranked = np.full((len(runs), width), -1, dtype=np.int32)
@@ -207,7 +208,7 @@ class RankData(Sequence):
                 qc = codes[pos:]
                 judged[qc] = True
                 grades[qc] = tj.grades
-            per_topic.append(TopicRanks(t, names, np.asarray(uniques, dtype=object), ranked, lengths,
+            per_topic.append(TopicRanks(t, names, uniques, ranked, lengths,
                                         judged, grades, level, has))
         return cls(names, tuple(topic_list), tuple(per_topic), depth)
 

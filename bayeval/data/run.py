@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError
@@ -30,8 +32,9 @@ class Run:
         Topics with at least one retrieved document, in natural order.
     offsets : ndarray of int64, shape (len(topics) + 1,)
         Documents of ``topics[t]`` are ``docnos[offsets[t]:offsets[t+1]]``.
-    docnos : ndarray of object (str)
-        Ranked document identifiers, topic after topic.
+    docno_array : pyarrow.StringArray
+        Ranked document identifiers, topic after topic (kept in Arrow memory: a collection of
+        millions of rows is never turned into Python strings unless asked for, see ``docnos``).
     scores : ndarray of float64
         Their scores.
     """
@@ -39,18 +42,25 @@ class Run:
     name: str
     topics: tuple[str, ...]
     offsets: np.ndarray
-    docnos: np.ndarray
+    docno_array: pa.Array
     scores: np.ndarray
     _index: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.offsets) != len(self.topics) + 1:
             raise BayevalInputError("offsets: must have len(topics) + 1 entries")
-        if len(self.docnos) != len(self.scores) or int(self.offsets[-1]) != len(self.docnos):
+        if len(self.docno_array) != len(self.scores) or int(self.offsets[-1]) != len(self.scores):
             raise BayevalInputError("docnos/scores: lengths disagree with offsets")
         object.__setattr__(self, "_index", {t: i for i, t in enumerate(self.topics)})
-        for arr in (self.offsets, self.docnos, self.scores):
+        for arr in (self.offsets, self.scores):
             arr.flags.writeable = False
+
+    @cached_property
+    def docnos(self) -> np.ndarray:
+        """All ranked docnos as a numpy object array (topic after topic, see ``offsets``)."""
+        out = self.docno_array.to_numpy(zero_copy_only=False)
+        out.flags.writeable = False
+        return out
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -109,12 +119,16 @@ class Run:
         return cls._from_sorted(name, names, starts, docno[order], score[order])
 
     @classmethod
-    def _from_sorted(cls, name: str, names: list[str], starts: np.ndarray, docnos: np.ndarray,
+    def _from_sorted(cls, name: str, names: list[str], starts: np.ndarray, docnos,
                      scores: np.ndarray) -> Run:
         """Assemble from rows grouped by topic (``names[g]`` starts at ``starts[g]``), each group
         already in trec_eval order; reorders the topics naturally."""
         starts = np.asarray(starts, dtype=np.int64)
-        ends = np.r_[starts[1:], len(docnos)]
+        if not isinstance(docnos, (pa.Array, pa.ChunkedArray)):
+            docnos = pa.array(np.asarray(docnos, dtype=object), type=pa.string())
+        elif isinstance(docnos, pa.ChunkedArray):
+            docnos = docnos.combine_chunks()
+        ends = np.r_[starts[1:], len(scores)]
         natural = sort_topics(names)
         if len(natural) != len(names):
             raise BayevalInputError(f"run {name!r}: a topic's rows are not contiguous")
@@ -122,14 +136,13 @@ class Run:
             pos = {t: i for i, t in enumerate(names)}
             perm = [pos[t] for t in natural]
             idx = np.concatenate([np.arange(starts[i], ends[i]) for i in perm])
-            docnos, scores = docnos[idx], scores[idx]
+            docnos, scores = docnos.take(pa.array(idx)), scores[idx]
             lengths = (ends - starts)[perm]
         else:
             lengths = ends - starts
         offsets = np.zeros(len(natural) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        return cls(name, tuple(natural), offsets, np.asarray(docnos, dtype=object),
-                   np.ascontiguousarray(scores, dtype=np.float64))
+        return cls(name, tuple(natural), offsets, docnos, np.ascontiguousarray(scores, dtype=np.float64))
 
     # ------------------------------------------------------------------ access
     def __contains__(self, topic: object) -> bool:
@@ -137,7 +150,7 @@ class Run:
 
     def __len__(self) -> int:
         """Number of retrieved (topic, document) rows."""
-        return len(self.docnos)
+        return len(self.scores)
 
     def ranking(self, topic: str) -> np.ndarray:
         """Ranked docnos of ``topic`` (empty if the run has no results for it)."""
@@ -145,6 +158,14 @@ class Run:
         if i is None:
             return np.empty(0, dtype=object)
         return self.docnos[self.offsets[i] : self.offsets[i + 1]]
+
+    def ranking_array(self, topic: str, depth: int | None = None) -> pa.Array:
+        """Ranked docnos of ``topic`` (top ``depth`` only if given) as an Arrow array, without copying."""
+        i = self._index.get(str(topic))
+        if i is None:
+            return pa.array([], type=pa.string())
+        n = int(self.offsets[i + 1] - self.offsets[i])
+        return self.docno_array.slice(int(self.offsets[i]), n if depth is None else min(n, depth))
 
     def topic_scores(self, topic: str) -> np.ndarray:
         """Scores of ``topic``'s ranking, aligned with :meth:`ranking`."""

@@ -154,18 +154,20 @@ def _parse_fast(data: bytes):
     key = np.sort(tcode * len(doc_enc.dictionary) + dcode)
     if np.any(key[1:] == key[:-1]):
         return None
-    docnos = table.column("docno").to_numpy(zero_copy_only=False)
+    docnos = table.column("docno").combine_chunks()
     if not _in_trec_eval_order(tcode, scores, docnos):
         order = pc.sort_indices(table, sort_keys=[("topic", "ascending"), ("score", "descending"),
-                                                  ("docno", "descending")]).to_numpy()
-        tcode, scores, docnos = tcode[order], scores[order], docnos[order]
+                                                  ("docno", "descending")])
+        docnos = docnos.take(order)
+        order = order.to_numpy()
+        tcode, scores = tcode[order], scores[order]
     change = np.flatnonzero(tcode[1:] != tcode[:-1]) + 1
     starts = np.r_[0, change].astype(np.int64)
     names = topic_enc.dictionary.to_pylist()
     topics = [names[tcode[s]] for s in starts]
     if len(set(topics)) != len(topics):  # a topic's rows are split: regroup them
         order = np.lexsort((np.arange(n), tcode))
-        tcode, scores, docnos = tcode[order], scores[order], docnos[order]
+        tcode, scores, docnos = tcode[order], scores[order], docnos.take(pa.array(order))
         starts = np.r_[0, np.flatnonzero(tcode[1:] != tcode[:-1]) + 1].astype(np.int64)
         topics = [names[tcode[s]] for s in starts]
     mixed = pc.count_distinct(table.column("tag")).as_py() > 1
@@ -179,7 +181,13 @@ def _in_trec_eval_order(tcode: np.ndarray, scores: np.ndarray, docnos: np.ndarra
     if np.any(same & (scores[1:] > scores[:-1])):
         return False
     ties = np.flatnonzero(same & (scores[1:] == scores[:-1]))
-    return all(docnos[i] > docnos[i + 1] for i in ties)
+    if len(ties) == 0:
+        return True
+    if len(ties) > 1000:  # many ties: compare in Arrow rather than one Python string at a time
+        import pyarrow.compute as pc
+
+        return bool(pc.all(pc.greater(docnos.take(ties), docnos.take(ties + 1))).as_py())
+    return all(docnos[int(i)].as_py() > docnos[int(i) + 1].as_py() for i in ties)
 
 
 def _first_tag(data: bytes) -> str:
