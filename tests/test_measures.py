@@ -152,3 +152,35 @@ def test_graded_ndcg_on_robust03_matches_reference(shared_data):
             ti = data.topics.index(t)
             assert ev.values[0, s, ti] == pytest.approx(_reference_ndcg(ranking, q, 10), abs=1e-12)
             assert ev.values[1, s, ti] == pytest.approx(_reference_ndcg(ranking, q, 1000), abs=1e-12)
+
+
+# Ranking a b c d e with a, c relevant, b, e nonrelevant, d unjudged, z relevant unretrieved:
+# R = 3, N = 2 (see RANKING / JUDGED above).
+@pytest.mark.parametrize(
+    "measure, expected",
+    [
+        # infAP: rank 1 -> 1; rank 3 (c): 2 judged above, 1 relevant: (1 + 2 (1+e)/(2+2e)) / 3 = 2/3
+        ("infAP", (1 + (1 + 2 * (1 + 1e-5) / (2 + 2e-5)) / 3) / 3),
+        # RankEff: a -> 1 - 0/2; c -> 1 - 1/2 (b above); z unretrieved -> 0
+        ("RankEff", (1 + 0.5) / 3),
+        ("judged@4", 3 / 4),                   # a, b, c judged; d not
+        # condensed list a b c e: P@4(j) = 2/4, while P@4 on the full list is also 2/4 ...
+        ("P@4(j)", 2 / 4),
+        # ... but with d removed, e moves to rank 4 and c stays at 3: AP(j) = AP here
+        ("AP(j)", (1 / 1 + 2 / 3) / 3),
+        ("RR(j)", 1.0),
+    ],
+)
+def test_incomplete_judgment_measures(measure, expected):
+    ev = evaluate(_data(RANKING, JUDGED), [measure])
+    assert ev.values[0, 0, 0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_condensed_list_removes_unjudged_documents():
+    # u1 u2 unjudged ahead of the relevant r: P@1 = 0 on the full list, 1 on the condensed one
+    data = _data({"s": ["u1", "u2", "r", "n"]}, {"r": 1, "n": 0})
+    ev = evaluate(data, ["P@1", "P@1(j)", "RR", "RR(j)", "nDCG@1(j)"])
+    assert ev.values[:, 0, 0].tolist() == [0.0, 1.0, 1 / 3, 1.0, 1.0]
+    assert Measure.parse("P@1(j)").trec_eval_name == "P_1"
+    with pytest.raises(BayevalInputError, match="always 1"):
+        Measure.parse("judged@5(j)")

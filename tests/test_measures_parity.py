@@ -17,7 +17,7 @@ from bayeval.measures import Measure, evaluate
 
 pytestmark = pytest.mark.data
 
-TREC_EVAL_MEASURES = ["map", "P_10", "ndcg_cut_10", "bpref", "Rprec", "recip_rank", "map_cut_100",
+TREC_EVAL_MEASURES = ["map", "P_10", "ndcg_cut_10", "bpref", "infAP", "Rprec", "recip_rank", "map_cut_100",
                       "recall_10", "ndcg"]
 TOL = 5e-5 + 1e-12
 

@@ -8,6 +8,7 @@ Each family has an array kernel working on all systems of one topic at once
 from bayeval.measures.average_precision import average_precision
 from bayeval.measures.bpref import bpref
 from bayeval.measures.evaluation import Evaluation, evaluate, topic_measure
+from bayeval.measures.incomplete import inferred_ap, judged_at, rank_effectiveness
 from bayeval.measures.measure import Measure, parse_measures
 from bayeval.measures.ndcg import dcg_discounts, ndcg
 from bayeval.measures.precision import precision_at, r_precision, recall_at
@@ -20,10 +21,13 @@ __all__ = [
     "bpref",
     "dcg_discounts",
     "evaluate",
+    "inferred_ap",
+    "judged_at",
     "ndcg",
     "parse_measures",
     "precision_at",
     "r_precision",
+    "rank_effectiveness",
     "recall_at",
     "reciprocal_rank",
     "topic_measure",

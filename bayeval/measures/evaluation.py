@@ -12,6 +12,7 @@ from bayeval.data.rankdata import RankData, TopicRanks
 from bayeval.errors import BayevalInputError
 from bayeval.measures.average_precision import average_precision
 from bayeval.measures.bpref import bpref
+from bayeval.measures.incomplete import inferred_ap, judged_at, rank_effectiveness
 from bayeval.measures.measure import Measure, parse_measures
 from bayeval.measures.ndcg import ndcg
 from bayeval.measures.precision import precision_at, r_precision, recall_at
@@ -21,12 +22,20 @@ __all__ = ["Evaluation", "evaluate", "topic_measure"]
 
 
 def topic_measure(tr: TopicRanks, measure: Measure | str) -> np.ndarray:
-    """One measure for every system on one topic (unjudged documents count as nonrelevant).
+    """One measure for every system on one topic (unjudged documents count as nonrelevant, or are
+    removed from the ranking for a condensed measure such as ``P@20(j)``).
 
     Returns an ``(S,)`` array.
     """
     m = Measure.parse(measure)
     rel = tr.ranked_values(tr.relevant, fill=False)
+    nonrel = tr.ranked_values(tr.judged & ~tr.relevant, fill=False)
+    gain = np.where(tr.judged, np.clip(tr.grades, 0, None), 0).astype(np.float64)
+    gains = tr.ranked_values(gain, fill=0.0)
+    if m.name == "judged":
+        return judged_at(rel | nonrel, m.cutoff)
+    if m.condensed:
+        rel, nonrel, gains = _condense(rel | nonrel, rel, nonrel, gains)
     R = tr.num_rel
     if m.name == "AP":
         return average_precision(rel, R, m.cutoff)
@@ -39,12 +48,21 @@ def topic_measure(tr: TopicRanks, measure: Measure | str) -> np.ndarray:
     if m.name == "RR":
         return reciprocal_rank(rel)
     if m.name == "bpref":
-        nonrel = tr.judged & ~tr.relevant
-        return bpref(rel, tr.ranked_values(nonrel, fill=False), R, tr.num_nonrel)
+        return bpref(rel, nonrel, R, tr.num_nonrel)
+    if m.name == "infAP":
+        return inferred_ap(rel, nonrel, R)
+    if m.name == "RankEff":
+        return rank_effectiveness(rel, nonrel, R, tr.num_nonrel)
     if m.name == "nDCG":
-        gain = np.where(tr.judged, np.clip(tr.grades, 0, None), 0).astype(np.float64)
-        return ndcg(tr.ranked_values(gain, fill=0.0), gain[tr.judged], m.cutoff)
+        return ndcg(gains, gain[tr.judged], m.cutoff)
     raise BayevalInputError(f"measure: {m} is not implemented")  # pragma: no cover - Measure validates names
+
+
+def _condense(keep: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Move the kept ranks of each row to the front, in order (the condensed list); pad with 0/False."""
+    order = np.argsort(~keep, axis=1, kind="stable")
+    kept = np.take_along_axis(keep, order, axis=1)
+    return tuple(np.where(kept, np.take_along_axis(a, order, axis=1), np.zeros((), a.dtype)) for a in arrays)
 
 
 @dataclass(frozen=True, eq=False)

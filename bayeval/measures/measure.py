@@ -18,7 +18,11 @@ _FAMILIES = {
     "R-prec": (("r-prec", "rprec", "r-precision"), "none", "Rprec", None),
     "RR": (("rr", "mrr", "recip_rank"), "none", "recip_rank", None),
     "bpref": (("bpref",), "none", "bpref", None),
+    "infAP": (("infap",), "none", "infAP", None),
+    "RankEff": (("rankeff",), "none", None, None),
+    "judged": (("judged",), "required", None, None),
 }
+_CONDENSED = "(j)"
 _ALIASES = {alias: name for name, (aliases, *_rest) in _FAMILIES.items() for alias in aliases}
 _TREC_EVAL = {}
 for _name, (_a, _rule, _plain, _cut) in _FAMILIES.items():
@@ -35,23 +39,30 @@ class Measure:
     Attributes
     ----------
     name : str
-        One of ``AP``, ``P``, ``nDCG``, ``recall``, ``R-prec``, ``RR``, ``bpref``.
+        One of ``AP``, ``P``, ``nDCG``, ``recall``, ``R-prec``, ``RR``, ``bpref``, ``infAP``,
+        ``RankEff``, ``judged`` (the fraction of the top k that is judged).
     cutoff : int or None
-        Rank cutoff (``P`` and ``recall`` need one; ``R-prec``, ``RR``, ``bpref`` take none).
+        Rank cutoff (``P``, ``recall`` and ``judged`` need one; the rank-free measures take none).
+    condensed : bool
+        Evaluate on the *condensed* list: unjudged documents removed from the ranking before the
+        measure is computed (trec_eval ``-J``; Sakai 2007). Written with a ``(j)`` suffix: ``P@20(j)``.
 
     Examples
     --------
     >>> m = Measure.parse("map@100")
     >>> m, str(m), m.trec_eval_name
-    (Measure(name='AP', cutoff=100), 'AP@100', 'map_cut_100')
-    >>> Measure.from_trec_eval("ndcg_cut_10")
-    Measure(name='nDCG', cutoff=10)
+    (Measure('AP@100'), 'AP@100', 'map_cut_100')
+    >>> Measure.from_trec_eval("ndcg_cut_10"), Measure.parse("p@20(J)")
+    (Measure('nDCG@10'), Measure('P@20(j)'))
     """
 
     name: str
     cutoff: int | None = None
+    condensed: bool = False
 
     def __post_init__(self) -> None:
+        if self.condensed and self.name == "judged":
+            raise BayevalInputError("measure: judged@k on a condensed list is always 1; drop the (j)")
         if self.name not in _FAMILIES:
             raise BayevalInputError(f"measure: unknown measure {self.name!r}; known: {', '.join(_FAMILIES)}")
         rule = _FAMILIES[self.name][1]
@@ -71,7 +82,10 @@ class Measure:
         if not isinstance(text, str):
             raise BayevalInputError(f"measure: expected a string such as 'AP@100', got {text!r}")
         raw = text.strip()
-        head, sep, tail = raw.partition("@")
+        body, condensed = raw, False
+        if body.lower().endswith(_CONDENSED):
+            body, condensed = body[: -len(_CONDENSED)].rstrip(), True
+        head, sep, tail = body.partition("@")
         name = _ALIASES.get(head.strip().lower())
         if name is None:
             raise BayevalInputError(f"measure: unknown measure {raw!r}; known: {', '.join(_FAMILIES)} "
@@ -83,7 +97,7 @@ class Measure:
                 raise BayevalInputError(f"measure: cutoff in {raw!r} must be a positive integer")
             cutoff = int(digits)
         try:
-            return cls(name, cutoff)
+            return cls(name, cutoff, condensed)
         except BayevalInputError as exc:
             raise BayevalInputError(f"{exc} (in {raw!r})") from None
 
@@ -99,12 +113,18 @@ class Measure:
         return cls(family, int(k))
 
     @property
-    def trec_eval_name(self) -> str:
+    def trec_eval_name(self) -> str | None:
+        """trec_eval's name (with ``-J`` for condensed lists), or ``None`` if trec_eval lacks the measure."""
         _, _, plain, cut = _FAMILIES[self.name]
-        return plain if self.cutoff is None else cut.format(k=self.cutoff)
+        name = plain if self.cutoff is None else (cut.format(k=self.cutoff) if cut else None)
+        return name
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
 
     def __str__(self) -> str:
-        return self.name if self.cutoff is None else f"{self.name}@{self.cutoff}"
+        base = self.name if self.cutoff is None else f"{self.name}@{self.cutoff}"
+        return base + _CONDENSED if self.condensed else base
 
 
 def parse_measures(spec: str | Iterable[str | Measure]) -> tuple[Measure, ...]:
