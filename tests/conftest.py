@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-_SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+_SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"  # <repo>/../shared/data
 
 
 @pytest.fixture(scope="session")

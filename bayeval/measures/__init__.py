@@ -1,8 +1,19 @@
-"""Standard IR measures, computed exactly as trec_eval does.
+"""Standard IR measures, computed exactly as trec_eval 9.x does.
 
-Each family has an array kernel working on all systems of one topic at once
-(``(systems, depth)`` arrays in rank order); :func:`evaluate` applies them to a
-:class:`~bayeval.data.RankData`.
+Three layers: array kernels that score every system of one topic at once from ``(systems, ranks)``
+arrays in rank order (:func:`average_precision`, :func:`precision_at`, :func:`ndcg`, :func:`bpref` …),
+measure values with a canonical name (:class:`Measure`: ``AP``, ``AP@100``, ``P@10``, ``nDCG@10``),
+and :func:`evaluate`, which applies them to a :class:`~bayeval.data.RankData` and returns a frozen
+:class:`Evaluation`.
+
+Examples
+--------
+>>> from bayeval.data import RankData
+>>> from bayeval.synthetic import make_collection
+>>> col = make_collection(n_topics=3, n_systems=2, n_docs=40, depth=20, seed=4)
+>>> ev = evaluate(RankData.build(col.runs, col.qrels), "AP,nDCG@10,bpref")
+>>> [m.trec_eval_name for m in ev.measures]
+['map', 'ndcg_cut_10', 'bpref']
 """
 
 from bayeval.measures.average_precision import average_precision

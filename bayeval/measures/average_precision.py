@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayeval.measures._summation import sequential_sum
+from bayeval.measures._validate import as_rank_matrix, check_count, check_cutoff
+
 __all__ = ["average_precision"]
 
 
@@ -12,26 +15,33 @@ def average_precision(rel: np.ndarray, num_rel: int, cutoff: int | None = None) 
 
     Parameters
     ----------
-    rel : ndarray of bool, shape (S, D)
+    rel : array_like of bool, shape (S, D) or (D,)
         ``rel[s, r]``: the document system ``s`` ranks at ``r + 1`` is relevant (False past the end).
     num_rel : int
-        Number of relevant documents of the topic, retrieved or not.
+        R, the number of relevant documents of the topic, retrieved or not.
     cutoff : int, optional
-        Count only ranks ``<= cutoff`` (trec_eval ``map_cut``); the denominator stays ``num_rel``.
+        Count only ranks ``<= cutoff`` (trec_eval ``map_cut``); the denominator stays R.
 
     Returns
     -------
-    ndarray of float, shape (S,)
+    ndarray of float64, shape (S,)
 
     Notes
     -----
-    .. math:: AP = \frac{1}{R} \sum_{r:\, x_r = 1} \frac{1}{r} \sum_{j \le r} x_j,
+    With :math:`x_r \in \{0, 1\}` the relevance of the document at rank :math:`r` and :math:`k` the
+    cutoff (the list length without one),
 
-    with :math:`R` = ``num_rel``; 0 when :math:`R = 0`.
+    .. math:: AP@k = \frac{1}{R} \sum_{r \le k,\ x_r = 1} \frac{1}{r} \sum_{j \le r} x_j ,
+
+    and 0 when :math:`R = 0`. Relevant documents that are not retrieved (or ranked below the cutoff)
+    contribute precision 0. Terms are added in rank order, as trec_eval adds them, so the result is
+    the same double.
 
     References
     ----------
-    trec_eval ``m_map.c``, ``m_map_cut.c``.
+    .. [1] trec_eval 9.x, ``m_map.c`` and ``m_map_cut.c`` (https://github.com/usnistgov/trec_eval).
+    .. [2] E. M. Voorhees and D. K. Harman (eds.), *TREC: Experiment and Evaluation in Information
+       Retrieval*, MIT Press, 2005, appendix on evaluation measures.
 
     Examples
     --------
@@ -39,12 +49,16 @@ def average_precision(rel: np.ndarray, num_rel: int, cutoff: int | None = None) 
 
     >>> average_precision(np.array([[True, False, True]]), num_rel=3)
     array([0.55555556])
+    >>> average_precision(np.array([[True, False, True]]), num_rel=3, cutoff=2)  # (1/1) / 3
+    array([0.33333333])
     """
-    rel = np.asarray(rel, dtype=bool)
+    rel = as_rank_matrix(rel, "rel")
+    num_rel = check_count(num_rel, "num_rel")
+    cutoff = check_cutoff(cutoff, "cutoff", optional=True)
     if cutoff is not None:
         rel = rel[:, :cutoff]
-    if num_rel <= 0 or rel.shape[1] == 0:
+    if num_rel == 0 or rel.shape[1] == 0:
         return np.zeros(rel.shape[0])
-    hits = np.cumsum(rel, axis=1)
+    hits = np.cumsum(rel, axis=1, dtype=np.float64)
     prec = hits / np.arange(1, rel.shape[1] + 1)
-    return np.where(rel, prec, 0.0).sum(axis=1) / num_rel
+    return sequential_sum(np.where(rel, prec, 0.0)) / num_rel

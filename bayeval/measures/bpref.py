@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayeval.measures._summation import sequential_sum
+from bayeval.measures._validate import as_rank_matrix, check_count, check_same_shape
+
 __all__ = ["bpref"]
 
 
@@ -12,32 +15,47 @@ def bpref(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int, num_nonrel: 
 
     Parameters
     ----------
-    rel, judged_nonrel : ndarray of bool, shape (S, D)
-        Whether the document at each rank is judged relevant / judged nonrelevant (unjudged
-        documents are neither and are skipped).
+    rel, judged_nonrel : array_like of bool, shape (S, D) or (D,)
+        Whether the document at each rank is judged relevant / judged nonrelevant. Documents that
+        are neither (unjudged, or listed in the qrels with a negative grade) are skipped.
     num_rel, num_nonrel : int
-        Judged relevant (R) and judged nonrelevant (N) documents of the topic.
+        Judged relevant (R) and judged nonrelevant (N) documents of the topic, retrieved or not.
+
+    Returns
+    -------
+    ndarray of float64, shape (S,)
 
     Notes
     -----
     .. math:: bpref = \frac{1}{R} \sum_{r \text{ relevant, retrieved}}
               \left(1 - \frac{\min(n_r, R)}{\min(R, N)}\right)
 
-    where :math:`n_r` is the number of judged nonrelevant documents ranked above :math:`r` (a relevant
-    document with none above scores 1, even when :math:`N = 0`).
+    where :math:`n_r` is the number of judged nonrelevant documents ranked above :math:`r`; a
+    relevant document with none above scores 1 (also when :math:`N = 0`). 0 when :math:`R = 0`.
+    The :math:`\min(\cdot, R)` caps follow trec_eval, which differs from the paper's
+    :math:`1 - |n \text{ ranked higher than } r| / R` when :math:`N < R`.
 
     References
     ----------
-    Buckley & Voorhees (2004), SIGIR; trec_eval ``m_bpref.c``.
+    .. [1] C. Buckley and E. M. Voorhees, "Retrieval Evaluation with Incomplete Information",
+       SIGIR 2004.
+    .. [2] trec_eval 9.x, ``m_bpref.c``.
 
-    >>> # R N R with R = 2, N = 3: (1 + (1 - 1/2)) / 2
+    Examples
+    --------
+    R N R with R = 2, N = 3: (1 + (1 - 1/2)) / 2.
+
     >>> bpref(np.array([[True, False, True]]), np.array([[False, True, False]]), 2, 3)
     array([0.75])
     """
-    rel = np.asarray(rel, dtype=bool)
-    if num_rel <= 0:
+    rel = as_rank_matrix(rel, "rel")
+    judged_nonrel = as_rank_matrix(judged_nonrel, "judged_nonrel")
+    check_same_shape(judged_nonrel, rel, "judged_nonrel")
+    num_rel = check_count(num_rel, "num_rel")
+    num_nonrel = check_count(num_nonrel, "num_nonrel")
+    if num_rel == 0:
         return np.zeros(rel.shape[0])
     above = np.cumsum(judged_nonrel, axis=1)  # at a relevant rank this counts strictly-above nonrelevant
     denom = max(min(num_rel, num_nonrel), 1)
     term = np.where(above > 0, 1.0 - np.minimum(above, num_rel) / denom, 1.0)
-    return np.where(rel, term, 0.0).sum(axis=1) / num_rel
+    return sequential_sum(np.where(rel, term, 0.0)) / num_rel

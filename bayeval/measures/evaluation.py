@@ -1,8 +1,13 @@
-"""Evaluate runs on a :class:`~bayeval.data.RankData`: the trec_eval-equivalent path."""
+"""Evaluate runs on a :class:`~bayeval.data.RankData`: the trec_eval-equivalent path.
+
+:func:`evaluate` turns each topic into trec_eval's relevance codes once
+(:class:`~bayeval.measures._inputs.TopicInputs`) and applies the array kernels of the measure
+families to all systems of the topic at once. The result is a frozen :class:`Evaluation`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,6 +15,8 @@ import pandas as pd
 
 from bayeval.data.rankdata import RankData, TopicRanks
 from bayeval.errors import BayevalInputError
+from bayeval.measures._inputs import TopicInputs
+from bayeval.measures._summation import sequential_sum
 from bayeval.measures.average_precision import average_precision
 from bayeval.measures.bpref import bpref
 from bayeval.measures.incomplete import inferred_ap, judged_at, rank_effectiveness
@@ -20,64 +27,88 @@ from bayeval.measures.reciprocal_rank import reciprocal_rank
 
 __all__ = ["Evaluation", "evaluate", "topic_measure"]
 
+_Kernel = Callable[[TopicInputs, int | None], np.ndarray]  # (topic inputs, cutoff) -> (S,) values
+
+_KERNELS: dict[str, _Kernel] = {
+    "AP": lambda x, k: average_precision(x.relevant, x.num_rel, k),
+    "P": lambda x, k: precision_at(x.relevant, k),
+    "recall": lambda x, k: recall_at(x.relevant, x.num_rel, k),
+    "R-prec": lambda x, k: r_precision(x.relevant, x.num_rel),
+    "RR": lambda x, k: reciprocal_rank(x.relevant),
+    "bpref": lambda x, k: bpref(x.relevant, x.nonrelevant, x.num_rel, x.num_nonrel),
+    "infAP": lambda x, k: inferred_ap(x.relevant, x.nonrelevant, x.num_rel, x.pool_unjudged),
+    "RankEff": lambda x, k: rank_effectiveness(x.relevant, x.nonrelevant, x.num_rel, x.num_nonrel),
+    "nDCG": lambda x, k: ndcg(x.gains, x.judged_grades, k),
+    "judged": lambda x, k: judged_at(x.judged, k),
+}
+
+
+def _apply(inputs: TopicInputs, m: Measure) -> np.ndarray:
+    return _KERNELS[m.name](inputs.condensed if m.condensed else inputs, m.cutoff)
+
 
 def topic_measure(tr: TopicRanks, measure: Measure | str) -> np.ndarray:
-    """One measure for every system on one topic (unjudged documents count as nonrelevant, or are
-    removed from the ranking for a condensed measure such as ``P@20(j)``).
+    """One measure for every system on one topic, as trec_eval computes it.
 
-    Returns an ``(S,)`` array.
+    Unjudged documents count as nonrelevant, or are removed from the ranking for a condensed
+    measure such as ``P@20(j)``.
+
+    Parameters
+    ----------
+    tr : TopicRanks
+        One topic of a :class:`~bayeval.data.RankData`.
+    measure : Measure or str
+
+    Returns
+    -------
+    ndarray of float64, shape (S,)
+
+    Examples
+    --------
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=1, n_systems=3, n_docs=30, depth=10, seed=2)
+    >>> topic_measure(RankData.build(col.runs, col.qrels)[0], "P@5").shape
+    (3,)
     """
+    if not isinstance(tr, TopicRanks):
+        raise BayevalInputError(f"tr: expected a TopicRanks, got {type(tr).__name__}")
     m = Measure.parse(measure)
-    rel = tr.ranked_values(tr.relevant, fill=False)
-    nonrel = tr.ranked_values(tr.judged & ~tr.relevant, fill=False)
-    gain = np.where(tr.judged, np.clip(tr.grades, 0, None), 0).astype(np.float64)
-    gains = tr.ranked_values(gain, fill=0.0)
-    if m.name == "judged":
-        return judged_at(rel | nonrel, m.cutoff)
-    if m.condensed:
-        rel, nonrel, gains = _condense(rel | nonrel, rel, nonrel, gains)
-    R = tr.num_rel
-    if m.name == "AP":
-        return average_precision(rel, R, m.cutoff)
-    if m.name == "P":
-        return precision_at(rel, m.cutoff)
-    if m.name == "recall":
-        return recall_at(rel, R, m.cutoff)
-    if m.name == "R-prec":
-        return r_precision(rel, R)
-    if m.name == "RR":
-        return reciprocal_rank(rel)
-    if m.name == "bpref":
-        return bpref(rel, nonrel, R, tr.num_nonrel)
-    if m.name == "infAP":
-        return inferred_ap(rel, nonrel, R)
-    if m.name == "RankEff":
-        return rank_effectiveness(rel, nonrel, R, tr.num_nonrel)
-    if m.name == "nDCG":
-        return ndcg(gains, gain[tr.judged], m.cutoff)
-    raise BayevalInputError(f"measure: {m} is not implemented")  # pragma: no cover - Measure validates names
-
-
-def _condense(keep: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Move the kept ranks of each row to the front, in order (the condensed list); pad with 0/False."""
-    order = np.argsort(~keep, axis=1, kind="stable")
-    kept = np.take_along_axis(keep, order, axis=1)
-    return tuple(np.where(kept, np.take_along_axis(a, order, axis=1), np.zeros((), a.dtype)) for a in arrays)
+    return _apply(TopicInputs.from_topic(tr), m)
 
 
 @dataclass(frozen=True, eq=False)
 class Evaluation:
-    """Per-topic values of several measures for several runs.
+    """Per-topic values of several measures for several runs (the result of :func:`evaluate`).
 
     Attributes
     ----------
     measures : tuple of Measure
     systems : tuple of str
+        Run names.
     topics : tuple of str
-    values : ndarray, shape (M, S, T)
+        The evaluated topics: those with judgments and results from at least one run.
+    values : ndarray of float64, shape (M, S, T)
+        ``values[m, s, t]``; 0 where run ``s`` has no results for topic ``t``.
     has_results : ndarray of bool, shape (S, T)
-        Whether run ``s`` returned anything for topic ``t``; a run's mean averages over these topics
-        only (trec_eval's default ``-c off``).
+        Whether run ``s`` returned anything for topic ``t``.
+
+    Notes
+    -----
+    :meth:`mean` averages a run over the topics it has results for, among the evaluated topics:
+    trec_eval's default (``-c`` off). Missing topics are not counted as 0; to do so, average
+    ``values`` over the topic axis yourself (trec_eval ``-c`` when every judged topic is evaluated).
+
+    Examples
+    --------
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=4, n_systems=2, n_docs=40, depth=20, seed=5)
+    >>> ev = evaluate(RankData.build(col.runs, col.qrels), "AP,P@10")
+    >>> ev
+    Evaluation(measures=['AP', 'P@10'], systems=2, topics=4)
+    >>> ev.mean().shape, list(ev.to_frame().columns)
+    ((2, 2), ['run', 'topic', 'measure', 'value'])
+    >>> ev.value("P@10", ev.systems[0]) == float(ev.mean()[1, 0])
+    True
     """
 
     measures: tuple[Measure, ...]
@@ -87,68 +118,149 @@ class Evaluation:
     has_results: np.ndarray
 
     def __post_init__(self) -> None:
-        self.values.flags.writeable = False
-        self.has_results.flags.writeable = False
+        measures = tuple(Measure.parse(m) for m in self.measures)
+        systems = tuple(str(s) for s in self.systems)
+        topics = tuple(str(t) for t in self.topics)
+        values = np.array(self.values, dtype=np.float64)
+        has = np.array(self.has_results, dtype=bool)
+        if values.shape != (len(measures), len(systems), len(topics)):
+            raise BayevalInputError(f"values: shape {values.shape} does not match (measures, systems, topics) = "
+                                    f"{(len(measures), len(systems), len(topics))}")
+        if has.shape != values.shape[1:]:
+            raise BayevalInputError(f"has_results: shape {has.shape} does not match (systems, topics) = "
+                                    f"{values.shape[1:]}")
+        values.flags.writeable = False
+        has.flags.writeable = False
+        for name, value in (("measures", measures), ("systems", systems), ("topics", topics), ("values", values),
+                            ("has_results", has)):
+            object.__setattr__(self, name, value)
 
+    # -------------------------------------------------------------------- lookup
+    def _measure_index(self, measure: Measure | str) -> int:
+        m = Measure.parse(measure)
+        try:
+            return self.measures.index(m)
+        except ValueError:
+            raise BayevalInputError(f"measure: {m} was not evaluated; evaluated: "
+                                    f"{', '.join(str(x) for x in self.measures)}") from None
+
+    def _system_index(self, run: str) -> int:
+        try:
+            return self.systems.index(run)
+        except ValueError:
+            raise BayevalInputError(f"run: unknown run {run!r} ({len(self.systems)} runs evaluated)") from None
+
+    def _topic_index(self, topic: str) -> int:
+        try:
+            return self.topics.index(str(topic))
+        except ValueError:
+            raise BayevalInputError(f"topic: topic {topic!r} was not evaluated") from None
+
+    # -------------------------------------------------------------------- results
     def mean(self) -> np.ndarray:
-        """``(M, S)`` means over the topics each run has results for (0 for a run with none)."""
-        w = self.has_results.astype(np.float64)
-        n = w.sum(axis=1)
-        return np.divide((self.values * w).sum(axis=2), n, out=np.zeros(self.values.shape[:2]), where=n > 0)
+        """``(M, S)`` means over the topics each run has results for (0 for a run with none).
+
+        This is trec_eval's ``all`` value with its default ``-c`` off; the topics are added in topic
+        order, as trec_eval adds them, so the mean is the same double.
+        """
+        n = self.has_results.sum(axis=1)
+        sums = sequential_sum(np.where(self.has_results[None], self.values, 0.0))
+        return np.divide(sums, n, out=np.zeros(sums.shape), where=n > 0)
 
     def value(self, measure: Measure | str, run: str, topic: str | None = None) -> float:
-        """One value; ``topic=None`` gives the run's mean."""
-        m = self.measures.index(Measure.parse(measure))
-        s = self.systems.index(run)
+        """One value: run ``run``'s ``measure`` on ``topic``, or its mean when ``topic`` is None.
+
+        A topic the run has no results for gives 0.0 (see ``has_results``).
+
+        Raises
+        ------
+        BayevalInputError
+            Naming the argument when the measure, run or topic is not part of the evaluation.
+        """
+        m = self._measure_index(measure)
+        s = self._system_index(run)
         if topic is None:
             return float(self.mean()[m, s])
-        return float(self.values[m, s, self.topics.index(str(topic))])
+        return float(self.values[m, s, self._topic_index(topic)])
 
     def to_frame(self, per_topic: bool = True) -> pd.DataFrame:
-        """Tidy columns ``run, topic, measure, value``; topic ``all`` rows hold the means."""
-        M, S, T = self.values.shape
-        parts = []
-        if per_topic:
-            mask = np.broadcast_to(self.has_results[None], self.values.shape)
-            mi, si, ti = np.nonzero(mask)
-            parts.append(pd.DataFrame({
-                "run": np.asarray(self.systems, dtype=object)[si], "topic": np.asarray(self.topics, dtype=object)[ti],
-                "measure": np.asarray([str(m) for m in self.measures], dtype=object)[mi],
-                "value": self.values[mi, si, ti]}))
-        means = self.mean()
-        mi, si = np.meshgrid(np.arange(M), np.arange(S), indexing="ij")
-        parts.append(pd.DataFrame({
-            "run": np.asarray(self.systems, dtype=object)[si.ravel()], "topic": "all",
-            "measure": np.asarray([str(m) for m in self.measures], dtype=object)[mi.ravel()],
-            "value": means.ravel()}))
-        frame = pd.concat(parts, ignore_index=True)
-        order = {n: i for i, n in enumerate(self.systems)}
-        frame["_r"] = frame["run"].map(order)
-        return frame.sort_values(["_r", "measure"], kind="stable").drop(columns="_r").reset_index(drop=True)
+        """Tidy table with columns ``run, topic, measure, value``.
 
-    def summary(self) -> str:
-        """A plain-text table of the means, one row per run."""
-        wide = pd.DataFrame(self.mean().T, index=list(self.systems), columns=[str(m) for m in self.measures])
-        return f"{len(self.topics)} topics\n" + wide.to_string(float_format=lambda v: f"{v:.4f}")
+        Rows with topic ``all`` hold the means (:meth:`mean`); with ``per_topic`` the values of
+        every topic a run has results for come first, in topic order (as ``trec_eval -q`` prints).
+        Rows are ordered by run, then measure, in the order of the evaluation.
+        """
+        M, S, T = self.values.shape
+        names = np.asarray([str(m) for m in self.measures], dtype=object)
+        runs = np.asarray(self.systems, dtype=object)
+        topics = np.asarray(self.topics + ("all",), dtype=object)
+        # one block of T + 1 slots per (run, measure): topic values, then the mean
+        full = np.concatenate([self.values, self.mean()[:, :, None]], axis=2).transpose(1, 0, 2)  # (S, M, T+1)
+        keep = np.zeros((S, M, T + 1), dtype=bool)
+        keep[:, :, T] = True
+        if per_topic:
+            keep[:, :, :T] = self.has_results[:, None, :]
+        si, mi, ti = np.nonzero(keep)
+        return pd.DataFrame({"run": runs[si], "topic": topics[ti], "measure": names[mi], "value": full[si, mi, ti]})
+
+    def summary(self, digits: int = 4) -> str:
+        """Plain-text table of the means: one row per run, one column per measure.
+
+        Examples
+        --------
+        >>> from bayeval.synthetic import make_collection
+        >>> col = make_collection(n_topics=2, n_systems=2, n_docs=30, depth=10, seed=3)
+        >>> print(evaluate(RankData.build(col.runs, col.qrels), "P@5").summary())  # doctest: +ELLIPSIS
+        Mean over the topics each run has results for (2 topics evaluated)
+        run...P@5
+        ...
+        """
+        header = ["run", *(str(m) for m in self.measures)]
+        rows = [[name, *(f"{v:.{digits}f}" for v in col)] for name, col in zip(self.systems, self.mean().T,
+                                                                                  strict=True)]
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+        def line(cells: list[str]) -> str:
+            return "  ".join([cells[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(cells[1:], widths[1:],
+                                                                                       strict=True))])
+
+        return "\n".join([f"Mean over the topics each run has results for ({len(self.topics)} topics evaluated)",
+                          line(header), *(line(r) for r in rows)])
 
     def __repr__(self) -> str:
         return (f"Evaluation(measures={[str(m) for m in self.measures]}, systems={len(self.systems)}, "
                 f"topics={len(self.topics)})")
 
 
-def evaluate(data: RankData, measures: str | Iterable[str | Measure] = ("AP", "P@10", "nDCG@10")) -> Evaluation:
-    """Compute measures exactly as trec_eval does (unjudged documents are nonrelevant).
+def evaluate(data: RankData, measures: str | Measure | Iterable[str | Measure] = ("AP", "P@10", "nDCG@10")
+             ) -> Evaluation:
+    """Compute measures exactly as trec_eval 9.x does.
 
     Parameters
     ----------
     data : RankData
-        Runs aligned with judgments (:meth:`RankData.build`).
-    measures : str or iterable
-        ``"AP,P@10"`` or a list of names / :class:`Measure` objects.
+        Runs aligned with judgments (:meth:`RankData.build`); its topics are the evaluated topics.
+    measures : str, Measure or iterable
+        ``"AP,P@10"``, one :class:`Measure`, or a list of names / measures.
 
     Returns
     -------
     Evaluation
+        Per-topic values and, via :meth:`Evaluation.mean`, trec_eval's ``all`` values.
+
+    Notes
+    -----
+    Conventions, all trec_eval's: documents ranked by score descending, ties by docno descending
+    (done when the runs are read); a document absent from the qrels is nonrelevant; a qrels grade
+    >= the relevance level is relevant; a negative grade marks a document "in the pool but not
+    judged": nonrelevant for AP, P@k, nDCG …, skipped by bpref, counted as pooled by infAP and removed
+    from condensed lists. R (``num_rel``) counts relevant documents retrieved or not; every measure
+    but nDCG is 0 on a topic with R = 0 (nDCG can be positive there when grades below the relevance
+    level carry gain).
+
+    References
+    ----------
+    .. [1] trec_eval 9.x, https://github.com/usnistgov/trec_eval.
 
     Examples
     --------
@@ -165,6 +277,7 @@ def evaluate(data: RankData, measures: str | Iterable[str | Measure] = ("AP", "P
     has = np.zeros((len(data.systems), len(data.topics)), dtype=bool)
     for t, tr in enumerate(data):
         has[:, t] = tr.has_results
+        inputs = TopicInputs.from_topic(tr)
         for i, m in enumerate(ms):
-            values[i, :, t] = topic_measure(tr, m)
+            values[i, :, t] = _apply(inputs, m)
     return Evaluation(ms, data.systems, data.topics, values, has)

@@ -1,59 +1,91 @@
-"""Measures as immutable values with a canonical name (``AP``, ``AP@100``, ``P@10``, ``nDCG@10``)."""
+"""Measures as immutable values with a canonical name (``AP``, ``AP@100``, ``P@10``, ``nDCG@10``).
+
+A :class:`Measure` is a family name, an optional rank cutoff and a flag for the *condensed* list
+(unjudged documents removed first). ``str(measure)`` is its canonical spelling and
+:meth:`Measure.parse` reads it back (case-insensitive, a few aliases such as ``map`` and ``mrr``);
+:attr:`Measure.trec_eval_name` and :meth:`Measure.from_trec_eval` translate to and from the names
+trec_eval prints (``map``, ``map_cut_100``, ``P_10``, ``ndcg_cut_10``, ``Rprec``, ``recip_rank`` …).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import total_ordering
+from typing import NamedTuple
 
 from bayeval.errors import BayevalInputError
 
 __all__ = ["Measure", "parse_measures"]
 
-# canonical name -> (accepted spellings, cutoff rule, trec_eval name without / with cutoff)
-_FAMILIES = {
-    "AP": (("ap", "map"), "optional", "map", "map_cut_{k}"),
-    "P": (("p", "prec", "precision"), "required", None, "P_{k}"),
-    "nDCG": (("ndcg",), "optional", "ndcg", "ndcg_cut_{k}"),
-    "recall": (("recall", "r"), "required", None, "recall_{k}"),
-    "R-prec": (("r-prec", "rprec", "r-precision"), "none", "Rprec", None),
-    "RR": (("rr", "mrr", "recip_rank"), "none", "recip_rank", None),
-    "bpref": (("bpref",), "none", "bpref", None),
-    "infAP": (("infap",), "none", "infAP", None),
-    "RankEff": (("rankeff",), "none", None, None),
-    "judged": (("judged",), "required", None, None),
+
+class _Family(NamedTuple):
+    aliases: tuple[str, ...]  # accepted lower-case spellings
+    cutoff: str  # "optional", "required" or "none"
+    trec_eval: str | None  # trec_eval's name without a cutoff
+    trec_eval_cut: str | None  # trec_eval's name with a cutoff, "{k}" for the cutoff
+
+
+_FAMILIES: dict[str, _Family] = {
+    "AP": _Family(("ap", "map"), "optional", "map", "map_cut_{k}"),
+    "P": _Family(("p", "prec", "precision"), "required", None, "P_{k}"),
+    "nDCG": _Family(("ndcg",), "optional", "ndcg", "ndcg_cut_{k}"),
+    "recall": _Family(("recall",), "required", None, "recall_{k}"),
+    "R-prec": _Family(("r-prec", "rprec", "r-precision"), "none", "Rprec", None),
+    "RR": _Family(("rr", "mrr", "recip_rank"), "none", "recip_rank", None),
+    "bpref": _Family(("bpref",), "none", "bpref", None),
+    "infAP": _Family(("infap",), "none", "infAP", None),
+    "RankEff": _Family(("rankeff",), "none", None, None),
+    "judged": _Family(("judged",), "required", None, None),
 }
 _CONDENSED = "(j)"
-_ALIASES = {alias: name for name, (aliases, *_rest) in _FAMILIES.items() for alias in aliases}
-_TREC_EVAL = {}
-for _name, (_a, _rule, _plain, _cut) in _FAMILIES.items():
-    if _plain:
-        _TREC_EVAL[_plain] = _name
-    if _cut:
-        _TREC_EVAL[_cut.split("{")[0]] = _name
+_ALIASES = {alias: name for name, fam in _FAMILIES.items() for alias in fam.aliases}
+_FROM_TREC_EVAL = {fam.trec_eval: name for name, fam in _FAMILIES.items() if fam.trec_eval}
+_FROM_TREC_EVAL_CUT = {fam.trec_eval_cut.split("{")[0]: name for name, fam in _FAMILIES.items() if fam.trec_eval_cut}
 
 
-@dataclass(frozen=True, order=True)
+def _positive_int(text: str) -> int | None:
+    """``int(text)`` for a plain ASCII decimal > 0, else ``None`` (no signs, no '²', no '1_0')."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value >= 1 else None
+
+
+@total_ordering
+@dataclass(frozen=True)
 class Measure:
     """An evaluation measure: a family name and an optional rank cutoff.
 
-    Attributes
+    Parameters
     ----------
     name : str
-        One of ``AP``, ``P``, ``nDCG``, ``recall``, ``R-prec``, ``RR``, ``bpref``, ``infAP``,
-        ``RankEff``, ``judged`` (the fraction of the top k that is judged).
-    cutoff : int or None
-        Rank cutoff (``P``, ``recall`` and ``judged`` need one; the rank-free measures take none).
-    condensed : bool
-        Evaluate on the *condensed* list: unjudged documents removed from the ranking before the
-        measure is computed (trec_eval ``-J``; Sakai 2007). Written with a ``(j)`` suffix: ``P@20(j)``.
+        Canonical family name: ``AP``, ``P``, ``nDCG``, ``recall``, ``R-prec``, ``RR``, ``bpref``,
+        ``infAP``, ``RankEff`` or ``judged`` (the fraction of the top k that is judged). Use
+        :meth:`parse` for free-form text.
+    cutoff : int, optional
+        Rank cutoff k. ``P``, ``recall`` and ``judged`` need one; ``AP`` and ``nDCG`` take one
+        optionally (``AP@k`` is trec_eval's ``map_cut_k``); the others take none.
+    condensed : bool, default False
+        Evaluate on the *condensed* list: documents without a (non-negative) judgment are removed
+        from the ranking before the measure is computed (trec_eval ``-J``; Sakai 2007). Written
+        with a ``(j)`` suffix: ``P@20(j)``.
+
+    Raises
+    ------
+    BayevalInputError
+        For an unknown family, a cutoff that is not a positive integer, a missing or a
+        superfluous cutoff.
 
     Examples
     --------
     >>> m = Measure.parse("map@100")
-    >>> m, str(m), m.trec_eval_name
-    (Measure('AP@100'), 'AP@100', 'map_cut_100')
+    >>> m, str(m), m.cutoff, m.trec_eval_name
+    (Measure('AP@100'), 'AP@100', 100, 'map_cut_100')
     >>> Measure.from_trec_eval("ndcg_cut_10"), Measure.parse("p@20(J)")
     (Measure('nDCG@10'), Measure('P@20(j)'))
+    >>> sorted([Measure.parse("P@10"), Measure.parse("AP@5"), Measure.parse("AP")])
+    [Measure('AP'), Measure('AP@5'), Measure('P@10')]
     """
 
     name: str
@@ -61,22 +93,45 @@ class Measure:
     condensed: bool = False
 
     def __post_init__(self) -> None:
+        family = _FAMILIES.get(self.name) if isinstance(self.name, str) else None
+        if family is None:
+            raise BayevalInputError(f"measure: unknown measure {self.name!r}; known: {', '.join(_FAMILIES)}")
+        cutoff = self.cutoff
+        if cutoff is not None:
+            if isinstance(cutoff, bool) or not hasattr(cutoff, "__index__") or int(cutoff) < 1:
+                raise BayevalInputError(f"measure: cutoff of {self.name} must be a positive integer, got {cutoff!r}")
+            object.__setattr__(self, "cutoff", int(cutoff))  # numpy integers become plain ints
+        if family.cutoff == "required" and cutoff is None:
+            raise BayevalInputError(f"measure: {self.name} needs a cutoff, e.g. {self.name}@10")
+        if family.cutoff == "none" and cutoff is not None:
+            raise BayevalInputError(f"measure: {self.name} takes no cutoff, got {self.name}@{cutoff}")
+        if not isinstance(self.condensed, bool):
+            raise BayevalInputError(f"measure: condensed must be True or False, got {self.condensed!r}")
         if self.condensed and self.name == "judged":
             raise BayevalInputError("measure: judged@k on a condensed list is always 1; drop the (j)")
-        if self.name not in _FAMILIES:
-            raise BayevalInputError(f"measure: unknown measure {self.name!r}; known: {', '.join(_FAMILIES)}")
-        rule = _FAMILIES[self.name][1]
-        if self.cutoff is not None and (not isinstance(self.cutoff, int) or isinstance(self.cutoff, bool)
-                                        or self.cutoff < 1):
-            raise BayevalInputError(f"measure: cutoff of {self.name} must be a positive integer, got {self.cutoff!r}")
-        if rule == "required" and self.cutoff is None:
-            raise BayevalInputError(f"measure: {self.name} needs a cutoff, e.g. {self.name}@10")
-        if rule == "none" and self.cutoff is not None:
-            raise BayevalInputError(f"measure: {self.name} takes no cutoff")
 
     @classmethod
     def parse(cls, text: str | Measure) -> Measure:
-        """Parse ``NAME`` or ``NAME@K`` (names case-insensitive; see the class docstring)."""
+        """Parse ``NAME``, ``NAME@K`` or either with a ``(j)`` suffix.
+
+        Names are case-insensitive and may be aliases (``map`` → ``AP``, ``mrr`` → ``RR``,
+        ``rprec`` → ``R-prec``, ``prec`` → ``P``); ``K`` is a positive decimal integer.
+        A :class:`Measure` passes through unchanged.
+
+        Raises
+        ------
+        BayevalInputError
+            Naming the text that could not be parsed and why.
+
+        Examples
+        --------
+        >>> Measure.parse(" nDCG@10 "), Measure.parse("MRR")
+        (Measure('nDCG@10'), Measure('RR'))
+        >>> Measure.parse("P@ten")
+        Traceback (most recent call last):
+        ...
+        bayeval.errors.BayevalInputError: measure: cutoff in 'P@ten' must be a positive integer
+        """
         if isinstance(text, Measure):
             return text
         if not isinstance(text, str):
@@ -85,17 +140,18 @@ class Measure:
         body, condensed = raw, False
         if body.lower().endswith(_CONDENSED):
             body, condensed = body[: -len(_CONDENSED)].rstrip(), True
-        head, sep, tail = body.partition("@")
-        name = _ALIASES.get(head.strip().lower())
+        parts = body.split("@")
+        if len(parts) > 2:
+            raise BayevalInputError(f"measure: {raw!r} has more than one '@'")
+        name = _ALIASES.get(parts[0].strip().lower())
         if name is None:
             raise BayevalInputError(f"measure: unknown measure {raw!r}; known: {', '.join(_FAMILIES)} "
                                     "(with @K for a cutoff)")
         cutoff = None
-        if sep:
-            digits = tail.strip()
-            if not digits.isdigit() or int(digits) < 1:
+        if len(parts) == 2:
+            cutoff = _positive_int(parts[1].strip())
+            if cutoff is None:
                 raise BayevalInputError(f"measure: cutoff in {raw!r} must be a positive integer")
-            cutoff = int(digits)
         try:
             return cls(name, cutoff, condensed)
         except BayevalInputError as exc:
@@ -103,21 +159,47 @@ class Measure:
 
     @classmethod
     def from_trec_eval(cls, name: str) -> Measure:
-        """The measure trec_eval prints as ``name`` (``map``, ``map_cut_100``, ``P_10``, ``ndcg_cut_10`` …)."""
-        if name in _TREC_EVAL:
-            return cls(_TREC_EVAL[name])
-        stem, _, k = name.rpartition("_")
-        family = _TREC_EVAL.get(stem + "_")
-        if family is None or not k.isdigit():
+        """The measure trec_eval prints as ``name`` (``map``, ``map_cut_100``, ``P_10``, ``ndcg_cut_10`` …).
+
+        Raises
+        ------
+        BayevalInputError
+            If bayeval has no counterpart (e.g. ``gm_map``, ``iprec_at_recall_0.10``).
+
+        Examples
+        --------
+        >>> [str(Measure.from_trec_eval(n)) for n in ("map", "P_10", "Rprec", "recip_rank", "recall_10")]
+        ['AP', 'P@10', 'R-prec', 'RR', 'recall@10']
+        """
+        if not isinstance(name, str):
+            raise BayevalInputError(f"measure: expected a trec_eval measure name, got {name!r}")
+        if name in _FROM_TREC_EVAL:
+            return cls(_FROM_TREC_EVAL[name])
+        stem, sep, k = name.rpartition("_")
+        family = _FROM_TREC_EVAL_CUT.get(stem + sep)
+        cutoff = _positive_int(k)
+        if family is None or cutoff is None:
             raise BayevalInputError(f"measure: no bayeval measure for trec_eval's {name!r}")
-        return cls(family, int(k))
+        return cls(family, cutoff)
 
     @property
     def trec_eval_name(self) -> str | None:
-        """trec_eval's name (with ``-J`` for condensed lists), or ``None`` if trec_eval lacks the measure."""
-        _, _, plain, cut = _FAMILIES[self.name]
-        name = plain if self.cutoff is None else (cut.format(k=self.cutoff) if cut else None)
-        return name
+        """trec_eval's name of the measure (``None`` if trec_eval lacks it).
+
+        For a condensed measure this is the name trec_eval prints when run with ``-J``.
+        """
+        family = _FAMILIES[self.name]
+        if self.cutoff is None:
+            return family.trec_eval
+        return family.trec_eval_cut.format(k=self.cutoff) if family.trec_eval_cut else None
+
+    def _key(self) -> tuple[str, int, bool]:
+        return (self.name, 0 if self.cutoff is None else self.cutoff, self.condensed)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Measure):
+            return NotImplemented
+        return self._key() < other._key()
 
     def __repr__(self) -> str:
         return f"Measure({str(self)!r})"
@@ -127,13 +209,28 @@ class Measure:
         return base + _CONDENSED if self.condensed else base
 
 
-def parse_measures(spec: str | Iterable[str | Measure]) -> tuple[Measure, ...]:
-    """Parse ``"AP,P@10,nDCG@10"`` or a list of names; duplicates are dropped, order kept.
+def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> tuple[Measure, ...]:
+    """Parse ``"AP,P@10,nDCG@10"``, one :class:`Measure` or a list of names / measures.
 
-    >>> [str(m) for m in parse_measures("ap, P@10,ndcg@10,AP")]
+    Duplicates (after canonicalisation) are dropped, the first occurrence's order kept.
+
+    Raises
+    ------
+    BayevalInputError
+        Naming the offending item, or when no measure is given.
+
+    Examples
+    --------
+    >>> [str(m) for m in parse_measures("ap, P@10,ndcg@10,map")]
     ['AP', 'P@10', 'nDCG@10']
     """
-    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    if isinstance(spec, (str, Measure)):
+        items = spec.split(",") if isinstance(spec, str) else [spec]
+    else:
+        try:
+            items = list(spec)
+        except TypeError:
+            raise BayevalInputError(f"measures: expected names such as 'AP,P@10', got {spec!r}") from None
     out: list[Measure] = []
     for item in items:
         if isinstance(item, str) and not item.strip():

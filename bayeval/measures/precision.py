@@ -4,44 +4,100 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayeval.measures._validate import as_rank_matrix, check_count, check_cutoff
+
 __all__ = ["precision_at", "r_precision", "recall_at"]
 
 
 def precision_at(rel: np.ndarray, k: int) -> np.ndarray:
-    r"""Precision at rank ``k``: :math:`\frac{1}{k}\sum_{r \le k} x_r` (divides by ``k`` even for shorter lists).
+    r"""Precision at rank ``k`` of every system for one topic.
 
-    ``rel`` is the ``(S, D)`` boolean relevance of each system's ranking (False past the end).
+    Parameters
+    ----------
+    rel : array_like of bool, shape (S, D) or (D,)
+        Relevance of the document at each rank (False past the end of a list).
+    k : int
+        The cutoff.
 
-    >>> precision_at(np.array([[True, False, True], [False, False, False]]), 5)
-    array([0.4, 0. ])
-    """
-    rel = np.asarray(rel, dtype=bool)
-    return rel[:, :k].sum(axis=1) / k
+    Returns
+    -------
+    ndarray of float64, shape (S,)
 
+    Notes
+    -----
+    .. math:: P@k = \frac{1}{k} \sum_{r \le k} x_r
 
-def recall_at(rel: np.ndarray, num_rel: int, k: int) -> np.ndarray:
-    r"""Recall at rank ``k``: :math:`\frac{1}{R}\sum_{r \le k} x_r`; 0 when :math:`R = 0`.
-
-    >>> recall_at(np.array([[True, False, True]]), num_rel=4, k=2)
-    array([0.25])
-    """
-    rel = np.asarray(rel, dtype=bool)
-    if num_rel <= 0:
-        return np.zeros(rel.shape[0])
-    return rel[:, :k].sum(axis=1) / num_rel
-
-
-def r_precision(rel: np.ndarray, num_rel: int) -> np.ndarray:
-    r"""R-precision: precision at rank :math:`R` = ``num_rel``; 0 when :math:`R = 0`.
+    The denominator is :math:`k` even when fewer than :math:`k` documents are retrieved.
 
     References
     ----------
-    trec_eval ``m_Rprec.c``.
+    .. [1] trec_eval 9.x, ``m_P.c``.
 
+    Examples
+    --------
+    >>> precision_at(np.array([[True, False, True], [False, False, False]]), 5)
+    array([0.4, 0. ])
+    """
+    rel = as_rank_matrix(rel, "rel")
+    k = check_cutoff(k, "k")
+    return np.count_nonzero(rel[:, :k], axis=1) / k
+
+
+def recall_at(rel: np.ndarray, num_rel: int, k: int) -> np.ndarray:
+    r"""Recall at rank ``k`` of every system for one topic.
+
+    Parameters
+    ----------
+    rel : array_like of bool, shape (S, D) or (D,)
+    num_rel : int
+        R, relevant documents of the topic, retrieved or not.
+    k : int
+
+    Notes
+    -----
+    .. math:: recall@k = \frac{1}{R} \sum_{r \le k} x_r, \qquad 0 \text{ when } R = 0.
+
+    References
+    ----------
+    .. [1] trec_eval 9.x, ``m_recall.c``.
+
+    Examples
+    --------
+    >>> recall_at(np.array([[True, False, True]]), num_rel=4, k=2)
+    array([0.25])
+    """
+    rel = as_rank_matrix(rel, "rel")
+    num_rel = check_count(num_rel, "num_rel")
+    k = check_cutoff(k, "k")
+    if num_rel == 0:
+        return np.zeros(rel.shape[0])
+    return np.count_nonzero(rel[:, :k], axis=1) / num_rel
+
+
+def r_precision(rel: np.ndarray, num_rel: int) -> np.ndarray:
+    r"""R-precision of every system for one topic: precision at rank R.
+
+    Parameters
+    ----------
+    rel : array_like of bool, shape (S, D) or (D,)
+    num_rel : int
+        R, relevant documents of the topic, retrieved or not.
+
+    Notes
+    -----
+    .. math:: R\text{-prec} = \frac{1}{R} \sum_{r \le R} x_r, \qquad 0 \text{ when } R = 0.
+
+    References
+    ----------
+    .. [1] trec_eval 9.x, ``m_Rprec.c``.
+
+    Examples
+    --------
     >>> r_precision(np.array([[False, True, True]]), num_rel=2)
     array([0.5])
     """
-    rel = np.asarray(rel, dtype=bool)
-    if num_rel <= 0:
+    rel = as_rank_matrix(rel, "rel")
+    num_rel = check_count(num_rel, "num_rel")
+    if num_rel == 0:
         return np.zeros(rel.shape[0])
-    return rel[:, :num_rel].sum(axis=1) / num_rel
+    return np.count_nonzero(rel[:, :num_rel], axis=1) / num_rel

@@ -4,16 +4,40 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayeval.measures._validate import as_rank_matrix
+
 __all__ = ["reciprocal_rank"]
 
 
 def reciprocal_rank(rel: np.ndarray) -> np.ndarray:
-    r""":math:`1/r_1` with :math:`r_1` the rank of the first relevant document; 0 if none is retrieved.
+    r"""Reciprocal rank of every system for one topic.
 
+    Parameters
+    ----------
+    rel : array_like of bool, shape (S, D) or (D,)
+        Relevance of the document at each rank (False past the end of a list).
+
+    Returns
+    -------
+    ndarray of float64, shape (S,)
+
+    Notes
+    -----
+    .. math:: RR = 1 / r_1, \qquad r_1 = \min\{r : x_r = 1\},
+
+    and 0 when no relevant document is retrieved.
+
+    References
+    ----------
+    .. [1] trec_eval 9.x, ``m_recip_rank.c``.
+    .. [2] E. M. Voorhees, "The TREC-8 Question Answering Track Report", TREC 1999.
+
+    Examples
+    --------
     >>> reciprocal_rank(np.array([[False, False, True], [False, False, False]]))
     array([0.33333333, 0.        ])
     """
-    rel = np.asarray(rel, dtype=bool)
+    rel = as_rank_matrix(rel, "rel")
     if rel.shape[1] == 0:
         return np.zeros(rel.shape[0])
     first = np.argmax(rel, axis=1)

@@ -1,0 +1,42 @@
+"""Argument checks shared by the kernels (validation at the public boundary)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayeval.errors import BayevalInputError
+
+__all__ = ["as_rank_matrix", "check_count", "check_cutoff", "check_same_shape"]
+
+
+def as_rank_matrix(values, argument: str, dtype=bool) -> np.ndarray:
+    """``values`` as a 2-D ``(systems, ranks)`` array of ``dtype``; a 1-D array is one system."""
+    arr = np.asarray(values, dtype=dtype)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise BayevalInputError(f"{argument}: expected a (systems, ranks) array, got shape {arr.shape}")
+    return arr
+
+
+def check_cutoff(k, argument: str = "k", optional: bool = False) -> int | None:
+    """A positive integer rank cutoff (``None`` allowed when ``optional``)."""
+    if k is None and optional:
+        return None
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise BayevalInputError(f"{argument}: must be a positive integer, got {k!r}")
+    return int(k)
+
+
+def check_count(n, argument: str) -> int:
+    """A non-negative integer count."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise BayevalInputError(f"{argument}: must be a non-negative integer, got {n!r}")
+    return int(n)
+
+
+def check_same_shape(arr: np.ndarray, reference: np.ndarray, argument: str, reference_name: str = "rel") -> None:
+    """Raise unless ``arr`` has ``reference``'s shape."""
+    if arr.shape != reference.shape:
+        raise BayevalInputError(f"{argument}: shape {arr.shape} differs from {reference_name}'s {reference.shape}")
+
