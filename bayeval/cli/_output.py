@@ -42,7 +42,10 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *, tit
 
 def _cell(v, digits: int) -> str:
     if isinstance(v, (float, np.floating)):
-        return "nan" if np.isnan(v) else f"{v:.{digits}f}"
+        if np.isnan(v):
+            return "nan"
+        # small non-zero values (variances) keep their significant digits
+        return f"{v:.2e}" if v != 0 and abs(v) < 10.0 ** -digits * 50 else f"{v:.{digits}f}"
     return str(v)
 
 

@@ -1,0 +1,151 @@
+"""``bayeval estimate``: probabilities of relevance of every unjudged pooled document."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection, positive_int
+from bayeval.errors import BayevalInputError
+
+__all__ = ["register", "run"]
+
+_FITS = ("map", "laplace", "mcmc", "vi")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "estimate", help="estimate probabilities of relevance of unjudged documents (RTC, similarity, baselines)",
+        description="Fit a relevance model to the runs and the (incomplete) judgments and write, for every "
+                    "unjudged document some run retrieves within --depth, its probability of relevance in "
+                    "mtc-eval's format 'topic Q0 docno prob'. --model takes a kind (rtc, similarity, uniform, "
+                    "smoothed), the name of a shipped configuration (e.g. rtc-mtc, rtc-weak) or a .toml path.")
+    add_collection_arguments(p)
+    p.set_defaults(depth=100)
+    p.add_argument("--model", default="rtc", metavar="MODEL",
+                   help="rtc | similarity | uniform | smoothed | a configuration name or .toml (default rtc)")
+    p.add_argument("--fit", choices=_FITS, default="map",
+                   help="map: fast path (no PyMC); laplace; mcmc: NUTS; vi: ADVI (default map)")
+    p.add_argument("--out", metavar="FILE", help="probabilities file to write (default: standard output)")
+    p.add_argument("--draws-out", metavar="FILE",
+                   help="write posterior draws of p (netCDF InferenceData; needs --fit laplace|mcmc|vi)")
+    p.add_argument("--p-draws", type=positive_int, default=200, help="posterior draws of p to keep (default 200)")
+    p.add_argument("--draws", type=positive_int, default=1000, help="posterior draws per chain (default 1000)")
+    p.add_argument("--tune", type=positive_int, default=1000, help="NUTS tuning steps per chain (default 1000)")
+    p.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
+    p.add_argument("--cores", type=positive_int, default=1, help="processes for NUTS chains (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--extra", action="append", default=[], metavar="NAME=FILE",
+                   help="rtc: an extra expert column from a probabilities file (LLM/crowd labels, click rates); "
+                        "repeatable")
+    p.add_argument("--texts", metavar="FILE",
+                   help="similarity: document texts, 'docno<TAB>text' lines or JSON lines {\"docno\", \"text\"}")
+    p.add_argument("--embeddings", metavar="FILE",
+                   help="similarity: .npz with arrays 'docnos' (N,) and 'vectors' (N, d)")
+    p.add_argument("--summary", action="store_true", help="print the posterior summary (az.summary) of each stage")
+    add_format_argument(p)
+    p.set_defaults(func=run)
+
+
+def _read_texts(path: str) -> dict[str, str]:
+    import json
+
+    from bayeval.errors import FileFormatError
+    from bayeval.io._files import read_bytes, split_lines
+
+    out = {}
+    for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
+        line = raw.decode("utf-8", "replace")
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("{"):
+            try:
+                rec = json.loads(line)
+                out[str(rec["docno"])] = str(rec["text"])
+            except (ValueError, KeyError, TypeError):
+                raise FileFormatError(path, lineno, "expected a JSON object with 'docno' and 'text'") from None
+        else:
+            docno, sep, text = line.partition("\t")
+            if not sep:
+                raise FileFormatError(path, lineno, "expected 'docno<TAB>text'")
+            out[docno.strip()] = text
+    return out
+
+
+def _read_embeddings(path: str) -> dict:
+    import numpy as np
+
+    from bayeval.errors import FileFormatError
+    try:
+        z = np.load(path, allow_pickle=False)
+        docnos, vectors = z["docnos"], z["vectors"]
+    except (KeyError, ValueError, OSError) as exc:
+        raise FileFormatError(path, None, f"expected an .npz with 'docnos' and 'vectors' ({exc})") from None
+    if vectors.ndim != 2 or len(vectors) != len(docnos):
+        raise FileFormatError(path, None, "'vectors' must be (N, d) with one row per docno")
+    return dict(zip(map(str, docnos.tolist()), vectors, strict=True))
+
+
+def _extra(items) -> dict:
+    out = {}
+    for it in items:
+        name, sep, path = it.partition("=")
+        if not sep or not name or not path:
+            raise BayevalInputError(f"--extra: expected NAME=FILE, got {it!r}")
+        out[name] = path
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from bayeval.cli._output import write_frame
+    from bayeval.data.rankdata import RankData
+    from bayeval.relevance import estimate_probabilities, load_config
+
+    cfg = load_config(args.model)
+    if args.draws_out and (args.fit == "map" or cfg.kind in ("uniform", "smoothed")):
+        raise BayevalInputError("--draws-out: needs a sampled fit (--fit laplace|mcmc|vi) of rtc or similarity")
+    if cfg.kind != "similarity" and (args.texts or args.embeddings):
+        raise BayevalInputError("--texts/--embeddings: only for --model similarity")
+    if cfg.kind != "rtc" and args.extra:
+        raise BayevalInputError("--extra: only for --model rtc")
+    kw = {}
+    if cfg.kind == "similarity":
+        if bool(args.texts) == bool(args.embeddings):
+            raise BayevalInputError("--model similarity: give exactly one of --texts, --embeddings")
+        kw = {"texts": _read_texts(args.texts)} if args.texts else {"embeddings": _read_embeddings(args.embeddings)}
+    qrels, runs = load_collection(args)
+    data = RankData.build(runs, qrels, depth=args.depth)
+    est = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
+                                 seed=args.seed, extra=_extra(args.extra) or None, draws=args.draws,
+                                 tune=args.tune, chains=args.chains, cores=args.cores, **kw)
+    # only documents some run retrieves within depth (the pool), never judged-only ones
+    pooled = []
+    for tr, _ in zip(data, est.p, strict=True):
+        m = (tr.ranks > 0).any(axis=1)
+        pooled.append(m)
+    frame = est.to_frame(include_judged=True)
+    import numpy as np
+    keep = np.concatenate([m & ~j for m, j in zip(pooled, est.judged, strict=True)])
+    frame = frame[keep]
+    if args.out:
+        from bayeval.data.probabilities import RelevanceProbabilities
+        from bayeval.io.probabilities import write_probabilities
+        write_probabilities(RelevanceProbabilities.from_frame(frame[["topic", "docno", "prob"]]), args.out)
+    else:
+        for t, d, pr in zip(frame["topic"], frame["docno"], frame["prob"], strict=True):
+            sys.stdout.write(f"{t} Q0 {d} {pr:.6g}\n")
+    if args.draws_out:
+        est.draws_idata().to_netcdf(args.draws_out, engine="h5netcdf")
+    out = sys.stderr if not args.out else sys.stdout
+    summ = est.summary()
+    write_frame(summ, args.format if args.out else "table", out,
+                title=f"{cfg.name} ({args.fit}): {int(keep.sum())} unjudged pooled documents")
+    for stage, fit in est.fits.items():
+        if fit.method in ("mcmc",):
+            rh, es = fit.rhat(), fit.ess()
+            print(f"{stage}: max r-hat {np.nanmax(rh):.4f}, min bulk ESS {np.nanmin(es):.0f}, "
+                  f"divergences {fit.divergences()}", file=out)
+        if args.summary:
+            write_frame(fit.summary().reset_index(names="param"), args.format if args.out else "table", out,
+                        title=f"{stage} ({fit.method})")
+    return 0
