@@ -1,0 +1,75 @@
+"""Probabilities of relevance of unjudged documents: Bayesian models with a fast path.
+
+Four models, each with declarative priors (:mod:`bayeval.relevance.config`, ``models/*.toml``),
+``build_model()`` (a PyMC model) and ``fit(method=...)`` (``"map"`` — the fast path, Newton/IRLS on
+the same log posterior without PyMC —, ``"laplace"``, ``"mcmc"`` (NUTS), ``"vi"``), every fit giving the
+same ArviZ InferenceData shape:
+
+- :class:`RankCoefficients` — Bradley–Terry over rank positions per topic;
+- :class:`PlattCalibration` — per-system Platt calibration;
+- :class:`ExpertAggregation` — logistic expert aggregation (any extra expert columns);
+- :class:`SimilarityRegression` — the cluster hypothesis on TF-IDF/embedding similarities;
+
+the composed :class:`RTCEstimator` (rank coefficients → calibration → aggregation), the baselines,
+:func:`estimate_probabilities`, :func:`bayesian_confidence`, held-out scoring and diagnostics.
+PyMC is imported only when a model is built or sampled.
+"""
+
+from bayeval.relevance.aggregation import ExpertAggregation
+from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
+from bayeval.relevance.calibration import PlattCalibration
+from bayeval.relevance.confidence import BayesianConfidence, bayesian_confidence
+from bayeval.relevance.config import (
+    AggregationPrior,
+    CalibrationPrior,
+    RankPrior,
+    RTCConfig,
+    SimilarityConfig,
+    SimilarityPrior,
+    SmoothedConfig,
+    UniformConfig,
+    list_configs,
+    load_config,
+)
+from bayeval.relevance.diagnostics import PriorComparison, compare_priors, reliability_diagram, reliability_table
+from bayeval.relevance.estimate import MODEL_KINDS, SimilarityEstimator, estimate_probabilities
+from bayeval.relevance.heldout import HeldOutSplit, score_probabilities, shallow_pool_split
+from bayeval.relevance.rank_coefficients import RankCoefficients
+from bayeval.relevance.results import FitResult, RelevanceEstimate
+from bayeval.relevance.rtc import RTCEstimator, RTCFit
+from bayeval.relevance.similarity import SimilarityRegression
+
+__all__ = [
+    "MODEL_KINDS",
+    "AggregationPrior",
+    "BayesianConfidence",
+    "CalibrationPrior",
+    "ExpertAggregation",
+    "FitResult",
+    "HeldOutSplit",
+    "PlattCalibration",
+    "PriorComparison",
+    "RTCConfig",
+    "RTCEstimator",
+    "RTCFit",
+    "RankCoefficients",
+    "RankPrior",
+    "RelevanceEstimate",
+    "SimilarityConfig",
+    "SimilarityEstimator",
+    "SimilarityPrior",
+    "SimilarityRegression",
+    "SmoothedConfig",
+    "UniformConfig",
+    "bayesian_confidence",
+    "compare_priors",
+    "estimate_probabilities",
+    "list_configs",
+    "load_config",
+    "reliability_diagram",
+    "reliability_table",
+    "score_probabilities",
+    "shallow_pool_split",
+    "smoothed_probabilities",
+    "uniform_probabilities",
+]

@@ -1,0 +1,206 @@
+"""One fitting machinery for every relevance model: the fast-path mode, Laplace, NUTS and ADVI.
+
+A model supplies a :class:`ParamSpec` (names, shapes, dims), ``_mode()`` (the fast path: the mode of its
+log posterior with the negative Hessian in diagonal blocks, computed by Newton/IRLS in numpy) and
+``build_model()`` (the *same* log posterior as a PyMC model, whose free variables carry the parameter
+names). :func:`fit_model` turns either into an :class:`~bayeval.relevance.results.FitResult` whose
+``idata.posterior`` has the same variables, dims and coords whatever the method.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bayeval.errors import BayevalInputError
+
+__all__ = ["FIT_METHODS", "Mode", "ParamSpec", "fit_model"]
+
+FIT_METHODS = ("map", "laplace", "mcmc", "vi")
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """Named parameter arrays laid out, in order, in one flat vector (C order)."""
+
+    names: tuple[str, ...]
+    shapes: tuple[tuple[int, ...], ...]
+    dims: tuple[tuple[str, ...], ...]
+    coords: dict = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return int(sum(int(np.prod(s)) for s in self.shapes))
+
+    def unflatten(self, flat: np.ndarray) -> dict[str, np.ndarray]:
+        flat = np.asarray(flat)
+        lead = flat.shape[:-1]
+        out, pos = {}, 0
+        for n, s in zip(self.names, self.shapes, strict=True):
+            k = int(np.prod(s))
+            out[n] = flat[..., pos:pos + k].reshape(lead + s)
+            pos += k
+        return out
+
+    def flatten(self, values: dict) -> np.ndarray:
+        parts = []
+        lead = None
+        for n, s in zip(self.names, self.shapes, strict=True):
+            v = np.asarray(values[n], dtype=np.float64)
+            lead = v.shape[:v.ndim - len(s)] if lead is None else lead
+            parts.append(v.reshape(lead + (-1,)))
+        return np.concatenate(parts, axis=-1)
+
+
+@dataclass(frozen=True)
+class Mode:
+    """Fast-path mode: flat ``x``, negative Hessian as blocks ``(index, matrix)``, log posterior value."""
+
+    x: np.ndarray
+    blocks: tuple
+    logpost: float
+    n_iter: int
+    converged: bool
+
+    def covariance_blocks(self):
+        for idx, H in self.blocks:
+            yield idx, np.linalg.inv(H)
+
+    def sd(self) -> np.ndarray:
+        out = np.empty_like(self.x)
+        for idx, C in self.covariance_blocks():
+            out[idx] = np.sqrt(np.clip(np.diag(C), 0, None))
+        return out
+
+
+def _check(method, draws, chains):
+    if method not in FIT_METHODS:
+        raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
+    for name, v in (("draws", draws), ("chains", chains)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+            raise BayevalInputError(f"{name}: must be a positive integer, got {v!r}")
+
+
+def _single_thread_blas():
+    """Small dense solves run faster on one BLAS thread (and do not fight other processes)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        import contextlib
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def laplace_draws(mode: Mode, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` draws (size, P) from N(mode.x, (−H)⁻¹), block by block."""
+    out = np.repeat(mode.x[None, :], size, axis=0)
+    for idx, H in mode.blocks:
+        L = np.linalg.cholesky(H)  # H = L L^T, cov = L^-T L^-1
+        z = rng.standard_normal((size, len(idx)))
+        out[:, idx] += np.linalg.solve(L.T, z.T).T
+    return out
+
+
+def _posterior_arrays(pm_idata, spec: ParamSpec) -> dict:
+    post = pm_idata.posterior
+    return {n: np.asarray(post[n].values, dtype=np.float64) for n in spec.names}
+
+
+def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4,
+              seed=None, cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
+              progressbar: bool = False, mode: Mode | None = None):
+    """Fit ``model`` with ``method``; see :meth:`RelevanceModel.fit`."""
+    from bayeval.relevance.results import FitResult
+
+    _check(method, draws, chains)
+    spec: ParamSpec = model.param_spec
+    if mode is None:
+        with _single_thread_blas():
+            mode = model._mode()
+    if not mode.converged:
+        warnings.warn(f"{model.name}: Newton did not converge in {mode.n_iter} iterations", RuntimeWarning,
+                      stacklevel=3)
+    sample_stats = None
+    rng = np.random.default_rng(seed)
+    if method == "map":
+        arrays = spec.unflatten(mode.x[None, None, :])
+    elif method == "laplace":
+        flat = laplace_draws(mode, chains * draws, rng).reshape(chains, draws, -1)
+        arrays = spec.unflatten(flat)
+    else:
+        import pymc as pm
+
+        pm_model = model.build_model()
+        start = {n: v for n, v in spec.unflatten(mode.x).items()}
+        seed_int = int(rng.integers(2**31 - 1))
+        with pm_model, warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            if method == "mcmc":
+                pm_idata = pm.sample(draws=draws, tune=tune, chains=chains, cores=cores, random_seed=seed_int,
+                                     initvals=start, init="adapt_diag", target_accept=target_accept,
+                                     progressbar=progressbar, compute_convergence_checks=False)
+                sample_stats = {k: np.asarray(pm_idata.sample_stats[k].values)
+                                for k in ("diverging", "tree_depth", "lp", "step_size", "energy")
+                                if k in pm_idata.sample_stats}
+            else:
+                approx = pm.fit(n=vi_iterations, method="advi", random_seed=seed_int, progressbar=progressbar,
+                                start=start)
+                pm_idata = approx.sample(chains * draws, random_seed=seed_int)
+        arrays = _posterior_arrays(pm_idata, spec)
+        if method == "vi":
+            arrays = {k: v.reshape((chains, draws) + v.shape[2:]) for k, v in arrays.items()}
+    idata = _to_idata(arrays, spec, sample_stats, attrs={"model": model.name, "method": method})
+    return FitResult(model.name, method, idata, spec, mode)
+
+
+def _to_idata(arrays: dict, spec: ParamSpec, sample_stats: dict | None, attrs: dict):
+    import arviz as az
+
+    dims = dict(zip(spec.names, (list(d) for d in spec.dims), strict=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        idata = az.from_dict(posterior=arrays, sample_stats=sample_stats, dims=dims,
+                             coords={k: list(v) for k, v in spec.coords.items()}, attrs=attrs)
+    return idata
+
+
+class RelevanceModel:
+    """Mixin: ``fit(method=...)`` and ``log_posterior`` for a model with ``param_spec``, ``_mode`` and
+    ``build_model``."""
+
+    name = "model"
+
+    def fit(self, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None,
+            cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
+            progressbar: bool = False):
+        """Fit the model; every method returns a :class:`~bayeval.relevance.results.FitResult` whose
+        ``idata.posterior`` has the same variables, dims and coords.
+
+        Parameters
+        ----------
+        method : {"map", "laplace", "mcmc", "vi"}
+            ``"map"``: the fast path — Newton/IRLS on the model's log posterior in numpy (no PyMC);
+            one chain of one draw. ``"laplace"``: ``chains × draws`` draws from the Gaussian at that mode
+            with covariance the inverse negative Hessian. ``"mcmc"``: NUTS on :meth:`build_model`
+            started at the mode. ``"vi"``: mean-field ADVI on :meth:`build_model`.
+        draws, tune, chains : int
+            Draws per chain (and NUTS tuning steps).
+        seed : int, SeedSequence or None
+            Seed of every random choice (Laplace draws, the sampler's seed).
+        cores : int or None
+            Processes for NUTS chains (1 = sequential).
+        target_accept : float
+            NUTS target acceptance.
+        vi_iterations : int
+            ADVI optimisation steps.
+        progressbar : bool
+            Show PyMC's progress bar.
+        """
+        return fit_model(self, method, draws=draws, tune=tune, chains=chains, seed=seed, cores=cores,
+                         target_accept=target_accept, vi_iterations=vi_iterations, progressbar=progressbar)
+
+    def find_map(self) -> dict[str, np.ndarray]:
+        """The fast-path MAP as named arrays (no PyMC)."""
+        return self.param_spec.unflatten(self._mode().x)

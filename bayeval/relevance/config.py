@@ -1,0 +1,349 @@
+"""Declarative priors of the relevance models, and their TOML files (``models/*.toml``).
+
+Every prior and hyperparameter is a field of a frozen dataclass; a model configuration groups them and
+is loaded by name with :func:`load_config` (``load_config("rtc-default")``) from the configurations
+shipped inside the package (``bayeval/_models``; the repository's ``models/`` in an editable install)
+or from a path. :func:`list_configs` names them.
+
+A TOML file has a top-level ``kind`` (``"rtc"``, ``"similarity"``, ``"uniform"``, ``"smoothed"``), an
+optional ``description``, and one table per stage::
+
+    kind = "rtc"
+    description = "..."
+    [rank]
+    relevant_offset = 1.0
+    [calibration]
+    smoothing = 1.0
+    [aggregation]
+    alpha = 1.0
+    beta = 1.0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import tomllib
+
+from bayeval.errors import BayevalInputError
+
+__all__ = [
+    "AggregationPrior",
+    "CalibrationPrior",
+    "RTCConfig",
+    "RankPrior",
+    "SimilarityConfig",
+    "SimilarityPrior",
+    "SmoothedConfig",
+    "UniformConfig",
+    "list_configs",
+    "load_config",
+    "models_dir",
+]
+
+
+def _choice(name: str, value, allowed) -> None:
+    if value not in allowed:
+        raise BayevalInputError(f"{name}: must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+def _nonneg(name: str, value, *, positive: bool = False) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (positive and value == 0):
+        raise BayevalInputError(f"{name}: must be a {'positive' if positive else 'non-negative'} number, got {value!r}")
+
+
+@dataclass(frozen=True)
+class RankPrior:
+    r"""Rank coefficients (Bradley–Terry over rank positions), per topic.
+
+    Attributes
+    ----------
+    relevant_offset, nonrelevant_offset : float
+        The prior on every :math:`\sigma(\theta_r)` is
+        Beta(``count_scale``·|R_t| + ``relevant_offset``, ``count_scale``·|N_t| + ``nonrelevant_offset``);
+        the paper's Beta(|R_t|+1, |N_t|+1) is the default.
+    count_scale : float
+        Multiplies the judged counts in the prior (1 = the paper).
+    comparison_weight : float
+        Weight of each pairwise preference "rank r beats rank r' > r" (and "every rank beats unretrieved").
+    per_system : bool
+        Count each preference once per system whose list has both positions (else once per topic, as
+        mtc-eval solves it once per topic).
+    unretrieved : {"zero", "fitted"}
+        q* of an unretrieved document: 0 (the paper's :math:`\theta_\infty=-\infty`) or
+        :math:`\sigma(\theta_{D+1})` of the fitted unretrieved position.
+    """
+
+    relevant_offset: float = 1.0
+    nonrelevant_offset: float = 1.0
+    count_scale: float = 1.0
+    comparison_weight: float = 1.0
+    per_system: bool = False
+    unretrieved: str = "zero"
+
+    def __post_init__(self) -> None:
+        for n in ("relevant_offset", "nonrelevant_offset", "count_scale"):
+            _nonneg(f"rank.{n}", getattr(self, n))
+        _nonneg("rank.comparison_weight", self.comparison_weight, positive=True)
+        _choice("rank.unretrieved", self.unretrieved, ("zero", "fitted"))
+
+
+@dataclass(frozen=True)
+class CalibrationPrior:
+    r"""Per-system Platt calibration :math:`q_{ij}=\sigma(A_j+B_jq^*_{ij})`.
+
+    Attributes
+    ----------
+    smoothing : float
+        Pseudo-count added for *each* class (relevant and nonrelevant) at each smoothing cell — the prior.
+    smoothing_cells : {"all", "judged"}
+        Cells (topic, rank) that get the pseudo-counts: every rank position of the system's list and its
+        unretrieved cell (mtc-eval), or only cells holding a judged document.
+    scale : {"probability", "logit"}
+        Input of the sigmoid: :math:`q^*` itself (the paper) or its log-odds :math:`\theta` — Platt's
+        original form on a real-valued score, under which a topic's rank coefficients shift the calibrated
+        log-odds additively. With ``"logit"`` the unretrieved position always uses its fitted coefficient.
+    training : {"all", "complete"}
+        Judged documents used: all of them (mtc-eval), or only those in the system's *completely judged
+        prefix* (ranks 1..c where every document is judged) — an unbiased sample of its own ranking,
+        where judged documents deeper in the list were selected by other systems and are biased towards
+        relevance.
+    intercept_sd, slope_sd : float or None
+        Normal(0, sd) priors on :math:`A_j`, :math:`B_j`; ``None`` (default) = flat.
+    """
+
+    smoothing: float = 1.0
+    smoothing_cells: str = "all"
+    scale: str = "probability"
+    training: str = "all"
+    intercept_sd: float | None = None
+    slope_sd: float | None = None
+
+    def __post_init__(self) -> None:
+        _nonneg("calibration.smoothing", self.smoothing)
+        _choice("calibration.smoothing_cells", self.smoothing_cells, ("all", "judged"))
+        _choice("calibration.training", self.training, ("all", "complete"))
+        _choice("calibration.scale", self.scale, ("probability", "logit"))
+        for n in ("intercept_sd", "slope_sd"):
+            if getattr(self, n) is not None:
+                _nonneg(f"calibration.{n}", getattr(self, n), positive=True)
+
+
+@dataclass(frozen=True)
+class AggregationPrior:
+    r"""Expert aggregation :math:`p_i=\sigma(\lambda_0+\sum_j\lambda_j f(q_{ij}))`.
+
+    Attributes
+    ----------
+    alpha, beta : float
+        Beta(α, β) prior on each :math:`\sigma(\lambda_j)` (α = β = 1 in the paper), i.e. α and β
+        pseudo-rows per expert.
+    intercept : bool
+        Include :math:`\lambda_0` (the paper has none).
+    intercept_sd : float
+        Normal(0, sd) prior on :math:`\lambda_0`.
+    features : {"probability", "logit"}
+        :math:`f(q)=q` (the paper, a linear opinion pool on the logit scale) or :math:`f(q)=\mathrm{logit}(q)`
+        (a logarithmic opinion pool: with no intercept and λ summing to 1 it is the weighted geometric
+        mean of the experts' odds).
+    training : {"all", "complete"}
+        Judged documents used as rows: all (mtc-eval), or those some system ranks within its completely
+        judged prefix (see :class:`CalibrationPrior`).
+    extra_default : float or None
+        Value of an extra expert column (:meth:`RTCEstimator.fit` ``extra``) for documents it does not
+        list; ``None`` uses the fraction of judged documents that are relevant.
+    """
+
+    alpha: float = 1.0
+    beta: float = 1.0
+    intercept: bool = False
+    intercept_sd: float = 10.0
+    features: str = "probability"
+    training: str = "all"
+    extra_default: float | None = None
+
+    def __post_init__(self) -> None:
+        _nonneg("aggregation.alpha", self.alpha)
+        _nonneg("aggregation.beta", self.beta)
+        _nonneg("aggregation.intercept_sd", self.intercept_sd, positive=True)
+        _choice("aggregation.features", self.features, ("probability", "logit"))
+        _choice("aggregation.training", self.training, ("all", "complete"))
+        if self.extra_default is not None and not 0.0 <= self.extra_default <= 1.0:
+            raise BayevalInputError(f"aggregation.extra_default: must lie in [0, 1], got {self.extra_default!r}")
+
+
+@dataclass(frozen=True)
+class SimilarityPrior:
+    r"""Similarity regression :math:`\mathrm{logit}\,p_i=\beta_0+\sum_j\beta_j\,\mathrm{sim}(i,j)` (per topic).
+
+    Attributes
+    ----------
+    penalty : float
+        L2 penalty λ on the :math:`\beta_j` ≡ Normal(0, 1/√λ) prior (λ = 1 in Carterette & Allan).
+    intercept_sd : float or None
+        Normal(0, sd) prior on :math:`\beta_0`; ``None`` = flat (unpenalised).
+    unjudged_weight : float
+        Weight of each unjudged document's row, whose fractional target is
+        (|R_t|+1)/(|R_t|+|N_t|+2).
+    max_features : int or None
+        At most this many feature documents per topic (the judged documents of the shallowest ranks
+        first); ``None`` = every judged document.
+    """
+
+    penalty: float = 1.0
+    intercept_sd: float | None = None
+    unjudged_weight: float = 1.0
+    max_features: int | None = None
+
+    def __post_init__(self) -> None:
+        _nonneg("similarity.penalty", self.penalty, positive=True)
+        _nonneg("similarity.unjudged_weight", self.unjudged_weight)
+        if self.intercept_sd is not None:
+            _nonneg("similarity.intercept_sd", self.intercept_sd, positive=True)
+        if self.max_features is not None and (not isinstance(self.max_features, int) or self.max_features < 1):
+            raise BayevalInputError(f"similarity.max_features: must be a positive integer, got {self.max_features!r}")
+
+
+@dataclass(frozen=True)
+class RTCConfig:
+    """The composed RTC estimator: rank coefficients → calibration → aggregation."""
+
+    rank: RankPrior = field(default_factory=RankPrior)
+    calibration: CalibrationPrior = field(default_factory=CalibrationPrior)
+    aggregation: AggregationPrior = field(default_factory=AggregationPrior)
+    name: str = "rtc"
+    description: str = ""
+    kind: str = field(default="rtc", init=False)
+
+
+@dataclass(frozen=True)
+class SimilarityConfig:
+    """Similarity regression with its TF-IDF settings (scikit-learn ``TfidfVectorizer`` keywords)."""
+
+    similarity: SimilarityPrior = field(default_factory=SimilarityPrior)
+    tfidf: dict = field(default_factory=lambda: {"sublinear_tf": True, "stop_words": "english"})
+    name: str = "similarity"
+    description: str = ""
+    kind: str = field(default="similarity", init=False)
+
+
+@dataclass(frozen=True)
+class UniformConfig:
+    """Every unjudged document relevant with probability ``p`` (MTC's 0.5)."""
+
+    p: float = 0.5
+    name: str = "uniform"
+    description: str = ""
+    kind: str = field(default="uniform", init=False)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.p <= 1.0:
+            raise BayevalInputError(f"p: must lie in [0, 1], got {self.p!r}")
+
+
+@dataclass(frozen=True)
+class SmoothedConfig:
+    """Per topic, p = (|R_t| + a) / (|R_t| + |N_t| + a + b) (plus-one smoothing by default)."""
+
+    a: float = 1.0
+    b: float = 1.0
+    name: str = "smoothed"
+    description: str = ""
+    kind: str = field(default="smoothed", init=False)
+
+    def __post_init__(self) -> None:
+        _nonneg("a", self.a)
+        _nonneg("b", self.b)
+
+
+_KINDS = {"rtc": (RTCConfig, {"rank": RankPrior, "calibration": CalibrationPrior, "aggregation": AggregationPrior}),
+          "similarity": (SimilarityConfig, {"similarity": SimilarityPrior}),
+          "uniform": (UniformConfig, {}),
+          "smoothed": (SmoothedConfig, {})}
+
+
+def models_dir() -> Path:
+    """Directory of the shipped configurations: ``bayeval/_models`` if installed, else the repo's ``models/``."""
+    try:
+        shipped = Path(str(resources.files("bayeval") / "_models"))
+        if shipped.is_dir():
+            return shipped
+    except (ModuleNotFoundError, TypeError):  # pragma: no cover
+        pass
+    return Path(__file__).resolve().parents[2] / "models"
+
+
+def list_configs() -> tuple[str, ...]:
+    """Names of the shipped configurations (``load_config`` accepts each)."""
+    d = models_dir()
+    return tuple(sorted(p.stem for p in d.glob("*.toml"))) if d.is_dir() else ()
+
+
+def config_from_dict(doc: dict, *, name: str = "custom", source: str = "config"):
+    """Build a configuration object from a parsed TOML document (see module docstring)."""
+    doc = dict(doc)
+    kind = doc.pop("kind", None)
+    if kind not in _KINDS:
+        raise BayevalInputError(f"{source}: 'kind' must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
+    cls, sections = _KINDS[kind]
+    kwargs = {"name": str(doc.pop("name", name)), "description": str(doc.pop("description", ""))}
+    for sec, sec_cls in sections.items():
+        table = doc.pop(sec, {})
+        if not isinstance(table, dict):
+            raise BayevalInputError(f"{source}: [{sec}] must be a table")
+        known = {f.name for f in dataclasses.fields(sec_cls)}
+        unknown = set(table) - known
+        if unknown:
+            raise BayevalInputError(f"{source}: unknown key(s) {sorted(unknown)} in [{sec}]; known: {sorted(known)}")
+        kwargs[sec] = sec_cls(**table)
+    if kind == "similarity" and "tfidf" in doc:
+        kwargs["tfidf"] = dict(doc.pop("tfidf"))
+    known = {f.name for f in dataclasses.fields(cls) if f.init}
+    unknown = set(doc) - known
+    if unknown:
+        raise BayevalInputError(f"{source}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
+    kwargs.update(doc)
+    return cls(**kwargs)
+
+
+def load_config(name_or_path):
+    """Load a model configuration by name (``"rtc-default"``) or from a TOML path.
+
+    A bare kind (``"rtc"``, ``"similarity"``, ``"uniform"``, ``"smoothed"``) loads ``<kind>-default``
+    when shipped, else the dataclass defaults.
+
+    Examples
+    --------
+    >>> cfg = load_config("rtc-mtc")
+    >>> cfg.kind, cfg.aggregation.alpha, cfg.aggregation.intercept
+    ('rtc', 1.0, False)
+    """
+    if isinstance(name_or_path, (RTCConfig, SimilarityConfig, UniformConfig, SmoothedConfig)):
+        return name_or_path
+    text = str(name_or_path)
+    path = Path(text)
+    if not (path.suffix == ".toml" and path.is_file()):
+        cand = models_dir() / f"{text}.toml"
+        if cand.is_file():
+            path = cand
+        elif (models_dir() / f"{text}-default.toml").is_file():
+            path = models_dir() / f"{text}-default.toml"
+        elif text in _KINDS:
+            return _KINDS[text][0](name=text)
+        else:
+            raise BayevalInputError(f"model: no configuration {text!r}; shipped: {', '.join(list_configs())} "
+                                    "(or give a path to a .toml file)")
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        from bayeval.errors import FileFormatError
+        raise FileFormatError(str(path), None, f"invalid TOML ({exc})") from None
+    try:
+        return config_from_dict(doc, name=path.stem, source=str(path))
+    except TypeError as exc:
+        raise BayevalInputError(f"{path}: {exc}") from None

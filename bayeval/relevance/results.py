@@ -1,0 +1,245 @@
+"""Fit results (posterior of a model's parameters) and relevance estimates (p for every document)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bayeval.data.probabilities import RelevanceProbabilities
+from bayeval.errors import BayevalInputError
+
+__all__ = ["FitResult", "RelevanceEstimate"]
+
+
+@dataclass(frozen=True, eq=False)
+class FitResult:
+    """The posterior of one model's parameters, the same shape for every fit method.
+
+    Attributes
+    ----------
+    model : str
+        Model name.
+    method : {"map", "laplace", "mcmc", "vi"}
+    idata : arviz.InferenceData
+        ``posterior`` holds every parameter with dims ``(chain, draw, ...)``; ``map`` gives one chain of
+        one draw (the mode); ``mcmc`` adds ``sample_stats``. ``attrs`` name the model and method.
+    spec : ParamSpec
+        Names, shapes and dims of the parameters.
+    mode : Mode
+        The fast path's mode and negative Hessian (computed for every method: it starts the sampler).
+    """
+
+    model: str
+    method: str
+    idata: object
+    spec: object
+    mode: object
+
+    # draws ----------------------------------------------------------------------------------
+    @property
+    def n_draws(self) -> int:
+        post = self.idata.posterior
+        return int(post.sizes["chain"] * post.sizes["draw"])
+
+    def draws(self, name: str) -> np.ndarray:
+        """Draws of one parameter, chains stacked: shape ``(chains*draws, *shape)``."""
+        if name not in self.spec.names:
+            raise BayevalInputError(f"name: unknown parameter {name!r}; parameters: {', '.join(self.spec.names)}")
+        v = np.asarray(self.idata.posterior[name].values)
+        return v.reshape((-1,) + v.shape[2:])
+
+    def flat_draws(self) -> np.ndarray:
+        """All parameters as flat vectors, ``(n_draws, P)``."""
+        return self.spec.flatten({n: self.draws(n) for n in self.spec.names})
+
+    def point(self) -> dict[str, np.ndarray]:
+        """Point estimate: the mode for ``map``, else the posterior mean."""
+        return {n: self.draws(n).mean(axis=0) for n in self.spec.names}
+
+    def map_estimate(self) -> dict[str, np.ndarray]:
+        """The fast path's mode (the MAP), whatever the method."""
+        return self.spec.unflatten(self.mode.x)
+
+    # diagnostics ------------------------------------------------------------------------------
+    def summary(self, **kwargs) -> pd.DataFrame:
+        """``arviz.summary`` of the posterior (mean, sd, HDI, MCSE, ESS, r-hat).
+
+        For ``map`` (one draw) the frame has the mode and the Laplace sd only.
+        """
+        if self.method == "map":
+            rows = []
+            sd = self.mode.sd()
+            names = self._labels()
+            return pd.DataFrame({"mean": self.mode.x, "sd": sd}, index=pd.Index(names, name=None)).assign(
+                **{k: np.nan for k in rows})
+        import arviz as az
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return az.summary(self.idata, **kwargs)
+
+    def _labels(self) -> list[str]:
+        out = []
+        for n, s, d in zip(self.spec.names, self.spec.shapes, self.spec.dims, strict=True):
+            if not s:
+                out.append(n)
+                continue
+            coords = [self.spec.coords.get(dim, range(k)) for dim, k in zip(d, s, strict=True)]
+            for ix in np.ndindex(*s):
+                out.append(f"{n}[{', '.join(str(coords[a][i]) for a, i in enumerate(ix))}]")
+        return out
+
+    def rhat(self) -> pd.Series:
+        """Rank-normalised split r-hat of every scalar parameter (NaN for ``map``)."""
+        return self._diag("r_hat")
+
+    def ess(self) -> pd.Series:
+        """Bulk effective sample size of every scalar parameter (NaN for ``map``)."""
+        return self._diag("ess_bulk")
+
+    def _diag(self, col: str) -> pd.Series:
+        if self.method == "map":
+            return pd.Series(np.nan, index=self._labels(), name=col)
+        return self.summary(kind="diagnostics")[col]
+
+    def divergences(self) -> int:
+        """Number of divergent NUTS transitions (0 for other methods)."""
+        ss = getattr(self.idata, "sample_stats", None)
+        if ss is None or "diverging" not in ss:
+            return 0
+        return int(np.asarray(ss["diverging"].values).sum())
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per scalar parameter: ``param, mode, mean, sd, q2.5, q97.5``."""
+        flat = self.flat_draws()
+        return pd.DataFrame({"param": self._labels(), "mode": self.mode.x, "mean": flat.mean(axis=0),
+                             "sd": flat.std(axis=0, ddof=1) if len(flat) > 1 else self.mode.sd(),
+                             "q2.5": np.quantile(flat, 0.025, axis=0), "q97.5": np.quantile(flat, 0.975, axis=0)})
+
+    def confidence_interval(self, level: float = 0.95) -> pd.DataFrame:
+        """Equal-tailed posterior intervals (the Laplace interval around the mode for ``map``)."""
+        if not 0.0 < level < 1.0:
+            raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
+        if self.method == "map":
+            from scipy.stats import norm
+            z = norm.ppf(0.5 + level / 2)
+            sd = self.mode.sd()
+            lo, hi = self.mode.x - z * sd, self.mode.x + z * sd
+        else:
+            flat = self.flat_draws()
+            lo = np.quantile(flat, (1 - level) / 2, axis=0)
+            hi = np.quantile(flat, (1 + level) / 2, axis=0)
+        return pd.DataFrame({"param": self._labels(), "lower": lo, "upper": hi})
+
+    def __repr__(self) -> str:
+        return f"FitResult(model={self.model!r}, method={self.method!r}, draws={self.n_draws}, params={self.spec.size})"
+
+
+@dataclass(frozen=True, eq=False)
+class RelevanceEstimate:
+    """Probabilities of relevance for every document of every topic of a :class:`~bayeval.data.RankData`.
+
+    Attributes
+    ----------
+    topics : tuple of str
+    docnos : tuple of ndarray
+        Per topic, the documents (``data[t].docnos``).
+    judged : tuple of ndarray of bool
+    p : tuple of ndarray
+        Per topic, the point probability (posterior mean for sampled fits) of every document;
+        judged documents keep the model's prediction here (use :meth:`to_probabilities`, which lists
+        unjudged documents only).
+    draws : tuple of ndarray or None
+        Per topic, posterior draws of p, shape ``(n_draws, n_t)`` (``None`` for point estimators).
+    model : str
+    method : str
+    fits : Mapping of str to FitResult
+        The stage fits behind the estimate (empty for the baselines).
+    """
+
+    topics: tuple[str, ...]
+    docnos: tuple
+    judged: tuple
+    p: tuple
+    draws: tuple | None = None
+    model: str = ""
+    method: str = "map"
+    fits: Mapping = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fits", dict(self.fits or {}))
+
+    @property
+    def has_draws(self) -> bool:
+        return self.draws is not None
+
+    def to_probabilities(self, *, include_judged: bool = False) -> RelevanceProbabilities:
+        """``{topic: {docno: p}}`` for the unjudged documents (all with ``include_judged``)."""
+        out = {}
+        for t, d, j, p in zip(self.topics, self.docnos, self.judged, self.p, strict=True):
+            keep = np.ones(len(d), bool) if include_judged else ~j
+            out[t] = dict(zip(d[keep].tolist(), np.clip(p[keep], 0.0, 1.0).tolist(), strict=True))
+        return RelevanceProbabilities(out)
+
+    def arrays(self, *, draws: bool = False) -> list[np.ndarray]:
+        """One array per topic aligned with ``docnos`` (what :func:`bayeval.expected.compare_systems` takes):
+        the point p, or with ``draws`` the ``(n_draws, n_t)`` posterior draws."""
+        if draws:
+            if self.draws is None:
+                raise BayevalInputError("draws: this estimate has no posterior draws (fit with a sampling method)")
+            return list(self.draws)
+        return list(self.p)
+
+    def to_frame(self, *, include_judged: bool = False) -> pd.DataFrame:
+        """Columns ``topic, docno, prob`` (+ ``sd`` when there are draws, ``judged`` with include_judged)."""
+        parts = []
+        for k, (t, d, j, p) in enumerate(zip(self.topics, self.docnos, self.judged, self.p, strict=True)):
+            keep = np.ones(len(d), bool) if include_judged else ~j
+            f = {"topic": t, "docno": d[keep], "prob": p[keep]}
+            if self.draws is not None:
+                f["sd"] = self.draws[k][:, keep].std(axis=0)
+            if include_judged:
+                f["judged"] = j
+            parts.append(pd.DataFrame(f))
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["topic", "docno", "prob"])
+
+    def write(self, path) -> None:
+        """Write mtc-eval's ``topic Q0 docno prob`` for every unjudged document."""
+        from bayeval.io.probabilities import write_probabilities
+        write_probabilities(self.to_probabilities(), path)
+
+    def draws_idata(self):
+        """Posterior draws of p as an ArviZ InferenceData (one variable ``p_<topic>`` per topic)."""
+        import arviz as az
+        if self.draws is None:
+            raise BayevalInputError("draws: this estimate has no posterior draws")
+        post, dims, coords = {}, {}, {}
+        for t, d, dr in zip(self.topics, self.docnos, self.draws, strict=True):
+            post[f"p_{t}"] = dr[None]
+            dims[f"p_{t}"] = [f"doc_{t}"]
+            coords[f"doc_{t}"] = list(d)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return az.from_dict(posterior=post, dims=dims, coords=coords,
+                                attrs={"model": self.model, "method": self.method})
+
+    def summary(self) -> pd.DataFrame:
+        """Per topic: documents, unjudged, mean p of unjudged, expected unjudged relevant."""
+        rows = []
+        for t, j, p in zip(self.topics, self.judged, self.p, strict=True):
+            u = p[~j]
+            rows.append({"topic": t, "docs": len(j), "unjudged": int(u.size),
+                         "mean_p": float(u.mean()) if u.size else np.nan, "expected_rel": float(u.sum())})
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        n = sum(int((~j).sum()) for j in self.judged)
+        return (f"RelevanceEstimate(model={self.model!r}, method={self.method!r}, topics={len(self.topics)}, "
+                f"unjudged={n}, draws={None if self.draws is None else self.draws[0].shape[0]})")
+
+
+def _as_sequence(x) -> Sequence:
+    return tuple(x)

@@ -1,0 +1,439 @@
+"""Relevance models without PyMC: kernels, priors, fast path, recovery, the RTC chain, CLI, diagnostics."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.special import expit, log_expit, logit
+
+from bayeval.data import RankData
+from bayeval.errors import BayevalInputError
+from bayeval.relevance import (
+    AggregationPrior,
+    ExpertAggregation,
+    RankCoefficients,
+    RTCEstimator,
+    bayesian_confidence,
+    compare_priors,
+    estimate_probabilities,
+    list_configs,
+    load_config,
+    reliability_table,
+    score_probabilities,
+    smoothed_probabilities,
+    uniform_probabilities,
+)
+from bayeval.relevance._kernels import CoefPrior, bt_newton, bt_newton_batch, logistic_logpost, logistic_newton
+from bayeval.relevance.heldout import HeldOutSplit, heldout_targets
+from bayeval.relevance.rank_coefficients import rank_wins
+from bayeval.relevance.simulate import (
+    simulate_aggregation,
+    simulate_calibration,
+    simulate_rank_coefficients,
+    simulate_similarity,
+)
+from bayeval.synthetic import make_collection
+
+
+@pytest.fixture(scope="module")
+def collection():
+    return make_collection(n_topics=6, n_systems=6, n_docs=150, depth=50, judged_depth=5, seed=11)
+
+
+@pytest.fixture(scope="module")
+def data(collection):
+    return RankData.build(collection.runs, collection.judgments, depth=50)
+
+
+def test_import_does_not_load_pymc():
+    code = "import bayeval.relevance, sys; assert 'pymc' not in sys.modules and 'pytensor' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- priors: pseudo-counts ≡ Beta prior on sigma(theta) ------------------------------------------------------
+def test_pseudo_rows_equal_beta_prior_in_logistic():
+    """a pseudo-rows (x = e_j, y = 1) + b pseudo-rows (y = 0) == a log σ(λ_j) + b log σ(−λ_j), exactly."""
+    rng = np.random.default_rng(0)
+    X = rng.random((50, 3))
+    y = (rng.random(50) < 0.3).astype(float)
+    w = np.ones(50)
+    a, b = 2.5, 4.0
+    with_prior = logistic_newton(X, y, w, CoefPrior.make(3, a=a, b=b))
+    Xp = np.vstack([X, np.eye(3), np.eye(3)])
+    yp = np.r_[y, np.ones(3), np.zeros(3)]
+    wp = np.r_[w, np.full(3, a), np.full(3, b)]
+    pseudo = logistic_newton(Xp, yp, wp, CoefPrior.make(3))
+    np.testing.assert_allclose(with_prior.x, pseudo.x, atol=1e-10)
+    np.testing.assert_allclose(with_prior.neg_hessian, pseudo.neg_hessian, atol=1e-9)
+    beta = rng.normal(size=3)
+    assert logistic_logpost(beta, X, y, w, CoefPrior.make(3, a=a, b=b)) == pytest.approx(
+        logistic_logpost(beta, Xp, yp, wp, CoefPrior.make(3)), abs=1e-10)
+
+
+def test_beta_prior_density_in_theta_space():
+    """Beta(a, b) on u = σ(θ): log p(θ) = log Beta(σ(θ)) + log|du/dθ| = a log σ(θ) + b log σ(−θ) − log B(a, b)."""
+    from scipy.special import betaln
+    from scipy.stats import beta as beta_dist
+    a, b = 3.0, 7.0
+    theta = np.linspace(-5, 3, 17)
+    u = expit(theta)
+    lhs = beta_dist.logpdf(u, a, b) + np.log(u * (1 - u))
+    rhs = a * log_expit(theta) + b * log_expit(-theta) - betaln(a, b)
+    np.testing.assert_allclose(lhs, rhs, atol=1e-10)
+    # and its mode in θ is logit(a / (a + b)), not the u-space mode (a − 1)/(a + b − 2)
+    m = RankCoefficients(np.zeros((1, 2, 2)), np.array([a]), np.array([b]), ("1",)).find_map()["theta"]
+    np.testing.assert_allclose(expit(m), a / (a + b), atol=1e-9)
+
+
+def test_bt_batch_equals_single():
+    W = np.stack([rank_wins(6), rank_wins(6, 2.0), rank_wins(6, lengths=np.array([3, 6, 4]))])
+    a, b = np.array([2.0, 5.0, 1.0]), np.array([9.0, 3.0, 1.0])
+    th, H, lp, _, ok = bt_newton_batch(W, a, b)
+    assert ok
+    for t in range(3):
+        r = bt_newton(W[t], CoefPrior.make(7, a=a[t], b=b[t]))
+        np.testing.assert_allclose(th[t], r.x, atol=1e-8)
+        np.testing.assert_allclose(H[t], r.neg_hessian, atol=1e-7)
+
+
+def test_negative_hessian_matches_finite_differences():
+    m = RankCoefficients(rank_wins(4)[None], np.array([2.0]), np.array([5.0]), ("1",))
+    mode = m._mode()
+    x0, H = mode.x, mode.blocks[0][1]
+    eps = 1e-4
+    num = np.empty((5, 5))
+    for i in range(5):
+        for j in range(5):
+            e_i, e_j = np.eye(5)[i] * eps, np.eye(5)[j] * eps
+            f = lambda v: m.log_posterior(v[None])  # noqa: E731
+            num[i, j] = -(f(x0 + e_i + e_j) - f(x0 + e_i - e_j) - f(x0 - e_i + e_j) + f(x0 - e_i - e_j)) / (4 * eps**2)
+    np.testing.assert_allclose(H, num, rtol=1e-4, atol=1e-4)
+
+
+def test_rank_wins_counts():
+    W = rank_wins(3)
+    # positions 1 < 2 < 3 < unretrieved: every earlier one beats every later one once
+    np.testing.assert_array_equal(W, np.triu(np.ones((4, 4)), 1))
+    # per system: lengths 1 and 3 → pair (1,2) only in the second list; rank 1 beats unretrieved twice
+    Ws = rank_wins(3, lengths=np.array([1, 3]))
+    assert Ws[0, 1] == 1 and Ws[0, 3] == 2 and Ws[1, 3] == 1
+
+
+def test_rank_coefficients_decrease_with_rank_and_follow_topic_rate(data):
+    m = RankCoefficients.from_rankdata(data)
+    theta = m.find_map()["theta"]
+    assert np.all(np.diff(theta[:, :-1], axis=1) < 0)
+    # a topic with a higher judged rate gets higher coefficients
+    rate = np.array([(tr.num_rel + 1) / (tr.num_rel + tr.num_nonrel + 2) for tr in data])
+    assert np.corrcoef(rate, theta.mean(axis=1))[0, 1] > 0.9
+
+
+# --- parameter recovery from the generators -----------------------------------------------------------------
+def test_recover_rank_coefficients():
+    true = np.array([[2.0, 1.0, 0.0, -1.5, -3.0]])
+    m = simulate_rank_coefficients(true, comparisons=3000, prior_a=0.5, prior_b=0.5, seed=1)
+    fit = m.fit("laplace", draws=500, chains=2, seed=1)
+    est, sd = fit.map_estimate()["theta"], fit.mode.sd().reshape(true.shape)
+    # BT identifies differences; the weak prior pins the level near 0 — compare centred values
+    d_est, d_true = est - est.mean(), true - true.mean()
+    assert np.all(np.abs(d_est - d_true) < 4 * sd + 0.05)
+
+
+def test_recover_calibration():
+    A, B = np.array([-3.0, -1.0, 0.5]), np.array([4.0, 2.0, -1.0])
+    m = simulate_calibration(A, B, cells_per_system=4000, seed=2, smoothing=0.5)
+    est = m.find_map()
+    sd = m._mode().sd()
+    np.testing.assert_array_less(np.abs(np.r_[est["A"] - A, est["B"] - B]), 4 * sd)
+
+
+@pytest.mark.parametrize("features,lam0", [("probability", None), ("logit", -1.0)])
+def test_recover_aggregation(features, lam0):
+    lam = np.array([2.0, -1.0, 0.5])
+    m = simulate_aggregation(lam, lam0, n_docs=20000, features=features, seed=3)
+    fit = m.fit("map")
+    est = fit.map_estimate()
+    sd = fit.mode.sd()
+    got = np.r_[est["lam"], [] if lam0 is None else [est["lam0"]]]
+    want = np.r_[lam, [] if lam0 is None else [lam0]]
+    np.testing.assert_array_less(np.abs(got - want), 4 * sd)
+
+
+def test_recover_similarity():
+    beta = [np.array([3.0, -2.0, 0.0]), np.array([1.0])]
+    m = simulate_similarity([-1.0, 0.5], beta, n_docs=5000, penalty=0.01, seed=4)
+    est = m.find_map()
+    sd = m._mode().sd()
+    np.testing.assert_array_less(np.abs(np.r_[est["beta0"] - [-1.0, 0.5], est["beta"] - np.concatenate(beta)]),
+                                 4 * sd)
+
+
+# --- fit results -------------------------------------------------------------------------------------------
+def test_map_and_laplace_share_the_idata_shape():
+    m = simulate_aggregation([1.0, -1.0], -0.5, n_docs=500, seed=5)
+    f_map = m.fit("map")
+    f_lap = m.fit("laplace", draws=300, chains=2, seed=0)
+    for f in (f_map, f_lap):
+        assert set(f.idata.posterior.data_vars) == {"lam", "lam0"}
+        assert f.idata.posterior["lam"].dims == ("chain", "draw", "expert")
+        assert list(f.idata.posterior["expert"].values) == ["e1", "e2"]
+    assert f_map.n_draws == 1 and f_lap.n_draws == 600
+    # Laplace draws: mean at the mode, covariance the inverse negative Hessian (MC error ~ sd/sqrt(600))
+    sd = f_map.mode.sd()
+    np.testing.assert_array_less(np.abs(f_lap.flat_draws().mean(0) - f_map.mode.x), 4 * sd / np.sqrt(600))
+    np.testing.assert_allclose(f_lap.flat_draws().std(0), sd, rtol=0.15)
+    assert f_lap.rhat().max() < 1.02
+    assert list(f_lap.to_frame().columns) == ["param", "mode", "mean", "sd", "q2.5", "q97.5"]
+    ci = f_map.confidence_interval(0.9)
+    assert np.all(ci["lower"] < f_map.mode.x) and np.all(ci["upper"] > f_map.mode.x)
+
+
+def test_fit_rejects_bad_method():
+    m = simulate_aggregation([1.0], n_docs=50, seed=0)
+    with pytest.raises(BayevalInputError, match="method"):
+        m.fit("nuts")
+    with pytest.raises(BayevalInputError, match="draws"):
+        m.fit("laplace", draws=0)
+
+
+# --- configurations ------------------------------------------------------------------------------------------
+def test_shipped_configs_load():
+    names = list_configs()
+    assert {"rtc-default", "rtc-mtc", "rtc-weak", "similarity-default", "uniform", "smoothed"} <= set(names)
+    for n in names:
+        cfg = load_config(n)
+        assert cfg.name == n
+    assert load_config("rtc").name == "rtc-default"
+    mtc = load_config("rtc-mtc")
+    assert (mtc.aggregation.alpha, mtc.aggregation.beta, mtc.aggregation.intercept) == (1.0, 1.0, False)
+    assert (mtc.rank.relevant_offset, mtc.calibration.smoothing) == (1.0, 1.0)
+
+
+def test_config_errors(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('kind = "rtc"\n[aggregation]\nalpah = 1.0\n')
+    with pytest.raises(BayevalInputError, match="alpah"):
+        load_config(bad)
+    bad.write_text('kind = "rtc"\n[aggregation]\nalpha = -1.0\n')
+    with pytest.raises(BayevalInputError, match="aggregation.alpha"):
+        load_config(bad)
+    with pytest.raises(BayevalInputError, match="no configuration"):
+        load_config("no-such-model")
+    with pytest.raises(BayevalInputError, match="calibration.training"):
+        load_config("rtc-default").calibration.__class__(training="some")
+
+
+# --- the RTC chain -----------------------------------------------------------------------------------------
+def test_rtc_estimate_shapes_and_range(data):
+    est = RTCEstimator("rtc-default").estimate(data)
+    assert est.topics == data.topics and not est.has_draws
+    for tr, p in zip(data, est.p, strict=True):
+        assert p.shape == (tr.n_docs,) and np.all((p > 0) & (p < 1))
+    probs = est.to_probabilities()
+    n_unj = sum(int((~tr.judged).sum()) for tr in data)
+    assert sum(len(v) for v in probs.by_topic.values()) == n_unj
+
+
+def test_rtc_beats_baselines_on_synthetic_heldout(collection, data):
+    targets, labels = heldout_targets(data, collection.qrels)
+    split = HeldOutSplit(data, targets, labels)
+    rtc = split.score(RTCEstimator("rtc-default").estimate(data).p)
+    uni = split.score(uniform_probabilities(data).p)
+    smo = split.score(smoothed_probabilities(data).p)
+    assert rtc["auc"] > 0.75
+    assert rtc["log_loss"] < min(uni["log_loss"], smo["log_loss"], rtc["base_log_loss"])
+
+
+def test_rtc_laplace_draws_and_extra_expert(data, collection, tmp_path):
+    # an "LLM" expert: the truth blurred
+    rng = np.random.default_rng(0)
+    truth = {t: {d: float(np.clip((g > 0) * 0.7 + rng.normal(0.15, 0.1), 0.01, 0.99))
+                 for d, g in zip(tj.docnos, tj.grades, strict=True)} for t, tj in collection.qrels.topic_judgments.items()}
+    from bayeval.data import RelevanceProbabilities
+    from bayeval.io.probabilities import write_probabilities
+    path = tmp_path / "llm.txt"
+    write_probabilities(RelevanceProbabilities(truth), path)
+    fit = RTCEstimator().fit(data, "laplace", extra={"llm": path}, draws=100, chains=2, seed=1)
+    assert fit.aggregation.spec.coords["expert"][-1] == "llm"
+    assert fit.aggregation.map_estimate()["lam"][-1] > 0.5  # a good expert gets weight
+    est = fit.probabilities(draws=50, seed=1)
+    assert est.has_draws and est.draws[0].shape == (50, data[0].n_docs)
+    assert np.allclose(est.p[0], est.draws[0].mean(0), atol=1e-6)
+    # parameter uncertainty: draws of p differ
+    assert np.all(est.draws[0].std(0) > 0)
+
+
+def test_estimate_probabilities_dispatch(data):
+    u = estimate_probabilities(data, "uniform")
+    assert np.all(u.p[0] == 0.5)
+    s = estimate_probabilities(data, "smoothed")
+    tr = data[0]
+    assert s.p[0][0] == pytest.approx((tr.num_rel + 1) / (tr.num_rel + tr.num_nonrel + 2))
+    with pytest.raises(BayevalInputError, match="fit"):
+        estimate_probabilities(data, "rtc", fit="exact")
+    with pytest.raises(BayevalInputError, match="exactly one"):
+        estimate_probabilities(data, "similarity")
+
+
+def test_similarity_from_embeddings_and_texts(data, collection):
+    rng = np.random.default_rng(0)
+    # embeddings: relevant documents cluster around one direction
+    emb = {}
+    for tj in collection.qrels.topic_judgments.values():
+        for d, g in zip(tj.docnos, tj.grades, strict=True):
+            emb[d] = (np.array([3.0, 0, 0, 0]) if g > 0 else np.array([0, 1.0, 0, 0])) + rng.normal(0, 0.7, 4)
+    est = estimate_probabilities(data, "similarity", embeddings=emb)
+    targets, labels = heldout_targets(data, collection.qrels)
+    s = HeldOutSplit(data, targets, labels).score(est.p)
+    assert s["auc"] > 0.9
+    texts = {d: ("relevant topic words " if v[0] > 1.5 else "other filler words ") + f"w{i % 7}"
+             for i, (d, v) in enumerate(emb.items())}
+    est2 = estimate_probabilities(data, "similarity", texts=texts)
+    assert HeldOutSplit(data, targets, labels).score(est2.p)["auc"] > 0.8
+
+
+def test_similarity_matrix_equals_embeddings(data):
+    from bayeval.relevance import SimilarityRegression
+    docs = sorted({d for tr in data for d in tr.docnos})
+    rng = np.random.default_rng(1)
+    V = rng.normal(size=(len(docs), 5))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    a = SimilarityRegression.from_matrix(data, docs, V @ V.T).find_map()
+    b = SimilarityRegression.from_embeddings(data, dict(zip(docs, V, strict=True))).find_map()
+    np.testing.assert_allclose(a["beta"], b["beta"], atol=1e-8)
+
+
+# --- Bayesian confidence ----------------------------------------------------------------------------------
+def test_bayesian_confidence_point_estimate_matches_plugin(data):
+    est = RTCEstimator().estimate(data)  # no draws: the Monte Carlo confidence estimates the plug-in one
+    bc = bayesian_confidence(data, est, draws=4000, seed=1)
+    f = bc.to_frame()
+    assert not bc.parameter_uncertainty
+    assert np.abs(f["p_less_bayes"] - f["p_less_plugin"]).max() < 0.05
+    assert "plug-in" in bc.summary()
+
+
+def test_bayesian_confidence_with_draws_is_less_certain(data):
+    est = RTCEstimator().estimate(data, "laplace", draws=200, chains=2, p_draws=200, seed=2)
+    bc = bayesian_confidence(data, est, draws=2000, seed=2)
+    f = bc.to_frame()
+    assert bc.parameter_uncertainty
+    # parameter uncertainty adds variance: sd of ΔMAP is at least the plug-in one (up to MC error)
+    assert np.all(f["sd_bayes"] >= 0.9 * f["sd_plugin"])
+
+
+# --- scores and diagnostics -------------------------------------------------------------------------------
+def test_scores_by_hand():
+    s = score_probabilities([1, 0], [0.8, 0.4])
+    assert s["log_loss"] == pytest.approx(-(np.log(0.8) + np.log(0.6)) / 2)
+    assert s["brier"] == pytest.approx((0.2**2 + 0.4**2) / 2)
+    assert s["auc"] == 1.0 and s["mean_p"] == pytest.approx(0.6)
+
+
+def test_reliability_table_counts():
+    rng = np.random.default_rng(0)
+    p = rng.random(10000)
+    y = (rng.random(10000) < p).astype(float)
+    t = reliability_table(y, p, bins=5)
+    assert t["n"].sum() == 10000
+    np.testing.assert_allclose(t["rate"], t["mean_p"], atol=0.03)
+
+
+def test_compare_priors(collection, data):
+    targets, labels = heldout_targets(data, collection.qrels)
+    split = HeldOutSplit(data, targets, labels)
+    cmp = compare_priors(split, ["rtc-default", "rtc-mtc", "smoothed"], p_draws=50, draws=50, chains=2)
+    tab = cmp.to_frame()
+    assert list(tab.index) == ["rtc-default", "rtc-mtc", "smoothed"]
+    assert {"log_loss", "auc", "elpd"} <= set(tab.columns)
+    # a point estimate's ELPD is minus n times its log loss
+    row = tab.loc["smoothed"]
+    assert row["elpd"] == pytest.approx(-row["n"] * row["log_loss"], rel=1e-9)
+    assert cmp.best("elpd") in tab.index
+
+
+def test_reliability_diagram_draws():
+    import matplotlib
+    matplotlib.use("Agg")
+    from bayeval.relevance import reliability_diagram
+    ax = reliability_diagram([0, 1, 0, 1], [0.2, 0.7, 0.1, 0.9], bins=2, label="m")
+    assert ax.get_xlabel() == "predicted p"
+
+
+# --- CLI ------------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def collection_files(tmp_path_factory, collection):
+    from bayeval.io.qrels import write_qrels
+    from bayeval.io.runs import write_run
+    d = tmp_path_factory.mktemp("col")
+    (d / "runs").mkdir()
+    for r in collection.runs:
+        write_run(r, d / "runs" / r.name)
+    write_qrels(collection.judgments, d / "qrels")
+    return d
+
+
+@pytest.mark.parametrize("model", ["rtc", "rtc-mtc", "uniform", "smoothed"])
+def test_cli_estimate_writes_unjudged_pooled(collection_files, model, data):
+    from bayeval.cli.main import main
+    from bayeval.io.probabilities import read_probabilities
+    out = collection_files / f"p-{model}.txt"
+    rc = main(["estimate", str(collection_files / "qrels"), str(collection_files / "runs"), "--model", model,
+               "--depth", "50", "--out", str(out), "--format", "csv"])
+    assert rc == 0
+    probs = read_probabilities(out)
+    for tr in data:
+        pooled_unjudged = set(tr.docnos[(np.asarray(tr.ranks) > 0).any(1) & ~tr.judged])
+        assert set(probs.by_topic[tr.topic]) == pooled_unjudged
+
+
+def test_cli_estimate_laplace_draws_out(collection_files, tmp_path):
+    import arviz as az
+
+    from bayeval.cli.main import main
+    nc = tmp_path / "d.nc"
+    rc = main(["estimate", str(collection_files / "qrels"), str(collection_files / "runs"), "--fit", "laplace",
+               "--draws", "50", "--chains", "2", "--p-draws", "20", "--out", str(tmp_path / "p.txt"),
+               "--draws-out", str(nc), "--format", "csv"])
+    assert rc == 0
+    idata = az.from_netcdf(nc)
+    assert idata.posterior["p_1"].shape[:2] == (1, 20)
+
+
+def test_cli_estimate_errors(collection_files, capsys):
+    from bayeval.cli.main import main
+    args = ["estimate", str(collection_files / "qrels"), str(collection_files / "runs")]
+    assert main([*args, "--draws-out", "x.nc"]) == 2
+    assert "--draws-out" in capsys.readouterr().err
+    assert main([*args, "--model", "nope"]) == 2
+    assert main([*args, "--model", "similarity"]) == 2
+    assert main([*args, "--extra", "bad"]) == 2
+
+
+def test_rtc_mtc_config_is_the_paper(data):
+    """The paper's chain: q* = 0 for unretrieved, calibration on q*, probability features, no intercept."""
+    fit = RTCEstimator("rtc-mtc").fit(data)
+    assert fit.aggregation.spec.names == ("lam",)
+    theta = fit.rank.map_estimate()["theta"]
+    q = fit.models["rank"].q_star(theta)
+    assert np.all(q[:, -1] == 0.0)
+    cfg = load_config("rtc-mtc")
+    assert replace(cfg.calibration, smoothing=1.0).smoothing_cells == "all"
+    # features are σ(A_j + B_j q*) of each system's rank
+    tr, des = data[0], fit.models["design"]
+    cp = fit.calibration.map_estimate()
+    want = expit(cp["A"][None, :] + cp["B"][None, :] * q[0][des.positions[0]])
+    np.testing.assert_allclose(fit.features[0], want)
+    assert logit(0.5) == 0.0 and tr.n_docs == fit.features[0].shape[0]
+
+
+def test_aggregation_validation():
+    with pytest.raises(BayevalInputError, match="y"):
+        ExpertAggregation(np.zeros((3, 2)), np.zeros(2), ("a", "b"))
+    with pytest.raises(BayevalInputError, match="experts"):
+        ExpertAggregation(np.zeros((3, 2)), np.zeros(3), ("a",))
+    assert AggregationPrior().intercept is False
