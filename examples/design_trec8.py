@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayeval.design import analyze_design, assign_design, read_sites, simulate_design
+from bayeval.design import assign_design, read_sites, simulate_design
 from bayeval.io.qrels import read_qrels
 from bayeval.io.runs import read_runs
 

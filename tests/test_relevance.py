@@ -252,7 +252,8 @@ def test_rtc_laplace_draws_and_extra_expert(data, collection, tmp_path):
     # an "LLM" expert: the truth blurred
     rng = np.random.default_rng(0)
     truth = {t: {d: float(np.clip((g > 0) * 0.7 + rng.normal(0.15, 0.1), 0.01, 0.99))
-                 for d, g in zip(tj.docnos, tj.grades, strict=True)} for t, tj in collection.qrels.topic_judgments.items()}
+                 for d, g in zip(tj.docnos, tj.grades, strict=True)}
+             for t, tj in collection.qrels.topic_judgments.items()}
     from bayeval.data import RelevanceProbabilities
     from bayeval.io.probabilities import write_probabilities
     path = tmp_path / "llm.txt"

@@ -77,8 +77,9 @@ def run(args: argparse.Namespace) -> int:
               f"Unjudged documents: {p_note}; moments by the '{args.method}' method.\n")
         write_frame(table.sort_values("true MAP", ascending=False), "table", title="MAP per system")
         print("E[MAP] is only as good as the probabilities given to unjudged documents: the crude per-topic "
-              "rate used here\nshrinks every MAP towards the same value, yet the ordering of the systems, and so the pairwise "
-              "confidences below, can still be right.\nTry --default-p 0.5 (MTC's assumption) to see how much the choice matters.")
+              "rate used here\nshrinks every MAP towards the same value, yet the ordering of the systems, "
+              "and so the pairwise confidences below, can still be right.\n"
+              "Try --default-p 0.5 (MTC's assumption) to see how much the choice matters.")
         decided = pairs[pairs.confidence >= 0.95]
         print(f"\n{len(pairs)} pairs; {len(decided)} with confidence >= 0.95, of which "
               f"{int(decided.correct.sum())} pick the truly better system. Overall accuracy of the "
