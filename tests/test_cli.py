@@ -93,3 +93,67 @@ def test_demo_runs_as_a_subprocess():
                            "--docs", "100", "--depth", "30"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "E[MAP]" in proc.stdout and "P(MAP_a - MAP_b < 0)" in proc.stdout
+
+
+# --- evaluate with a relevance model (issue 3): plug-in and Bayesian P(ΔMAP < 0) ---------------------------
+def _pairs_csv(out):
+    frame = pd.read_csv(io.StringIO(out), dtype={"topic": str})
+    assert list(frame.columns) == ["run_a", "run_b", "topic", "measure", "delta_expected", "p_less_plugin",
+                                   "p_less_bayes", "sd_plugin", "sd_bayes"]
+    return frame
+
+
+def test_evaluate_model_rtc_map_gives_plugin_and_monte_carlo_confidence(files):
+    """With the fast-path MAP there are no parameter draws: the Bayesian column is Monte Carlo at the point p,
+    so it estimates the same P(ΔMAP < 0 | p) as the plug-in column (exact moments + normal approximation):
+    they agree up to the MC error (sd ≤ 0.5/√4000 ≈ 0.008) plus the normal approximation's error."""
+    qrels, runs, _ = files
+    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--pairs", "--draws", "4000", "--format", "csv")
+    assert rc == 0, err
+    frame = _pairs_csv(out)
+    assert len(frame) == 3 and frame.p_less_bayes.between(0, 1).all()
+    assert (frame.p_less_bayes - frame.p_less_plugin).abs().max() < 0.1
+    assert (frame.sd_bayes / frame.sd_plugin).between(0.8, 1.25).all()
+
+
+def test_evaluate_model_laplace_propagates_parameter_uncertainty(files):
+    """``--method laplace`` is short for ``--fit laplace``: p has posterior draws, and by the law of total
+    variance Var[ΔMAP] = E[Var(ΔMAP | p)] + Var(E[ΔMAP | p]) — the Bayesian sd is not below the plug-in sd
+    by more than Monte Carlo noise."""
+    qrels, runs, _ = files
+    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--method", "laplace", "--fit-draws", "100",
+                        "--p-draws", "100", "--pairs", "--format", "csv")
+    assert rc == 0, err
+    frame = _pairs_csv(out)
+    assert (frame.sd_bayes >= 0.9 * frame.sd_plugin).all()
+    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "smoothed", "--format", "csv")
+    assert rc == 0, err
+    assert list(pd.read_csv(io.StringIO(out)).columns) == ["run", "topic", "measure", "expected", "variance"]
+
+
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [
+        (["--method", "mcmc"], "needs --model"),
+        (["--fit", "laplace"], "needs --model"),
+        (["--model", "rtc", "--probabilities", "p.txt"], "one source"),
+        (["--model", "rtc", "--method", "mcmc", "--fit", "vi"], "once"),
+        (["--model", "similarity"], "texts"),
+        (["--model", "no-such-model"], "no configuration"),
+    ],
+)
+def test_evaluate_model_bad_input_exit_2(files, extra, fragment):
+    qrels, runs, _ = files
+    rc, out, err = _cli("evaluate", qrels, *runs, *extra)
+    assert rc == 2
+    assert fragment in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_evaluate_model_rtc_mcmc(files):
+    qrels, runs, _ = files
+    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--method", "mcmc", "--fit-draws", "200",
+                        "--tune", "200", "--p-draws", "100", "--pairs", "--format", "csv")
+    assert rc == 0, err
+    assert "r-hat" in err
+    assert _pairs_csv(out).p_less_bayes.between(0, 1).all()

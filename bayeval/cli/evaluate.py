@@ -1,8 +1,17 @@
-"""``bayeval evaluate``: expected measures, variances and pairwise confidence."""
+"""``bayeval evaluate``: expected measures, variances and pairwise confidence.
+
+Probabilities of relevance of unjudged documents come from ``--probabilities`` (an mtc-eval file),
+``--default-p``, or a relevance model fitted on the spot (``--model rtc [--fit mcmc]``). With a model
+and ``--pairs`` every pair gets two confidences side by side: the *plug-in* P(Δ < 0) at the point
+probabilities (Bernoulli uncertainty only, computed by ``--method``) and the *Bayesian* one by Monte
+Carlo over posterior draws of p (parameter + Bernoulli uncertainty;
+:func:`bayeval.relevance.bayesian_confidence`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from bayeval.cli._inputs import (
     add_collection_arguments,
@@ -12,34 +21,92 @@ from bayeval.cli._inputs import (
     probability,
 )
 from bayeval.cli._output import write_frame
+from bayeval.errors import BayevalInputError
 
 __all__ = ["register"]
 
 METHODS = ("paper", "delta", "exact", "mc")
+FITS = ("map", "laplace", "mcmc", "vi")
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "evaluate", help="expected measures and P(difference < 0) under uncertain relevance",
         description="Expected value and variance of each measure for every run, treating each unjudged "
-                    "document as relevant with probability p (from --probabilities, else --default-p), "
-                    "and with --pairs the confidence P(measure_a - measure_b < 0) for every pair of runs. "
+                    "document as relevant with probability p (from --probabilities, from a relevance model "
+                    "fitted with --model, else --default-p), and with --pairs the confidence "
+                    "P(measure_a - measure_b < 0) for every pair of runs. With --model and --pairs both the "
+                    "plug-in confidence (at the point p) and the Bayesian one (Monte Carlo over posterior "
+                    "draws of p; --fit laplace|mcmc|vi adds the parameter uncertainty) are reported. "
                     "With --pairs and csv/json output only the pairs table is written.")
     add_collection_arguments(p)
     p.add_argument("--probabilities", metavar="FILE",
                    help="probabilities of relevance of unjudged documents, mtc-eval format 'topic Q0 docno prob'")
     p.add_argument("--default-p", type=probability, default=0.5,
                    help="probability for unjudged documents not in --probabilities (default 0.5, MTC's assumption)")
-    p.add_argument("--method", choices=METHODS, default="exact",
+    p.add_argument("--method", choices=METHODS + FITS, default=None,
                    help="paper: the papers' closed form; delta: 2nd-order delta method; exact: exact moments; "
-                        "mc: Monte Carlo (default exact)")
+                        "mc: Monte Carlo (default exact). With --model, map|laplace|mcmc|vi is short for --fit "
+                        "(and the moments are then exact)")
     p.add_argument("--draws", type=positive_int, default=2000, help="Monte Carlo draws (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="Monte Carlo and fit seed (default 0)")
     p.add_argument("--measures", default="AP", help="comma-separated measures (default AP), e.g. AP,P@10,nDCG@10")
     p.add_argument("--pairs", action="store_true", help="confidence for every pair of runs")
     p.add_argument("--per-topic", action="store_true", help="also print every topic's rows")
+    g = p.add_argument_group("relevance model (instead of --probabilities)")
+    g.add_argument("--model", metavar="MODEL",
+                   help="estimate p with a relevance model: rtc | uniform | smoothed | a configuration name "
+                        "(rtc-mtc, rtc-weak, ...) or a .toml path")
+    g.add_argument("--fit", choices=FITS, default=None,
+                   help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
+    g.add_argument("--model-depth", type=positive_int, default=None,
+                   help="rank positions of the rank-coefficient model (default: --depth, at most 100); "
+                        "documents below it count as unretrieved for the model")
+    g.add_argument("--fit-draws", type=positive_int, default=500, help="posterior draws per chain (default 500)")
+    g.add_argument("--tune", type=positive_int, default=500, help="NUTS tuning steps per chain (default 500)")
+    g.add_argument("--chains", type=positive_int, default=2, help="chains (default 2)")
+    g.add_argument("--p-draws", type=positive_int, default=200,
+                   help="posterior draws of p used by the Bayesian confidence (default 200)")
     add_format_argument(p)
     p.set_defaults(func=run)
+
+
+def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
+    """(moment method, fit method or None) from --method, --fit and --model."""
+    method, fit = args.method, args.fit
+    if method in FITS:
+        if args.model is None:
+            raise BayevalInputError(f"--method {method}: a fit method needs --model (e.g. --model rtc)")
+        if fit is not None and fit != method:
+            raise BayevalInputError(f"--method {method} and --fit {fit}: give the fit method once")
+        fit, method = method, None
+    if args.model is None:
+        if fit is not None:
+            raise BayevalInputError("--fit: needs --model")
+        return method or "exact", None
+    if args.probabilities:
+        raise BayevalInputError("--model and --probabilities: give one source of probabilities")
+    return method or "exact", fit or "map"
+
+
+def _fit_model(args: argparse.Namespace, data, fit: str):
+    from bayeval.relevance import estimate_probabilities, load_config
+
+    cfg = load_config(args.model)
+    if cfg.kind == "similarity":
+        raise BayevalInputError("--model similarity: needs document texts; write its probabilities with "
+                                "'bayeval estimate --model similarity --texts FILE --out probs.txt' and pass "
+                                "--probabilities probs.txt")
+    depth = args.model_depth or min(args.depth or 100, 100)
+    est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
+                                 seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
+                                 draws=args.fit_draws, tune=args.tune, chains=args.chains)
+    for stage, f in est.fits.items():
+        if f.method == "mcmc":
+            import numpy as np
+            print(f"bayeval: {cfg.name} {stage}: max r-hat {np.nanmax(f.rhat()):.4f}, min bulk ESS "
+                  f"{np.nanmin(f.ess()):.0f}, divergences {f.divergences()}", file=sys.stderr)
+    return cfg, est
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,18 +115,35 @@ def run(args: argparse.Namespace) -> int:
     from bayeval.io.probabilities import read_probabilities
     from bayeval.measures import parse_measures
 
+    method, fit = _resolve_methods(args)
     measures = parse_measures(args.measures)
     probs = read_probabilities(args.probabilities) if args.probabilities else None
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
-    mc = {"draws": args.draws, "seed": args.seed} if args.method == "mc" else {}
+    mc = {"draws": args.draws, "seed": args.seed} if method == "mc" else {}
+    est, source = None, method
+    if fit is not None:
+        cfg, est = _fit_model(args, data, fit)
+        # Monte Carlo moments use the posterior draws of p when there are any
+        probs = est.arrays(draws=method == "mc" and est.has_draws)
+        source = f"{method}, p from {cfg.name} ({fit})"
     if not (args.pairs and args.format != "table"):
-        exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=args.method, **mc)
+        exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
         frame = exp.to_frame(per_topic=args.per_topic)
-        write_frame(frame, args.format, title=f"expected measures ({args.method}), {len(data.topics)} topics")
+        write_frame(frame, args.format, title=f"expected measures ({source}), {len(data.topics)} topics")
     if args.pairs:
         for m in measures:
-            cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=args.method, **mc)
-            frame = cmp.to_frame(per_topic=args.per_topic)
-            write_frame(frame, args.format, title=f"P({m}_a - {m}_b < 0), {args.method}")
+            if est is not None:
+                from bayeval.relevance import bayesian_confidence
+
+                bc = bayesian_confidence(data, est, measure=m, draws=args.draws, plugin_method=method,
+                                         seed=args.seed)
+                frame = bc.to_frame(per_topic=args.per_topic)
+                title = (f"P({m}_a - {m}_b < 0): plug-in ({method}) and Bayesian (Monte Carlo over "
+                         f"{'posterior draws of p' if est.has_draws else 'the point p'}), {cfg.name} ({fit})")
+            else:
+                cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)
+                frame = cmp.to_frame(per_topic=args.per_topic)
+                title = f"P({m}_a - {m}_b < 0), {method}"
+            write_frame(frame, args.format, title=title)
     return 0
