@@ -438,3 +438,53 @@ def test_aggregation_validation():
     with pytest.raises(BayevalInputError, match="experts"):
         ExpertAggregation(np.zeros((3, 2)), np.zeros(3), ("a",))
     assert AggregationPrior().intercept is False
+
+
+# --- fast-path structure: results unchanged --------------------------------------------------------------------
+def test_offset_sparse_design_equals_dense():
+    from bayeval.relevance._kernels import DenseDesign, OffsetSparseDesign
+    rng = np.random.default_rng(5)
+    n, p, G = 3000, 12, 4
+    g = rng.integers(G, size=n)
+    base = rng.normal(size=(G, p))
+    X = base[g].copy()
+    m = rng.random((n, p)) < 0.15
+    X[m] = rng.normal(size=int(m.sum()))
+    sp, de = OffsetSparseDesign.from_dense(X, g, base), DenseDesign(X)
+    v, beta = rng.random(n), rng.normal(size=p)
+    np.testing.assert_allclose(sp.gram(v), de.gram(v), rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(sp.dot(beta), X @ beta, atol=1e-12)
+    np.testing.assert_allclose(sp.rdot(v), X.T @ v, atol=1e-9)
+    np.testing.assert_allclose(sp.dense(), X, atol=1e-15)
+
+
+def test_rtc_aggregation_structure_hint_changes_nothing(data):
+    fit = RTCEstimator("rtc-default").fit(data)
+    m = fit.models["aggregation"]
+    assert m.row_groups is not None
+    plain = ExpertAggregation(m.X, m.y, m.experts, prior=m.prior)
+    a, b = m._mode(), plain._mode()
+    np.testing.assert_allclose(a.x, b.x, atol=1e-9)
+    np.testing.assert_allclose(a.blocks[0][1], b.blocks[0][1], rtol=1e-10)
+    # the hint must describe X: a baseline that disagrees everywhere is still exact (S is just dense)
+    wrong = ExpertAggregation(m.X, m.y, m.experts, prior=m.prior, row_groups=m.row_groups,
+                              group_baseline=m.group_baseline + 1.0)
+    np.testing.assert_allclose(wrong._mode().x, b.x, atol=1e-9)
+    with pytest.raises(BayevalInputError, match="row_groups"):
+        ExpertAggregation(m.X, m.y, m.experts, row_groups=m.row_groups)
+
+
+def test_calibration_merged_smoothing_rows_are_the_same_posterior():
+    """Smoothing cells that coincide with the observed cells are merged into one row
+    (y = (n⁺+s)/(n+2s), w = n+2s): the same log posterior as separate rows."""
+    from bayeval.relevance import PlattCalibration
+    from bayeval.relevance.config import CalibrationPrior
+    m = simulate_calibration([-1.0, 0.5], [2.0, -1.0], cells_per_system=300, docs_per_cell=2, seed=8)
+    prior = CalibrationPrior(smoothing=0.7)
+    merged = PlattCalibration(m.system, m.x, m.n_rel, m.n_nonrel, m.system, m.x, m.systems, prior)
+    perm = np.random.default_rng(0).permutation(len(m.x))  # same cells, another order: not merged
+    separate = PlattCalibration(m.system, m.x, m.n_rel, m.n_nonrel, m.system[perm], m.x[perm], m.systems, prior)
+    assert len(merged._rows()[0]) == len(m.x) and len(separate._rows()[0]) == 2 * len(m.x)
+    np.testing.assert_allclose(merged._mode().x, separate._mode().x, atol=1e-10)
+    A, B = np.array([0.3, -0.2]), np.array([1.0, 0.5])
+    assert merged.log_posterior(A, B) == pytest.approx(separate.log_posterior(A, B), rel=1e-12)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, log_expit
 
-__all__ = ["CoefPrior", "NewtonResult", "bt_logpost", "bt_newton", "bt_newton_batch", "logistic_logpost",
-           "logistic_newton"]
+__all__ = ["CoefPrior", "DenseDesign", "NewtonResult", "OffsetSparseDesign", "bt_logpost", "bt_newton",
+           "bt_newton_batch", "logistic_logpost", "logistic_newton"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,92 @@ class CoefPrior:
 
 
 @dataclass(frozen=True)
+class DenseDesign:
+    """A design matrix X (n, p) with the three products Newton needs."""
+
+    X: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape
+
+    def dot(self, beta: np.ndarray) -> np.ndarray:
+        """:math:`X\\beta`."""
+        return self.X @ beta
+
+    def rdot(self, v: np.ndarray) -> np.ndarray:
+        """:math:`X^\\top v`."""
+        return self.X.T @ v
+
+    def gram(self, v: np.ndarray) -> np.ndarray:
+        """:math:`X^\\top \\mathrm{diag}(v) X`."""
+        return (self.X * v[:, None]).T @ self.X
+
+
+@dataclass(frozen=True)
+class OffsetSparseDesign:
+    r"""A design matrix that equals a per-group baseline row except in few entries:
+    :math:`X = B_{g(i)} + S` with B (G, p) dense and S (n, p) sparse.
+
+    The aggregation design of RTC has this shape: a document's feature for system j is the same
+    "unretrieved" value for every document of the topic that j does not rank, so each row differs from
+    its topic's baseline only where a system ranks it (7 of 129 entries on average on TREC-8). Then
+
+    .. math::
+
+        X^\top DX = B^\top D_G B + B^\top M + M^\top B + S^\top D S,\qquad
+        (D_G)_{gg} = \sum_{i\in g} v_i,\quad M_g = \sum_{i\in g} v_i S_i,
+
+    costing :math:`O(\sum_i \mathrm{nnz}_i^2 + Gp^2)` instead of :math:`O(np^2)`.
+    """
+
+    baseline: np.ndarray
+    groups: np.ndarray
+    S: object  # scipy.sparse.csr_matrix (n, p)
+    ST: object = None  # its transpose as CSR (for the S^T D S product)
+    cell: np.ndarray | None = None  # per stored entry: group * p + column (for M)
+    row: np.ndarray | None = None  # per stored entry: its row
+
+    @classmethod
+    def from_dense(cls, X: np.ndarray, groups: np.ndarray, baseline: np.ndarray) -> OffsetSparseDesign:
+        from scipy.sparse import csr_matrix
+
+        groups = np.asarray(groups, dtype=np.int64)
+        baseline = np.asarray(baseline, dtype=np.float64)
+        S = csr_matrix(np.asarray(X, dtype=np.float64) - baseline[groups])
+        row = np.repeat(np.arange(S.shape[0]), np.diff(S.indptr))
+        return cls(baseline, groups, S, S.T.tocsr(), groups[row] * S.shape[1] + S.indices, row)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.S.shape
+
+    def dense(self) -> np.ndarray:
+        return self.baseline[self.groups] + self.S.toarray()
+
+    def dot(self, beta: np.ndarray) -> np.ndarray:
+        return (self.baseline @ beta)[self.groups] + self.S @ beta
+
+    def rdot(self, v: np.ndarray) -> np.ndarray:
+        return self.baseline.T @ np.bincount(self.groups, v, minlength=len(self.baseline)) + self.S.T @ v
+
+    def gram(self, v: np.ndarray) -> np.ndarray:
+        G, p = self.baseline.shape
+        B = self.baseline
+        vg = np.bincount(self.groups, v, minlength=G)
+        M = np.bincount(self.cell, v[self.row] * self.S.data, minlength=G * p).reshape(G, p)
+        cross = B.T @ M
+        Sv = self.S.copy()
+        Sv.data *= v[self.row]
+        SS = (self.ST @ Sv).toarray()
+        return (B * vg[:, None]).T @ B + cross + cross.T + SS
+
+
+def _as_design(X):
+    return X if isinstance(X, (DenseDesign, OffsetSparseDesign)) else DenseDesign(np.asarray(X, dtype=np.float64))
+
+
+@dataclass(frozen=True)
 class NewtonResult:
     """The mode, the negative Hessian of the log posterior there, its value and convergence."""
 
@@ -66,8 +152,10 @@ def _bern(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
 
 
 def logistic_logpost(beta, X, y, w, prior: CoefPrior, offset=None) -> float:
-    """Log posterior (up to a constant) of a weighted logistic regression with fractional targets."""
-    eta = X @ beta
+    """Log posterior (up to a constant) of a weighted logistic regression with fractional targets.
+
+    ``X`` is an array (n, p) or a design object (:class:`DenseDesign`, :class:`OffsetSparseDesign`)."""
+    eta = _as_design(X).dot(beta)
     if offset is not None:
         eta = eta + offset
     return _bern(eta, y, w) + prior.logp(beta)
@@ -106,7 +194,7 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
 
     Parameters
     ----------
-    X : ndarray (n, p)
+    X : ndarray (n, p), DenseDesign or OffsetSparseDesign
     y : ndarray (n,)
         Targets in [0, 1] (fractional targets allowed).
     w : ndarray (n,)
@@ -120,15 +208,15 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
     :math:`X^\top \mathrm{diag}(w\sigma(1-\sigma))X + \mathrm{diag}(\tau + (a+b)\sigma(\beta)(1-\sigma(\beta)))`.
     The log posterior is concave, so the mode is unique when the negative Hessian is definite.
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = _as_design(X)
     p = X.shape[1]
     off = 0.0 if offset is None else offset
 
     def gh(beta):
-        eta = X @ beta + off
+        eta = X.dot(beta) + off
         s = expit(eta)
-        g = X.T @ (w * (y - s)) + prior.grad(beta)
-        H = (X * (w * s * (1.0 - s))[:, None]).T @ X
+        g = X.rdot(w * (y - s)) + prior.grad(beta)
+        H = X.gram(w * s * (1.0 - s))
         H[np.diag_indices(p)] += prior.neg_hess_diag(beta)
         return g, H
 

@@ -96,8 +96,14 @@ class PlattCalibration(RelevanceModel):
     # rows: observed cells (y = n+/n, w = n) then smoothing cells (y = 1/2, w = 2s) --------------
     def _rows(self):
         n = self.n_rel + self.n_nonrel
-        keep = n > 0
         s = float(self.prior.smoothing)
+        if s > 0 and np.array_equal(self.smooth_system, self.system) and np.array_equal(self.smooth_x, self.x):
+            # every smoothing cell is an observed cell: one row each, y = (n+ + s)/(n + 2s), w = n + 2s
+            # (the same log posterior with half the rows)
+            w = n + 2.0 * s
+            keep = w > 0
+            return self.system[keep], self.x[keep], (self.n_rel[keep] + s) / w[keep], w[keep]
+        keep = n > 0
         sys = np.concatenate([self.system[keep], self.smooth_system])
         x = np.concatenate([self.x[keep], self.smooth_x])
         y = np.concatenate([self.n_rel[keep] / n[keep], np.full(len(self.smooth_x), 0.5)])

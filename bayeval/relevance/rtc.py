@@ -34,6 +34,7 @@ from bayeval.relevance.results import FitResult, RelevanceEstimate
 __all__ = ["RTCEstimator", "RTCFit", "complete_prefix"]
 
 STAGES = ("rank", "calibration", "aggregation")
+_LOGIT_LO = float(np.log(1e-6 / (1 - 1e-6)))  # logit of expert_features' clipping bound
 
 
 def complete_prefix(tr) -> np.ndarray:
@@ -113,6 +114,13 @@ def _calibration_cells(data: RankData, des: _Design, q_star: np.ndarray, cfg) ->
                             tuple(data.systems), cfg)
 
 
+def _agg_features(eta: np.ndarray, features: str) -> np.ndarray:
+    """f(σ(η)) of calibrated log-odds η; for ``"logit"`` the clip of η itself (no expit/logit round trip)."""
+    if features == "logit":
+        return np.clip(eta, _LOGIT_LO, -_LOGIT_LO)
+    return expert_features(expit(eta), features)
+
+
 def _extra_columns(data: RankData, extra, default: float) -> tuple[list[str], list[np.ndarray]]:
     """Extra expert columns: mapping name → RelevanceProbabilities (or path of an mtc-eval file)."""
     if extra is None:
@@ -171,8 +179,7 @@ class RTCFit:
         des = self.models["design"]
         out = []
         for t, _tr in enumerate(self.data):
-            q = expit(A[None, :] + B[None, :] * qs[t][des.positions[t]])
-            f = expert_features(q, self.config.aggregation.features)
+            f = _agg_features(A[None, :] + B[None, :] * qs[t][des.positions[t]], self.config.aggregation.features)
             if self.extra_columns and self.extra_columns[t].shape[1]:
                 f = np.hstack([f, expert_features(self.extra_columns[t], self.config.aggregation.features)])
             out.append(f)
@@ -303,7 +310,13 @@ class RTCEstimator:
         partial = RTCFit(data, cfg, rank_fit, cal_fit, cal_fit, {"rank": rank_model, "design": des}, (),
                          tuple(extra_names), tuple(extra_cols))
         feats = partial._features_from(rank_fit.point()["theta"], A, B)
-        rows_X, rows_y = [], []
+        rows_X, rows_y, rows_g = [], [], []
+        # per topic, the features of a document no system ranks: most rows equal it in most columns
+        qs_un = _calibration_input(rank_model, rank_fit.point()["theta"], cfg.calibration)[:, D]
+        base = _agg_features(A[None, :] + B[None, :] * qs_un[:, None], agg_cfg.features)
+        if extra_names:
+            base = np.hstack([base, np.full((len(data), len(extra_names)),
+                                            expert_features(np.array(extra_default), agg_cfg.features))])
         for t, tr in enumerate(data):
             keep = tr.judged.copy()
             if agg_cfg.training == "complete":
@@ -311,9 +324,12 @@ class RTCEstimator:
                 keep &= inside.any(axis=1)
             rows_X.append(feats[t][keep])
             rows_y.append(tr.relevant[keep].astype(float))
+            rows_g.append(np.full(int(keep.sum()), t))
         X = np.vstack(rows_X) if rows_X else np.zeros((0, len(data.systems) + len(extra_names)))
         y = np.concatenate(rows_y) if rows_y else np.zeros(0)
-        agg_model = ExpertAggregation(X, y, tuple(data.systems) + tuple(extra_names), prior=agg_cfg)
+        g = np.concatenate(rows_g) if rows_g else np.zeros(0, np.int64)
+        agg_model = ExpertAggregation(X, y, tuple(data.systems) + tuple(extra_names), prior=agg_cfg,
+                                      row_groups=g if len(data) else None, group_baseline=base if len(data) else None)
         agg_fit = agg_model.fit(methods["aggregation"], seed=seeds[2], **kw)
         models = {"rank": rank_model, "calibration": cal_model, "aggregation": agg_model, "design": des}
         label = method if len(set(methods.values())) == 1 else "+".join(methods[s] for s in STAGES)
