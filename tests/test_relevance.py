@@ -136,16 +136,19 @@ def test_rank_coefficients_decrease_with_rank_and_follow_topic_rate(data):
 def test_recover_rank_coefficients():
     true = np.array([[2.0, 1.0, 0.0, -1.5, -3.0]])
     m = simulate_rank_coefficients(true, comparisons=3000, prior_a=0.5, prior_b=0.5, seed=1)
-    fit = m.fit("laplace", draws=500, chains=2, seed=1)
-    est, sd = fit.map_estimate()["theta"], fit.mode.sd().reshape(true.shape)
-    # BT identifies differences; the weak prior pins the level near 0 — compare centred values
+    fit = m.fit("laplace", draws=1000, chains=2, seed=1)
+    est = fit.map_estimate()["theta"]
+    # BT identifies differences; the weak prior pins the level only loosely — compare centred values, with
+    # the posterior sd of the centred contrasts (the level's uncertainty would make a useless tolerance)
     d_est, d_true = est - est.mean(), true - true.mean()
-    assert np.all(np.abs(d_est - d_true) < 4 * sd + 0.05)
+    dr = fit.draws("theta")
+    sd_c = (dr - dr.mean(axis=-1, keepdims=True)).std(axis=0)
+    assert np.all(np.abs(d_est - d_true) < 4 * sd_c)
 
 
 def test_recover_calibration():
     A, B = np.array([-3.0, -1.0, 0.5]), np.array([4.0, 2.0, -1.0])
-    m = simulate_calibration(A, B, cells_per_system=4000, seed=2, smoothing=0.5)
+    m = simulate_calibration(A, B, cells_per_system=4000, docs_per_cell=20, seed=2, smoothing=0.5)
     est = m.find_map()
     sd = m._mode().sd()
     np.testing.assert_array_less(np.abs(np.r_[est["A"] - A, est["B"] - B]), 4 * sd)

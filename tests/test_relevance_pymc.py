@@ -35,8 +35,17 @@ def _models():
     sim = simulate_similarity([-1.0, 0.3], [rng.normal(size=3), rng.normal(size=2)], n_docs=120, seed=4)
     # fractional targets exercise the Potential likelihood
     sim = type(sim)(sim.X, (sim.y[0] * 0.8 + 0.1, sim.y[1]), sim.topics, sim.features, None, sim.prior)
-    return {"rank": rank, "calibration": cal, "calibration-normal": cal_norm, "aggregation": agg,
-            "aggregation-intercept": agg_int, "similarity": sim}
+    # smoothing cells = the observed cells: the fast path merges them into one row each
+    cal_merged = type(cal)(cal.system, cal.x, cal.n_rel, cal.n_nonrel, cal.system, cal.x, cal.systems,
+                           CalibrationPrior(smoothing=1.0))
+    # the aggregation stage of a real RTC chain: the fast path uses its baseline + sparse design
+    from bayeval.data import RankData
+    from bayeval.synthetic import make_collection
+    col = make_collection(n_topics=4, n_systems=4, n_docs=80, depth=30, judged_depth=5, seed=5)
+    agg_rtc = RTCEstimator("rtc-intercept").fit(RankData.build(col.runs, col.judgments, depth=30)).models["aggregation"]
+    assert agg_rtc.row_groups is not None
+    return {"rank": rank, "calibration": cal, "calibration-normal": cal_norm, "calibration-merged": cal_merged,
+            "aggregation": agg, "aggregation-intercept": agg_int, "aggregation-rtc": agg_rtc, "similarity": sim}
 
 
 MODELS = _models()
