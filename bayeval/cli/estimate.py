@@ -22,6 +22,10 @@ def register(sub) -> None:
                     "smoothed), the name of a shipped configuration (e.g. rtc-mtc, rtc-weak) or a .toml path.")
     add_collection_arguments(p)
     p.set_defaults(depth=100)
+    for action in p._actions:
+        if action.dest == "depth":
+            action.help = ("keep each run's top D documents; also the rank positions of the rtc model; documents "
+                           "written are those some run retrieves within D (default 100)")
     p.add_argument("--model", default="rtc", metavar="MODEL",
                    help="rtc | similarity | uniform | smoothed | a configuration name or .toml (default rtc)")
     p.add_argument("--fit", choices=_FITS, default="map",
