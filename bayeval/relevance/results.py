@@ -71,11 +71,7 @@ class FitResult:
         For ``map`` (one draw) the frame has the mode and the Laplace sd only.
         """
         if self.method == "map":
-            rows = []
-            sd = self.mode.sd()
-            names = self._labels()
-            return pd.DataFrame({"mean": self.mode.x, "sd": sd}, index=pd.Index(names, name=None)).assign(
-                **{k: np.nan for k in rows})
+            return pd.DataFrame({"mean": self.mode.x, "sd": self.mode.sd()}, index=pd.Index(self._labels()))
         import arviz as az
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
