@@ -140,6 +140,9 @@ def test_evaluate_model_laplace_propagates_parameter_uncertainty(files):
         (["--model", "rtc", "--method", "mcmc", "--fit", "vi"], "once"),
         (["--model", "similarity"], "texts"),
         (["--model", "no-such-model"], "no configuration"),
+        (["--model", "rtc", "--stage-fit", "rank"], "--stage-fit"),
+        (["--model", "rtc", "--stage-fit", "ranks=map"], "--stage-fit"),
+        (["--model", "smoothed", "--stage-fit", "rank=map"], "--stage-fit"),
     ],
 )
 def test_evaluate_model_bad_input_exit_2(files, extra, fragment):
@@ -157,3 +160,10 @@ def test_evaluate_model_rtc_mcmc(files):
     assert rc == 0, err
     assert "r-hat" in err
     assert _pairs_csv(out).p_less_bayes.between(0, 1).all()
+
+
+def test_stage_fit_defaults_keep_rank_coefficients_at_map():
+    from bayeval.cli.estimate import stage_methods
+    assert stage_methods([], "map") is None
+    assert stage_methods([], "mcmc") == {"rank": "map"}
+    assert stage_methods(["rank=laplace", "aggregation=vi"], "mcmc") == {"rank": "laplace", "aggregation": "vi"}

@@ -8,7 +8,7 @@ import sys
 from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection, positive_int
 from bayeval.errors import BayevalInputError
 
-__all__ = ["register", "run"]
+__all__ = ["add_stage_fit_argument", "register", "run", "stage_methods"]
 
 _FITS = ("map", "laplace", "mcmc", "vi")
 
@@ -30,6 +30,7 @@ def register(sub) -> None:
                    help="rtc | similarity | uniform | smoothed | a configuration name or .toml (default rtc)")
     p.add_argument("--fit", choices=_FITS, default="map",
                    help="map: fast path (no PyMC); laplace; mcmc: NUTS; vi: ADVI (default map)")
+    add_stage_fit_argument(p)
     p.add_argument("--out", metavar="FILE", help="probabilities file to write (default: standard output)")
     p.add_argument("--draws-out", metavar="FILE",
                    help="write posterior draws of p (netCDF InferenceData; needs --fit laplace|mcmc|vi)")
@@ -90,6 +91,28 @@ def _read_embeddings(path: str) -> dict:
     return dict(zip(map(str, docnos.tolist()), vectors, strict=True))
 
 
+def add_stage_fit_argument(parser) -> None:
+    parser.add_argument("--stage-fit", action="append", default=[], metavar="STAGE=METHOD",
+                        help="rtc: fit method of one stage (rank, calibration, aggregation), overriding --fit; "
+                             "repeatable. With --fit laplace|mcmc|vi the rank coefficients stay at their MAP "
+                             "unless given here (NUTS on 50 topics x 101 positions takes very long, and their "
+                             "posterior reflects the pseudo-comparisons more than the judgments)")
+
+
+def stage_methods(items, fit: str) -> dict | None:
+    """``--stage-fit`` values as ``RTCEstimator.fit``'s ``stage_methods`` (rank at MAP by default)."""
+    from bayeval.relevance.rtc import STAGES
+
+    out = {} if fit == "map" else {"rank": "map"}
+    for it in items:
+        stage, sep, method = it.partition("=")
+        if not sep or stage not in STAGES or method not in _FITS:
+            raise BayevalInputError(f"--stage-fit: expected STAGE=METHOD with STAGE in {', '.join(STAGES)} and "
+                                    f"METHOD in {', '.join(_FITS)}, got {it!r}")
+        out[stage] = method
+    return out or None
+
+
 def _extra(items) -> dict:
     out = {}
     for it in items:
@@ -112,6 +135,9 @@ def run(args: argparse.Namespace) -> int:
         raise BayevalInputError("--texts/--embeddings: only for --model similarity")
     if cfg.kind != "rtc" and args.extra:
         raise BayevalInputError("--extra: only for --model rtc")
+    if cfg.kind != "rtc" and args.stage_fit:
+        raise BayevalInputError("--stage-fit: only for --model rtc")
+    stages = stage_methods(args.stage_fit, args.fit) if cfg.kind == "rtc" else None
     kw = {}
     if cfg.kind == "similarity":
         if bool(args.texts) == bool(args.embeddings):
@@ -120,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     est = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
-                                 seed=args.seed, extra=_extra(args.extra) or None, draws=args.draws,
+                                 seed=args.seed, extra=_extra(args.extra) or None, stage_methods=stages,
+                                 draws=args.draws,
                                  tune=args.tune, chains=args.chains, cores=args.cores, **kw)
     # only documents some run retrieves within depth (the pool), never judged-only ones
     pooled = []

@@ -59,6 +59,9 @@ def register(sub) -> None:
                         "(rtc-mtc, rtc-weak, ...) or a .toml path")
     g.add_argument("--fit", choices=FITS, default=None,
                    help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
+    from bayeval.cli.estimate import add_stage_fit_argument
+
+    add_stage_fit_argument(g)
     g.add_argument("--model-depth", type=positive_int, default=None,
                    help="rank positions of the rank-coefficient model (default: --depth, at most 100); "
                         "documents below it count as unretrieved for the model")
@@ -90,9 +93,12 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
 
 
 def _fit_model(args: argparse.Namespace, data, fit: str):
+    from bayeval.cli.estimate import stage_methods
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
+    if cfg.kind != "rtc" and args.stage_fit:
+        raise BayevalInputError("--stage-fit: only for an rtc model")
     if cfg.kind == "similarity":
         raise BayevalInputError("--model similarity: needs document texts; write its probabilities with "
                                 "'bayeval estimate --model similarity --texts FILE --out probs.txt' and pass "
@@ -100,6 +106,7 @@ def _fit_model(args: argparse.Namespace, data, fit: str):
     depth = args.model_depth or min(args.depth or 100, 100)
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
                                  seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
+                                 stage_methods=stage_methods(args.stage_fit, fit) if cfg.kind == "rtc" else None,
                                  draws=args.fit_draws, tune=args.tune, chains=args.chains)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
