@@ -65,9 +65,9 @@ def register(sub) -> None:
     g.add_argument("--model-depth", type=positive_int, default=None,
                    help="rank positions of the rank-coefficient model (default: --depth, at most 100); "
                         "documents below it count as unretrieved for the model")
-    g.add_argument("--fit-draws", type=positive_int, default=500, help="posterior draws per chain (default 500)")
-    g.add_argument("--tune", type=positive_int, default=500, help="NUTS tuning steps per chain (default 500)")
-    g.add_argument("--chains", type=positive_int, default=2, help="chains (default 2)")
+    g.add_argument("--fit-draws", type=positive_int, default=1000, help="posterior draws per chain (default 1000)")
+    g.add_argument("--tune", type=positive_int, default=1000, help="NUTS tuning steps per chain (default 1000)")
+    g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
     g.add_argument("--p-draws", type=positive_int, default=200,
                    help="posterior draws of p used by the Bayesian confidence (default 200)")
     add_format_argument(p)
