@@ -8,6 +8,7 @@ import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -167,3 +168,35 @@ def test_stage_fit_defaults_keep_rank_coefficients_at_map():
     assert stage_methods([], "map") is None
     assert stage_methods([], "mcmc") == {"rank": "map"}
     assert stage_methods(["rank=laplace", "aggregation=vi"], "mcmc") == {"rank": "laplace", "aggregation": "vi"}
+
+
+def test_estimate_similarity_from_texts(files, tmp_path):
+    """``estimate --model similarity --texts``: TF-IDF cosines to the judged documents; relevant documents share
+    a topic's vocabulary, so unjudged relevant ones get higher p than unjudged nonrelevant ones on average."""
+    from bayeval.io.probabilities import read_probabilities
+    qrels, runs, col = files
+    rng = np.random.default_rng(3)
+    lines = []
+    for t in col.qrels.topics:
+        tj = col.qrels[t]
+        for d, g in zip(tj.docnos.tolist(), tj.grades.tolist(), strict=True):
+            words = [f"w{k}" for k in rng.integers(0, 200, 20)]
+            if g > 0:
+                words += [f"topic{t}x{k}" for k in rng.integers(0, 5, 15)]
+            lines.append(f"{d}\t{' '.join(words)}")
+    texts = tmp_path / "texts.tsv"
+    texts.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "p.txt"
+    rc, _, err = _cli("estimate", qrels, *runs, "--model", "similarity", "--texts", str(texts), "--out", str(out),
+                      "--depth", "20", "--format", "csv")
+    assert rc == 0, err
+    probs = read_probabilities(out)
+    rel, non = [], []
+    for t, ps in probs.by_topic.items():
+        truth = dict(zip(col.qrels[t].docnos.tolist(), col.qrels[t].grades.tolist(), strict=True))
+        for d, p in ps.items():
+            assert 0.0 <= p <= 1.0
+            (rel if truth.get(d, 0) > 0 else non).append(p)
+    assert rel and non and np.mean(rel) > np.mean(non)
+    rc, _, err = _cli("estimate", qrels, *runs, "--model", "similarity", "--out", str(out))
+    assert rc == 2 and "--texts" in err
