@@ -1,0 +1,273 @@
+"""Who contributed what to a judging pool: run groups and types, pooled runs, per-document contributors.
+
+A biased-pool experiment (Büttcher et al. 2007) removes from the qrels the documents that only some
+runs contributed. It needs three facts about the pool:
+
+- :class:`RunGroups` — each run's group (participant) and type (``automatic`` / ``manual``), read from
+  a table such as TREC-8's ``runs.tsv`` (:func:`read_run_groups`);
+- the *pooled* runs and the pool depth — the runs whose top ``depth`` documents were all judged
+  (:func:`pooled_runs` infers them the way the paper does: "runs for which the top 50 documents were
+  completely covered by the qrels for every topic");
+- :class:`Contributions` — for every judged document, the groups whose pooled runs retrieved it within
+  the pool depth: read from an annotated qrels file (``topic 0 docno grade n group…``,
+  :func:`read_contributions`) or computed from the runs (:func:`contributions_from_runs`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bayeval.data.rankdata import RankData
+from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.io._files import decode, read_bytes, split_lines
+
+__all__ = ["RUN_TYPES", "Contributions", "RunGroups", "contributions_from_runs", "pooled_runs",
+           "read_contributions", "read_run_groups"]
+
+RUN_TYPES = ("automatic", "manual")
+
+
+@dataclass(frozen=True, eq=False)
+class RunGroups:
+    """Group and type (``automatic`` or ``manual``) of every run.
+
+    Attributes
+    ----------
+    group : mapping run → group
+    kind : mapping run → ``"automatic"`` or ``"manual"``
+
+    Examples
+    --------
+    >>> rg = RunGroups({"a1": "A", "a2": "A", "b": "B"}, {"a1": "automatic", "a2": "manual", "b": "automatic"})
+    >>> rg.runs_of("A"), rg.groups, rg.manual
+    (('a1', 'a2'), ('A', 'B'), ('a2',))
+    """
+
+    group: Mapping[str, str]
+    kind: Mapping[str, str]
+
+    def __post_init__(self) -> None:
+        group = {str(r): str(g) for r, g in self.group.items()}
+        kind = {str(r): str(k) for r, k in self.kind.items()}
+        if set(group) != set(kind):
+            raise BayevalInputError("kind: must name the same runs as group")
+        bad = sorted({k for k in kind.values() if k not in RUN_TYPES})
+        if bad:
+            raise BayevalInputError(f"kind: run types must be 'automatic' or 'manual', got {bad}")
+        object.__setattr__(self, "group", group)
+        object.__setattr__(self, "kind", kind)
+
+    @classmethod
+    def singletons(cls, runs: Iterable[str], kind: str = "automatic") -> RunGroups:
+        """Every run its own group (a leave-one-run-out study)."""
+        runs = [str(r) for r in runs]
+        return cls({r: r for r in runs}, {r: kind for r in runs})
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """Groups in order of first appearance."""
+        return tuple(dict.fromkeys(self.group.values()))
+
+    @property
+    def manual(self) -> tuple[str, ...]:
+        return tuple(r for r, k in self.kind.items() if k == "manual")
+
+    def runs_of(self, group: str) -> tuple[str, ...]:
+        return tuple(r for r, g in self.group.items() if g == group)
+
+    def check_runs(self, runs: Iterable[str], argument: str = "runs") -> None:
+        """Raise naming the runs that have no group."""
+        missing = [r for r in runs if r not in self.group]
+        if missing:
+            raise BayevalInputError(f"{argument}: no group for run(s) {missing[:5]}"
+                                    f"{' …' if len(missing) > 5 else ''} (add them to the groups table)")
+
+
+def read_run_groups(path: str | os.PathLike) -> RunGroups:
+    """Read a tab- or space-separated table with a header naming columns ``run``, ``group``, ``type``.
+
+    Other columns (TREC-8's ``judging_priority``) are ignored. ``type`` is ``automatic`` or
+    ``manual`` (case-insensitive; ``auto`` accepted).
+
+    Raises
+    ------
+    FileFormatError
+        Naming the file and line: missing column, unknown type, a run listed twice.
+    """
+    path = str(path)
+    lines = split_lines(read_bytes(path))
+    if not lines:
+        raise FileFormatError(path, None, "empty file: expected a header 'run group type'")
+    header = decode(lines[0], path, 1).split()
+    cols = {name.lower(): i for i, name in enumerate(header)}
+    missing = [c for c in ("run", "group", "type") if c not in cols]
+    if missing:
+        raise FileFormatError(path, 1, f"header lacks column(s) {missing} (found {header})")
+    group, kind = {}, {}
+    for lineno, raw in enumerate(lines[1:], start=2):
+        fields = decode(raw, path, lineno).split()
+        if not fields:
+            continue
+        if len(fields) < len(header):
+            raise FileFormatError(path, lineno, f"expected {len(header)} columns, found {len(fields)}")
+        run, g, k = fields[cols["run"]], fields[cols["group"]], fields[cols["type"]].lower()
+        k = {"auto": "automatic"}.get(k, k)
+        if k not in RUN_TYPES:
+            raise FileFormatError(path, lineno, f"type {fields[cols['type']]!r} is neither automatic nor manual")
+        if run in group:
+            raise FileFormatError(path, lineno, f"run {run!r} listed twice")
+        group[run], kind[run] = g, k
+    if not group:
+        raise FileFormatError(path, None, "no runs listed")
+    return RunGroups(group, kind)
+
+
+@dataclass(frozen=True, eq=False)
+class Contributions:
+    """For each topic and judged document, the groups whose pooled runs retrieved it.
+
+    Attributes
+    ----------
+    by_topic : mapping topic → mapping docno → frozenset of groups
+
+    Examples
+    --------
+    >>> c = Contributions({"1": {"d1": frozenset({"A"}), "d2": frozenset({"A", "B"})}})
+    >>> c.unique_to("1", "A")
+    ('d1',)
+    """
+
+    by_topic: Mapping[str, Mapping[str, frozenset]]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_topic", {str(t): {str(d): frozenset(g) for d, g in m.items()}
+                                              for t, m in self.by_topic.items()})
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return tuple(sorted({g for m in self.by_topic.values() for gs in m.values() for g in gs}))
+
+    def contributors(self, topic: str, docno: str) -> frozenset:
+        """The groups that contributed ``docno`` to ``topic``'s pool (empty if unknown)."""
+        return self.by_topic.get(str(topic), {}).get(str(docno), frozenset())
+
+    def unique_to(self, topic: str, group: str) -> tuple[str, ...]:
+        """Documents that only ``group`` contributed to ``topic``."""
+        return tuple(d for d, gs in self.by_topic.get(str(topic), {}).items() if gs == {group})
+
+    def unique_counts(self) -> dict[str, int]:
+        """Number of (topic, document) pairs each group alone contributed."""
+        out: dict[str, int] = {}
+        for m in self.by_topic.values():
+            for gs in m.values():
+                if len(gs) == 1:
+                    (g,) = gs
+                    out[g] = out.get(g, 0) + 1
+        return out
+
+
+def read_contributions(path: str | os.PathLike) -> Contributions:
+    """Read an annotated qrels file: ``topic iteration docno grade n group_1 … group_n``.
+
+    Raises
+    ------
+    FileFormatError
+        Naming the file and line when a line has fewer than 5 columns, ``n`` is not an integer or
+        does not match the number of groups listed, or a document appears twice for a topic.
+    """
+    path = str(path)
+    out: dict[str, dict[str, frozenset]] = {}
+    for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
+        fields = decode(raw, path, lineno).split()
+        if not fields:
+            continue
+        if len(fields) < 5:
+            raise FileFormatError(path, lineno, "expected 'topic iteration docno grade n group…'")
+        try:
+            n = int(fields[4])
+        except ValueError:
+            raise FileFormatError(path, lineno, f"group count {fields[4]!r} is not an integer") from None
+        groups = fields[5:]
+        if n != len(groups):
+            raise FileFormatError(path, lineno, f"says {n} group(s) but lists {len(groups)}")
+        topic = out.setdefault(fields[0], {})
+        if fields[2] in topic:
+            raise FileFormatError(path, lineno, f"document {fields[2]!r} listed twice for topic {fields[0]!r}")
+        topic[fields[2]] = frozenset(groups)
+    if not out:
+        raise FileFormatError(path, None, "empty file: no annotated judgments")
+    return Contributions(out)
+
+
+def pooled_runs(data: RankData, depth: int) -> tuple[str, ...]:
+    r"""Runs whose top ``depth`` documents are judged on every topic they have results for.
+
+    This is how Büttcher et al. (2007, §4) decide which runs "contributed to the pool": a run whose top
+    ``depth`` is completely covered by the qrels is treated as pooled.
+
+    Parameters
+    ----------
+    data : RankData
+        All runs aligned with the (original) qrels.
+    depth : int
+        The pool depth (TREC-8: 100).
+
+    Examples
+    --------
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=2, n_systems=3, n_docs=40, depth=20, judged_depth=5, seed=1)
+    >>> pooled_runs(RankData.build(col.runs, col.judgments), 5) == col.runs.names
+    True
+    """
+    depth = _check_depth(depth)
+    covered = np.ones(len(data.systems), dtype=bool)
+    for tr in data:
+        top = tr.ranked[:, :depth]
+        judged = np.where(top >= 0, np.append(tr.judged, True)[top], True)
+        covered &= judged.all(axis=1) | ~tr.has_results
+    return tuple(s for s, c in zip(data.systems, covered, strict=True) if c)
+
+
+def contributions_from_runs(data: RankData, groups: RunGroups, depth: int,
+                            pooled: Sequence[str] | None = None) -> Contributions:
+    """Contributors of every judged document, computed from the pooled runs' top ``depth``.
+
+    Parameters
+    ----------
+    data : RankData
+        Runs aligned with the qrels.
+    groups : RunGroups
+    depth : int
+        Pool depth.
+    pooled : sequence of str, optional
+        The pooled runs (default: :func:`pooled_runs`).
+
+    Returns
+    -------
+    Contributions
+        Judged documents retrieved by no pooled run within ``depth`` get an empty set of groups.
+    """
+    depth = _check_depth(depth)
+    pooled = tuple(pooled_runs(data, depth) if pooled is None else pooled)
+    groups.check_runs(pooled, "pooled")
+    idx = [data.system_index(r) for r in pooled]
+    out = {}
+    for tr in data:
+        sets: dict[int, set] = {}
+        for s, name in zip(idx, pooled, strict=True):
+            top = tr.ranked[s, :depth]
+            for d in top[top >= 0]:
+                sets.setdefault(int(d), set()).add(groups.group[name])
+        out[tr.topic] = {str(tr.docnos[d]): frozenset(sets.get(int(d), ())) for d in np.flatnonzero(tr.judged)}
+    return Contributions(out)
+
+
+def _check_depth(depth) -> int:
+    if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
+        raise BayevalInputError(f"depth: the pool depth must be a positive integer, got {depth!r}")
+    return int(depth)
+
