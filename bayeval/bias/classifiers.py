@@ -37,8 +37,8 @@ def threshold_at_count(scores: np.ndarray, n_positive: int) -> float:
     return float((s[n_positive - 1] + s[n_positive]) / 2.0)
 
 
-def kld_scores(counts: sp.csr_matrix, relevant_rows: np.ndarray, collection: np.ndarray, lam: float = 0.2
-               ) -> np.ndarray:
+def kld_scores(counts: sp.csr_matrix, relevant_rows: np.ndarray, collection: np.ndarray, lam: float = 0.2,
+               source: sp.csr_matrix | None = None) -> np.ndarray:
     r"""KLD(M_D, M_R) of every row's language model against the relevant documents' model.
 
     Both unigram models are interpolated with the collection model :math:`P_C`,
@@ -61,6 +61,8 @@ def kld_scores(counts: sp.csr_matrix, relevant_rows: np.ndarray, collection: np.
         Collection model :math:`P_C` (positive, sums to 1).
     lam : float
         Weight of the collection model (the paper's λ = 0.2).
+    source : scipy.sparse matrix, optional
+        Where ``relevant_rows`` index (default ``counts`` itself).
 
     References
     ----------
@@ -82,7 +84,8 @@ def kld_scores(counts: sp.csr_matrix, relevant_rows: np.ndarray, collection: np.
     if len(relevant_rows) == 0:
         raise BayevalInputError("relevant_rows: the relevant-document model needs at least one document")
     bg = lam * np.asarray(collection, dtype=np.float64)
-    rel = np.asarray(counts[relevant_rows].sum(axis=0)).ravel()
+    source = counts if source is None else sp.csr_matrix(source, dtype=np.float64)
+    rel = np.asarray(source[relevant_rows].sum(axis=0)).ravel()
     log_pr = np.log((1.0 - lam) * rel / rel.sum() + bg)
     log_bg = np.log(bg)
     base = float(np.sum(bg * (log_bg - log_pr)))
@@ -103,9 +106,12 @@ class TextClassifierPredictor:
 
     Per topic, the judged documents (reduced qrels) are the training data; the threshold makes the
     number of training documents predicted relevant equal the number judged relevant (precision =
-    recall on the training data). For the SVM the training scores are cross-validated decision values
-    (5-fold, stratified, seeded; in-sample when a class has fewer than 2 documents), so that the
-    threshold is not set on documents the SVM has memorised.
+    recall on the training data). The training scores are out-of-sample, so that the threshold is not
+    set on documents the classifier has memorised: for the SVM, cross-validated decision values
+    (5-fold, stratified, seeded; in-sample when a class has fewer than 2 documents); for KLD, each
+    relevant training document is scored against the model of the other relevant documents
+    (leave-one-out; in-sample the relevant documents sit too close to their own model and the threshold
+    admits almost no unjudged document — measured on Cranfield, docs/bias.md).
 
     Parameters
     ----------
@@ -198,8 +204,15 @@ class TextClassifierPredictor:
 
     def _kld(self, train: np.ndarray, y: np.ndarray, test: np.ndarray) -> np.ndarray:
         rows = np.concatenate([train, test])
-        k = kld_scores(self._counts[rows], np.flatnonzero(y), self._collection, self.lam)
-        theta = threshold_at_count(-k[: len(train)], int(y.sum()))
+        counts = self._counts[rows]
+        rel = np.flatnonzero(y)
+        k = kld_scores(counts, rel, self._collection, self.lam)
+        train_scores = k[: len(train)].copy()
+        if len(rel) >= 2:  # a relevant training document is scored against the model of the *other* ones
+            for i in rel:
+                train_scores[i] = kld_scores(counts[[i]], rel[rel != i], self._collection, self.lam,
+                                             source=counts)[0]
+        theta = threshold_at_count(-train_scores, int(y.sum()))
         return -k[len(train):] > theta
 
     def predict(self, data: RankData, candidates: Mapping[str, np.ndarray]) -> dict[str, CandidatePrediction]:
