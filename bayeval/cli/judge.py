@@ -1,0 +1,264 @@
+"""``bayeval judge``: choose what to judge (MTC, RTC, pooling) and keep a judging campaign.
+
+- ``bayeval judge init CAMPAIGN [QRELS_SO_FAR] RUN... --measure AP --alpha 0.95 --method mtc|rtc|pool``
+- ``bayeval judge next CAMPAIGN --n 20 [--format csv|table|json] [--out FILE]``
+- ``bayeval judge record CAMPAIGN FILE`` (csv with topic,docno,grade or qrels lines; all or nothing)
+- ``bayeval judge status CAMPAIGN``
+- ``bayeval judge export CAMPAIGN --qrels FILE``
+- ``bayeval judge simulate QRELS RUN... --method mtc|rtc|pool --alpha 0.95 [--depth D] [--budget N] [--seed S]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+
+import pandas as pd
+
+from bayeval.cli._inputs import positive_int, probability
+from bayeval.cli._output import write_frame
+from bayeval.errors import BayevalInputError
+
+__all__ = ["register"]
+
+_METHODS = ("mtc", "rtc", "pool", "depth-pool")
+
+
+def _pair(text: str) -> tuple[str, str]:
+    a, sep, b = text.partition(":")
+    if not sep or not a or not b:
+        raise argparse.ArgumentTypeError(f"expected RUN_A:RUN_B, got {text!r}")
+    return a, b
+
+
+def _alpha(text: str) -> float:
+    value = probability(text)
+    if not 0.5 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a confidence level in (0.5, 1), got {text!r}")
+    return value
+
+
+def _nonneg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _selection_options(p: argparse.ArgumentParser, *, depth_default) -> None:
+    p.add_argument("--measure", default="AP", help="AP, P@k, DCG@k or recall@k (default AP)")
+    p.add_argument("--alpha", type=_alpha, default=0.95, help="confidence at which a pair is decided (default 0.95)")
+    p.add_argument("--method", choices=_METHODS, default="mtc", help="selection method (default mtc)")
+    p.add_argument("--depth", type=positive_int, default=depth_default,
+                   help=f"cut every run to its top D documents (default {depth_default})")
+    p.add_argument("--pairs", type=_pair, action="append", metavar="A:B",
+                   help="target pair (repeatable; default every pair of runs)")
+    p.add_argument("--pool-depth", type=positive_int, default=None, metavar="K",
+                   help="depth-k pooling: judge every document ranked <= K (with --method pool or depth-pool)")
+    p.add_argument("--default-p", type=probability, default=0.5,
+                   help="probability of relevance of unjudged documents for mtc and pooling (default 0.5)")
+    p.add_argument("--refit-every", type=positive_int, default=10, help="rtc: judgments between refits (default 10)")
+    p.add_argument("--config", default="rtc-default", help="rtc: relevance-model configuration (default rtc-default)")
+    p.add_argument("--moments", choices=("delta", "exact", "paper"), default="delta",
+                   help="moments of AP and recall differences (default delta)")
+    p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",
+                   help="DCG gain of a grade g: 2^g-1 or g (default exponential)")
+    p.add_argument("--max-grade", type=positive_int, default=None, help="highest grade (DCG bounds; default 1 or "
+                                                                         "the highest judged)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the relevance-model fits (default 0)")
+    p.add_argument("--relevance-level", type=positive_int, default=1, metavar="L",
+                   help="minimum grade counted relevant (default 1)")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("judge", help="choose documents to judge (MTC, RTC, pooling); judging campaigns",
+                       description="Minimal and robust test collections: propose the documents whose judgments "
+                                   "decide which run is better, keep every judgment in a campaign file, or "
+                                   "simulate a whole campaign against complete qrels.")
+    cmds = p.add_subparsers(dest="judge_command", metavar="ACTION", parser_class=type(p))
+
+    s = cmds.add_parser("init", help="create a campaign file", description="Create a campaign: FILES are an "
+                        "optional qrels of judgments made so far (recognised by its 4 columns) and the runs.")
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file to create (SQLite)")
+    s.add_argument("files", metavar="FILE", nargs="+", help="[QRELS_SO_FAR] RUN... (files or directories)")
+    s.add_argument("--qrels", metavar="FILE", help="judgments made so far (instead of a leading positional qrels)")
+    _selection_options(s, depth_default=100)
+    s.set_defaults(func=_init)
+
+    s = cmds.add_parser("next", help="propose the next documents to judge")
+    s.add_argument("campaign", metavar="CAMPAIGN")
+    s.add_argument("--n", type=positive_int, default=20, help="how many (default 20)")
+    s.add_argument("--format", choices=("csv", "table", "json"), default="csv", help="output format (default csv)")
+    s.add_argument("--out", metavar="FILE", help="write the csv to fill in here (columns topic,docno,grade,...)")
+    s.set_defaults(func=_next)
+
+    s = cmds.add_parser("record", help="record a file of judgments (all or nothing)")
+    s.add_argument("campaign", metavar="CAMPAIGN")
+    s.add_argument("file", metavar="FILE", help="csv (topic,docno,grade) or qrels lines")
+    s.add_argument("--source", choices=("human", "qrels", "model"), default="human",
+                   help="who judged (default human)")
+    s.set_defaults(func=_record)
+
+    s = cmds.add_parser("status", help="judgments so far, confidence per pair, decided pairs")
+    s.add_argument("campaign", metavar="CAMPAIGN")
+    s.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    s.set_defaults(func=_status)
+
+    s = cmds.add_parser("export", help="write every judgment as a qrels file")
+    s.add_argument("campaign", metavar="CAMPAIGN")
+    s.add_argument("--qrels", required=True, metavar="FILE", help="qrels file to write")
+    s.set_defaults(func=_export)
+
+    s = cmds.add_parser("simulate", help="run a whole campaign against complete qrels",
+                        description="Judge with the chosen method against a qrels replay until every pair is "
+                                    "decided (or the budget ends), and check the decisions against the qrels.")
+    s.add_argument("qrels", metavar="QRELS", help="complete judgments: the assessor and the truth")
+    s.add_argument("runs", metavar="RUN", nargs="+", help="target runs (files or directories)")
+    _selection_options(s, depth_default=100)
+    s.add_argument("--budget", type=_nonneg, default=None, help="at most N judgments")
+    s.add_argument("--format", choices=("table", "json"), default="table")
+    s.add_argument("--progress", action="store_true", help="show a progress bar")
+    s.set_defaults(func=_simulate)
+    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+
+
+def _is_qrels(path: str) -> bool:
+    """A qrels file has 4 whitespace-separated columns (a TREC run has 6)."""
+    import os
+
+    if os.path.isdir(path):
+        return False
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.strip():
+                    return len(line.split()) == 4
+    except OSError:
+        return False
+    return False
+
+
+def _selector_kwargs(args) -> dict:
+    kw = {"measure": args.measure, "alpha": args.alpha, "method": args.method, "depth": args.depth,
+          "default_p": args.default_p, "refit_every": args.refit_every, "config": args.config, "seed": args.seed,
+          "moments": args.moments, "gain": args.gain, "max_grade": args.max_grade, "pool_depth": args.pool_depth}
+    if args.method == "depth-pool" and args.pool_depth is None:
+        raise BayevalInputError("--pool-depth: depth-pool needs a pool depth")
+    return kw
+
+
+def _init(args) -> int:
+    from bayeval.io.qrels import read_qrels
+    from bayeval.io.runs import read_runs
+    from bayeval.selection import Campaign
+
+    files = list(args.files)
+    qrels_path = args.qrels
+    if qrels_path is None and len(files) > 1 and _is_qrels(files[0]):
+        qrels_path = files.pop(0)
+    initial = read_qrels(qrels_path, relevance_level=args.relevance_level) if qrels_path else None
+    runs = read_runs(files)
+    camp = Campaign.create(args.campaign, runs, initial=initial, pairs=args.pairs, **_selector_kwargs(args))
+    st = camp.status()
+    n_init = camp.counts().get("initial", 0)
+    print(f"created {args.campaign}: {len(runs)} runs, {len(st.run_a)} target pairs, {camp.settings['measure']}, "
+          f"method {camp.settings['method']}, {n_init} initial judgments")
+    camp.close()
+    return 0
+
+
+def _next(args) -> int:
+    from bayeval.selection import Campaign, write_requests
+
+    with Campaign.open(args.campaign) as camp:
+        cands = camp.next(args.n)
+        if args.out:
+            n = write_requests(cands, args.out)
+            print(f"wrote {n} documents to judge to {args.out}", file=sys.stderr)
+        elif args.format == "csv":
+            write_requests(cands, sys.stdout)
+        else:
+            frame = pd.DataFrame([c.__dict__ for c in cands], columns=["topic", "docno", "score", "run_a", "run_b"])
+            write_frame(frame, args.format, title=f"next {len(cands)} documents to judge")
+        if not cands:
+            print("nothing left to judge: " + camp.status().summary(), file=sys.stderr)
+    return 0
+
+
+def _record(args) -> int:
+    from bayeval.selection import Campaign
+
+    with Campaign.open(args.campaign) as camp:
+        res = camp.record(args.file, source=args.source)
+        st = camp.status()
+        print(f"recorded {res.added} new judgments ({res.duplicates} already recorded); {st.summary()}")
+    return 0
+
+
+def _status_frame(st) -> pd.DataFrame:
+    f = st.to_frame()
+    f["confidence"] = st.confidence
+    cols = ["run_a", "run_b", "expected", "p_less", "confidence", "decided", "sign"]
+    if st.measure.startswith(("P@", "DCG@")):
+        cols += ["lower", "upper"]
+    return f[cols]
+
+
+def _status(args) -> int:
+    from bayeval.selection import Campaign
+
+    with Campaign.open(args.campaign) as camp:
+        st = camp.status()
+        counts = camp.counts()
+        if args.format == "json":
+            out = {"judgments": st.judgments, "by_source": counts, "done": st.done, "exhausted": st.exhausted,
+                   "settings": {k: v for k, v in camp.settings.items()},
+                   "pairs": json.loads(_status_frame(st).to_json(orient="records"))}
+            json.dump(out, sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            if args.format == "table":
+                by = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                print(f"{camp.path}: {camp.settings['method']} on {st.measure}; judgments: {by or 'none'}")
+                print(st.summary() + ("; done" if st.done else ""))
+            write_frame(_status_frame(st), args.format)
+    return 0
+
+
+def _export(args) -> int:
+    from bayeval.selection import Campaign
+
+    with Campaign.open(args.campaign) as camp:
+        n = camp.export_qrels(args.qrels)
+    print(f"wrote {n} judgments to {args.qrels}")
+    return 0
+
+
+def _simulate(args) -> int:
+    from bayeval.io.qrels import read_qrels
+    from bayeval.io.runs import read_runs
+    from bayeval.selection import simulate
+
+    qrels = read_qrels(args.qrels, relevance_level=args.relevance_level)
+    runs = read_runs(args.runs)
+    kw = _selector_kwargs(args)
+    method = kw.pop("method")
+    if method != "rtc":
+        kw.pop("config")
+        kw.pop("refit_every")
+    res = simulate(runs, qrels, method=method, pairs=args.pairs, budget=args.budget,
+                   progress=True if args.progress else None, **kw)
+    if args.format == "json":
+        json.dump(res.to_dict(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(res.summary())
+        f = res.to_frame()[["run_a", "run_b", "expected", "p_less", "decided", "sign", "true_delta", "correct"]]
+        write_frame(f, "table")
+    return 0

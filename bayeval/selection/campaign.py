@@ -1,0 +1,405 @@
+"""A judging campaign in one SQLite file: runs, targets, every judgment, the selection history.
+
+The file holds everything needed to reopen the campaign anywhere (the target runs' rankings cut to
+the campaign depth, the judgments with their time and source, each batch of proposed documents) and
+nothing is kept only in memory: the selector is rebuilt from the file by replaying the judgments.
+
+Durability: the database runs in WAL mode with ``synchronous=FULL``; recording a file of judgments
+and proposing a batch are each one transaction, so a process killed at any moment (``kill -9``)
+leaves either all of a file's judgments or none of them, and a campaign that reopens. Recording the
+same judgment again is a no-op; a different grade for a judged document, a topic or document that
+is not in the campaign, or a malformed line rejects the whole file, naming the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+
+from bayeval.data.qrels import Qrels
+from bayeval.data.rankdata import RankData
+from bayeval.data.run import Run, RunSet
+from bayeval.data.topics import sort_topics
+from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.selection.assessors import SOURCES, JudgmentLine, read_judgments
+from bayeval.selection.measure import SelectionMeasure
+from bayeval.selection.methods import METHODS, make_selector
+from bayeval.selection.results import Candidate, SelectionStatus
+from bayeval.selection.selector import MOMENTS, Selector, resolve_pairs
+
+__all__ = ["Campaign", "RecordResult"]
+
+FORMAT_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (position INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
+CREATE TABLE rankings (run INTEGER NOT NULL, topic TEXT NOT NULL, rank INTEGER NOT NULL, docno TEXT NOT NULL,
+                       PRIMARY KEY (run, topic, rank));
+CREATE TABLE targets (position INTEGER PRIMARY KEY, run_a TEXT NOT NULL, run_b TEXT NOT NULL);
+CREATE TABLE judgments (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, docno TEXT NOT NULL,
+                        grade INTEGER NOT NULL, source TEXT NOT NULL, time TEXT NOT NULL, origin TEXT,
+                        UNIQUE (topic, docno));
+CREATE TABLE selections (id INTEGER PRIMARY KEY AUTOINCREMENT, batch INTEGER NOT NULL, position INTEGER NOT NULL,
+                         topic TEXT NOT NULL, docno TEXT NOT NULL, score REAL, run_a TEXT, run_b TEXT,
+                         judgments INTEGER NOT NULL, time TEXT NOT NULL);
+"""
+
+_SETTINGS = ("measure", "alpha", "method", "depth", "default_p", "refit_every", "config", "seed", "moments",
+             "gain", "max_grade", "pool_depth", "relevance_level")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """What :meth:`Campaign.record` did: ``added`` new judgments, ``duplicates`` already recorded."""
+
+    added: int
+    duplicates: int
+
+
+class Campaign:
+    """A judging campaign stored in one SQLite file (see the module notes).
+
+    Create with :meth:`Campaign.create`, reopen with :meth:`Campaign.open`.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=3, n_systems=2, n_docs=40, depth=10, seed=1)
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.sqlite")
+    >>> camp = Campaign.create(path, col.runs, measure="P@5", alpha=0.9)
+    >>> batch = camp.next(2)
+    >>> camp.record([(c.topic, c.docno, col.qrels.grade_of(c.topic, c.docno)) for c in batch]).added
+    2
+    >>> Campaign.open(path).status().judgments
+    2
+    """
+
+    def __init__(self, path, conn: sqlite3.Connection) -> None:
+        self.path = os.fspath(path)
+        self._conn = conn
+        self.settings = self._read_settings()
+        self._selector: Selector | None = None
+        self._last_id = 0
+
+    # ----------------------------------------------------------------- creation and opening
+    @staticmethod
+    def _connect(path: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+
+    @classmethod
+    def create(cls, path, runs: RunSet | Sequence[Run], *, initial: Qrels | None = None, pairs=None,
+               measure="AP", alpha: float = 0.95, method: str = "mtc", depth: int | None = 100,
+               default_p: float = 0.5, refit_every: int = 10, config: str = "rtc-default", seed: int = 0,
+               moments: str = "delta", gain: str = "exponential", max_grade: int | None = None,
+               pool_depth: int | None = None) -> Campaign:
+        """Create the campaign file (it must not exist) and return the open campaign.
+
+        Parameters
+        ----------
+        path : path-like
+        runs : RunSet or sequence of Run
+            The target runs (stored cut to ``depth``).
+        initial : Qrels, optional
+            Judgments made before the campaign (recorded with source ``initial``).
+        pairs, measure, alpha, default_p, moments, gain, max_grade
+            As for :class:`~bayeval.selection.MTCSelector`.
+        method : {"mtc", "rtc", "pool", "depth-pool"}
+        depth : int, optional
+            Cut of every run (default 100; None keeps whole runs).
+        refit_every, config, seed
+            RTC's refit interval, relevance-model configuration and seed.
+        pool_depth : int, optional
+            Pool depth of depth-k pooling.
+        """
+        path = os.fspath(path)
+        if os.path.exists(path):
+            raise BayevalInputError(f"campaign: {path} already exists (open it, or choose a new file)")
+        runs = runs if isinstance(runs, RunSet) else RunSet(tuple(runs))
+        if len(runs) < 2:
+            raise BayevalInputError("runs: a campaign compares at least two runs")
+        if method not in METHODS:
+            raise BayevalInputError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
+        if moments not in MOMENTS:
+            raise BayevalInputError(f"moments: must be one of {', '.join(MOMENTS)}, got {moments!r}")
+        measure = SelectionMeasure.parse(measure).name
+        pa, pb = resolve_pairs(runs.names, pairs)
+        topics = sort_topics(runs.topics)
+        level = initial.relevance_level if initial is not None else 1
+        settings = {"measure": measure, "alpha": float(alpha), "method": method, "depth": depth,
+                    "default_p": float(default_p), "refit_every": int(refit_every), "config": str(config),
+                    "seed": seed, "moments": moments, "gain": gain, "max_grade": max_grade,
+                    "pool_depth": pool_depth, "relevance_level": level}
+        # build the selector once before writing anything: every argument is validated here
+        data = RankData.build(runs, initial, depth=depth, topics=topics)
+        cls._selector_for(settings, data, [(runs.names[a], runs.names[b]) for a, b in zip(pa, pb, strict=True)])
+        tmp = path + ".creating"
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        conn = cls._connect(tmp)
+        try:
+            conn.executescript(_SCHEMA)
+            conn.execute("BEGIN")
+            meta = {"format": FORMAT_VERSION, "created": _now(), **{k: json.dumps(v) for k, v in settings.items()}}
+            conn.executemany("INSERT INTO meta VALUES (?, ?)", [(k, str(v)) for k, v in meta.items()])
+            conn.executemany("INSERT INTO runs VALUES (?, ?)", list(enumerate(runs.names)))
+            for s, run in enumerate(runs):
+                for t in run.topics:
+                    docs = run.ranking(t)
+                    if depth is not None:
+                        docs = docs[:depth]
+                    conn.executemany("INSERT INTO rankings VALUES (?, ?, ?, ?)",
+                                     [(s, t, r + 1, str(d)) for r, d in enumerate(docs)])
+            conn.executemany("INSERT INTO targets VALUES (?, ?, ?)",
+                             [(k, runs.names[a], runs.names[b]) for k, (a, b) in enumerate(zip(pa, pb, strict=True))])
+            if initial is not None:
+                now = _now()
+                rows = [(t, str(d), int(g), "initial", now, None) for t in initial.topics
+                        for d, g in zip(initial[t].docnos, initial[t].grades, strict=True)]
+                conn.executemany("INSERT INTO judgments (topic, docno, grade, source, time, origin) "
+                                 "VALUES (?, ?, ?, ?, ?, ?)", rows)
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except BaseException:
+            conn.close()
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(tmp + suffix):
+                    os.remove(tmp + suffix)
+            raise
+        conn.close()
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(tmp + suffix):
+                os.remove(tmp + suffix)
+        os.replace(tmp, path)  # the campaign appears complete or not at all
+        return cls.open(path)
+
+    @classmethod
+    def open(cls, path) -> Campaign:
+        """Open an existing campaign file."""
+        path = os.fspath(path)
+        if not os.path.isfile(path):
+            raise BayevalInputError(f"campaign: {path} does not exist (create it with 'bayeval judge init')")
+        try:
+            conn = cls._connect(path)
+            conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise BayevalInputError(f"campaign: {path} is not a bayeval campaign ({exc})") from None
+        return cls(path, conn)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Campaign:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _read_settings(self) -> dict:
+        try:
+            rows = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise BayevalInputError(f"campaign: {self.path} is not a bayeval campaign ({exc})") from None
+        if rows.get("format") != FORMAT_VERSION:
+            raise BayevalInputError(f"campaign: {self.path} has format {rows.get('format')!r}, expected "
+                                    f"{FORMAT_VERSION!r}")
+        out = {k: json.loads(rows[k]) for k in _SETTINGS if k in rows}
+        out["created"] = rows.get("created")
+        return out
+
+    # ----------------------------------------------------------------- the selector
+    @staticmethod
+    def _selector_for(settings: dict, data: RankData, pairs) -> Selector:
+        kw = {"pairs": pairs, "measure": settings["measure"], "alpha": settings["alpha"],
+              "moments": settings["moments"], "gain": settings["gain"], "max_grade": settings["max_grade"]}
+        if settings["method"] != "rtc":
+            kw["default_p"] = settings["default_p"]
+        return make_selector(settings["method"], data, refit_every=settings["refit_every"], config=settings["config"],
+                             seed=settings["seed"], pool_depth=settings["pool_depth"], **kw)
+
+    def runs(self) -> RunSet:
+        """The target runs as stored (cut to the campaign depth)."""
+        names = [r[0] for r in self._conn.execute("SELECT name FROM runs ORDER BY position")]
+        frame = pd.read_sql_query("SELECT run, topic, rank, docno FROM rankings", self._conn)
+        out = []
+        for s, name in enumerate(names):
+            f = frame[frame["run"] == s]
+            out.append(Run.from_frame(pd.DataFrame({"topic": f["topic"], "docno": f["docno"],
+                                                    "score": -f["rank"].astype(float)}), name=name))
+        return RunSet(tuple(out))
+
+    def pairs(self) -> list[tuple[str, str]]:
+        return [(a, b) for a, b in self._conn.execute("SELECT run_a, run_b FROM targets ORDER BY position")]
+
+    def selector(self) -> Selector:
+        """The selector with every recorded judgment applied (rebuilt from the file on first use)."""
+        if self._selector is None:
+            runs = self.runs()
+            rows = self._conn.execute("SELECT id, topic, docno, grade, source FROM judgments ORDER BY id").fetchall()
+            init = [r for r in rows if r[4] == "initial"]
+            initial = None
+            if init:
+                initial = Qrels.from_frame(pd.DataFrame({"topic": [r[1] for r in init], "docno": [r[2] for r in init],
+                                                         "grade": [r[3] for r in init]}),
+                                           relevance_level=int(self.settings["relevance_level"]))
+            data = RankData.build(runs, initial, depth=None, topics=sort_topics(runs.topics))
+            sel = self._selector_for(self.settings, data, self.pairs())
+            sel.replay([(r[1], r[2], r[3]) for r in rows if r[4] != "initial"])
+            self._selector = sel
+            self._last_id = rows[-1][0] if rows else 0
+        else:
+            self._catch_up()
+        return self._selector
+
+    def _catch_up(self) -> None:
+        """Apply judgments another process recorded since this one last looked."""
+        rows = self._conn.execute("SELECT id, topic, docno, grade FROM judgments WHERE id > ? AND source != "
+                                  "'initial' ORDER BY id", (self._last_id,)).fetchall()
+        if rows:
+            self._selector.replay([(r[1], r[2], r[3]) for r in rows])
+            self._last_id = rows[-1][0]
+
+    # ----------------------------------------------------------------- operations
+    def next(self, n: int = 20) -> list[Candidate]:
+        """Propose the next ``n`` documents to judge and log them as one batch of the selection history."""
+        sel = self.selector()
+        cands = sel.select(n)
+        if cands:
+            now = _now()
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                batch = conn.execute("SELECT COALESCE(MAX(batch), 0) + 1 FROM selections").fetchone()[0]
+                conn.executemany("INSERT INTO selections (batch, position, topic, docno, score, run_a, run_b, "
+                                 "judgments, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 [(batch, k + 1, c.topic, c.docno, c.score, c.run_a, c.run_b, sel.judgments, now)
+                                  for k, c in enumerate(cands)])
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return cands
+
+    def record(self, judgments, *, source: str = "human") -> RecordResult:
+        """Record judgments: a path of a judgments file, or ``(topic, docno, grade)`` tuples / JudgmentLines.
+
+        All or nothing: every line is checked first (known topic and document, integer grade, no grade
+        conflicting with a recorded one or with another line), then all are written in one transaction.
+
+        Raises
+        ------
+        FileFormatError
+            Naming the file and line of the first bad judgment (BayevalInputError for tuples).
+        """
+        if source not in SOURCES or source == "initial":
+            raise BayevalInputError(f"source: must be one of human, qrels, model; got {source!r}")
+        origin = None
+        if isinstance(judgments, (str, os.PathLike)):
+            origin = os.fspath(judgments)
+            lines = read_judgments(origin)
+        else:
+            lines = [j if isinstance(j, JudgmentLine) else JudgmentLine(str(j[0]), str(j[1]), j[2], k + 1)
+                     for k, j in enumerate(judgments)]
+        sel = self.selector()
+
+        def fail(line: JudgmentLine, message: str):
+            if origin is not None:
+                raise FileFormatError(origin, line.line, message)
+            raise BayevalInputError(f"judgments[{line.line - 1}]: {message}")
+
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._catch_up()
+            new, dup, seen = [], 0, {}
+            for ln in lines:
+                if isinstance(ln.grade, bool) or not isinstance(ln.grade, (int, np.integer)):
+                    fail(ln, f"grade {ln.grade!r} is not an integer")
+                try:
+                    t, i = sel._locate(ln.topic, ln.docno)
+                except BayevalInputError as exc:
+                    fail(ln, str(exc).partition(": ")[2])
+                key = (ln.topic, ln.docno)
+                old = int(sel._grades[t][i]) if sel._judged[t][i] else seen.get(key)
+                if old is not None:
+                    if old != int(ln.grade):
+                        fail(ln, f"document {ln.docno!r} of topic {ln.topic!r} is already judged {old}, "
+                                 f"not {int(ln.grade)}")
+                    dup += 1
+                    continue
+                seen[key] = int(ln.grade)
+                new.append(ln)
+            now = _now()
+            conn.executemany("INSERT INTO judgments (topic, docno, grade, source, time, origin) VALUES "
+                             "(?, ?, ?, ?, ?, ?)",
+                             [(ln.topic, ln.docno, int(ln.grade), source, now,
+                               None if origin is None else f"{origin}:{ln.line}") for ln in new])
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self._catch_up()
+        return RecordResult(len(new), dup)
+
+    def judge(self, assessor, *, budget: int | None = None, source: str | None = None) -> int:
+        """Run the judging loop against ``assessor`` (``judge(topic, docno) -> grade``), one committed
+        judgment at a time, until done or ``budget`` judgments; returns how many were made."""
+        sel = self.selector()
+        made = 0
+        src = source or getattr(assessor, "source", "human")
+        while not sel.done and (budget is None or made < budget):
+            cands = self.next(1)
+            if not cands:
+                break
+            c = cands[0]
+            self.record([(c.topic, c.docno, int(assessor.judge(c.topic, c.docno)))], source=src)
+            made += 1
+        return made
+
+    def status(self) -> SelectionStatus:
+        return self.selector().status()
+
+    def judgments(self) -> pd.DataFrame:
+        """Every judgment: ``id, topic, docno, grade, source, time, origin``."""
+        return pd.read_sql_query("SELECT id, topic, docno, grade, source, time, origin FROM judgments ORDER BY id",
+                                 self._conn)
+
+    def history(self) -> pd.DataFrame:
+        """Every proposed document: ``batch, position, topic, docno, score, run_a, run_b, judgments, time``."""
+        return pd.read_sql_query("SELECT batch, position, topic, docno, score, run_a, run_b, judgments, time "
+                                 "FROM selections ORDER BY id", self._conn)
+
+    def counts(self) -> dict:
+        """Judgments by source."""
+        return dict(self._conn.execute("SELECT source, COUNT(*) FROM judgments GROUP BY source").fetchall())
+
+    def export_qrels(self, path) -> int:
+        """Write every judgment (initial ones included) as a TREC qrels file; returns the line count."""
+        from bayeval.io.qrels import write_qrels
+
+        f = self.judgments()
+        q = Qrels.from_frame(f[["topic", "docno", "grade"]], relevance_level=int(self.settings["relevance_level"]))
+        write_qrels(q, path)
+        return len(f)
+
+    def __repr__(self) -> str:
+        return f"Campaign({self.path!r}, method={self.settings['method']}, measure={self.settings['measure']})"
+
+

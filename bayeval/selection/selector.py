@@ -1,0 +1,496 @@
+r"""Selecting documents to judge: the shared machinery and MTC (minimal test collections).
+
+A selector holds, for every topic of a :class:`~bayeval.data.RankData`, the documents the target
+systems retrieve, which of them are judged, and the probability of relevance of the others. It
+proposes the next documents to judge (:meth:`Selector.select`), takes judgments
+(:meth:`Selector.record`) and says where the target pairs stand (:meth:`Selector.status`).
+
+Incremental updates (per judgment, not recomputation): for AP the per-system sums
+:math:`\sum_{j\ \mathrm{judged\ rel}} a_{ij}` and :math:`\sum_{j\ \mathrm{unjudged}} a_{ij}` of every
+document change by :math:`\min(1/r_i, 1/r_k)` when document k is judged — O(n_t·S) on its topic;
+only that topic's weights and moments are recomputed, and the other topics' are recomputed only
+when the set of undecided pairs changes (or, for RTC, when the probabilities are refitted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from bayeval.data.rankdata import RankData, TopicRanks
+from bayeval.errors import BayevalInputError
+from bayeval.expected import _engine as eng
+from bayeval.expected._measure_spec import MeasureSpec
+from bayeval.expected._probabilities import resolve
+from bayeval.expected._results import p_less_normal
+from bayeval.selection.measure import GAINS, SelectionMeasure
+from bayeval.selection.results import Candidate, SelectionStatus
+from bayeval.selection.weights import _linear_system_weights, gain_values, inverse_ranks, masked_pair_sums
+
+__all__ = ["MOMENTS", "MTCSelector", "Selector"]
+
+MOMENTS = ("delta", "exact", "paper")
+_TIE = 1e-12  # relative tolerance under which two scores are a tie
+
+
+def resolve_pairs(systems: Sequence[str], pairs) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of system names/indices → two index arrays (default: every pair a < b)."""
+    n = len(systems)
+    if pairs is None:
+        a, b = np.triu_indices(n, k=1)
+        if not len(a):
+            raise BayevalInputError("runs: at least two runs are needed to compare")
+        return a.astype(np.int64), b.astype(np.int64)
+    out_a, out_b = [], []
+    try:
+        items = list(pairs)
+    except TypeError:
+        raise BayevalInputError("pairs: expected a sequence of (run_a, run_b)") from None
+    for item in items:
+        if isinstance(item, (str, bytes)) or len(item) != 2:
+            raise BayevalInputError(f"pairs: each pair must be (run_a, run_b), got {item!r}")
+        idx = []
+        for x in item:
+            if isinstance(x, str):
+                if x not in systems:
+                    raise BayevalInputError(f"pairs: unknown run {x!r}")
+                idx.append(systems.index(x))
+            elif isinstance(x, (int, np.integer)) and not isinstance(x, bool) and 0 <= x < n:
+                idx.append(int(x))
+            else:
+                raise BayevalInputError(f"pairs: {x!r} is neither a run name nor an index < {n}")
+        if idx[0] == idx[1]:
+            raise BayevalInputError(f"pairs: a run compared with itself: {item!r}")
+        out_a.append(idx[0])
+        out_b.append(idx[1])
+    if not out_a:
+        raise BayevalInputError("pairs: give at least one pair")
+    return np.array(out_a, dtype=np.int64), np.array(out_b, dtype=np.int64)
+
+
+class Selector:
+    """Shared state and bookkeeping of every selection method (see :class:`MTCSelector`).
+
+    Subclasses define the selection score of the documents of one topic (:meth:`_topic_scores`).
+    """
+
+    method = "base"
+
+    def __init__(self, data: RankData, *, pairs=None, measure="AP", alpha: float = 0.95, probabilities=None,
+                 default_p: float = 0.5, moments: str = "delta", nodes: int = 64, gain: str = "exponential",
+                 max_grade: int | None = None) -> None:
+        if not isinstance(data, RankData):
+            raise BayevalInputError(f"data: expected a RankData (RankData.build(runs, qrels, depth=...)), "
+                                    f"got {type(data).__name__}")
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.5 < alpha < 1.0:
+            raise BayevalInputError(f"alpha: must be a confidence level in (0.5, 1), got {alpha!r}")
+        if moments not in MOMENTS:
+            raise BayevalInputError(f"moments: must be one of {', '.join(MOMENTS)}, got {moments!r}")
+        if gain not in GAINS:
+            raise BayevalInputError(f"gain: must be one of {', '.join(GAINS)}, got {gain!r}")
+        self.data = data
+        self.measure = SelectionMeasure.parse(measure)
+        self.alpha = float(alpha)
+        self.moments = moments
+        self.nodes = int(nodes)
+        self.gain = gain
+        self.systems = tuple(data.systems)
+        self._pa, self._pb = resolve_pairs(self.systems, pairs)
+        self.level = data[0].relevance_level if len(data) else 1
+        top = max((int(tr.grades[tr.judged].max()) for tr in data if tr.judged.any()), default=self.level)
+        self.max_grade = max(top, self.level) if max_grade is None else int(max_grade)
+        if self.max_grade < self.level:
+            raise BayevalInputError(f"max_grade: must be >= the relevance level {self.level}, got {max_grade!r}")
+        self._g_max = float(gain_values(self.max_grade, gain)) if self.measure.family == "DCG" else 1.0
+        self._g_rel = float(gain_values(self.level, gain)) if self.measure.family == "DCG" else 1.0
+        probs = resolve(data, probabilities, default_p, allow_draws=False)
+        T = len(data)
+        self._index = {t: k for k, t in enumerate(data.topics)}
+        self._doc_index: list[dict] = [None] * T  # built lazily (docno → index)
+        self._ranked, self._lengths, self._ranks, self._inv, self._best = [], [], [], [], []
+        self._judged, self._grades, self._p, self._sj, self._su, self._lin = [], [], [], [], [], []
+        for tr, p in zip(data, probs, strict=True):
+            ranks = np.asarray(tr.ranks, dtype=np.int64)
+            self._ranked.append(np.ascontiguousarray(tr.ranked, dtype=np.int32))
+            self._lengths.append(np.ascontiguousarray(tr.lengths, dtype=np.int32))
+            self._ranks.append(ranks)
+            inv = inverse_ranks(ranks)
+            self._inv.append(inv)
+            best = np.where(ranks > 0, ranks, np.iinfo(np.int64).max).min(axis=1) if ranks.shape[1] else \
+                np.full(tr.n_docs, np.iinfo(np.int64).max)
+            self._best.append(best)
+            judged = np.array(tr.judged, dtype=bool)
+            self._judged.append(judged)
+            self._grades.append(np.array(tr.grades, dtype=np.int64))
+            self._p.append(np.array(p, dtype=np.float64))
+            if self.measure.family == "AP":
+                rel = judged & (self._grades[-1] >= self.level)
+                self._sj.append(masked_pair_sums(inv, tr.ranked, tr.lengths, rel))
+                self._su.append(masked_pair_sums(inv, tr.ranked, tr.lengths, ~judged))
+            else:
+                self._lin.append(_linear_system_weights(ranks, self.measure))
+        self._offsets = np.concatenate([[0], np.cumsum([tr.n_docs for tr in data])]).astype(np.int64)
+        self._spec = MeasureSpec(self.measure.family, self.measure.k) if self.measure.ratio else None
+        P = len(self._pa)
+        self._e = np.zeros((P, T))
+        self._v = np.zeros((P, T))
+        self._lo = np.full((P, T), np.nan)
+        self._hi = np.full((P, T), np.nan)
+        self._score = np.zeros(int(self._offsets[-1]))
+        self._sign = np.zeros(int(self._offsets[-1]), dtype=np.int8)
+        self._argpair = np.zeros(int(self._offsets[-1]), dtype=np.int64)
+        self._best_all = np.concatenate(self._best) if T else np.zeros(0, np.int64)
+        self._judgments = 0
+        self._history: list[tuple[str, str, int]] = []
+        self._last_sign = 0
+        for t in range(T):
+            self._topic_moments(t)
+        self._status = self._make_status()
+        self._undecided = ~self._status.decided
+        self._refresh_scores()
+        self._set_exhausted()
+
+    # ------------------------------------------------------------------------ public
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        return [(self.systems[a], self.systems[b]) for a, b in zip(self._pa, self._pb, strict=True)]
+
+    @property
+    def judgments(self) -> int:
+        """Judgments recorded through this selector (initial judgments excluded)."""
+        return self._judgments
+
+    @property
+    def history(self) -> tuple:
+        """``(topic, docno, grade)`` of every recorded judgment, in order."""
+        return tuple(self._history)
+
+    @property
+    def done(self) -> bool:
+        return self._status.done
+
+    def status(self) -> SelectionStatus:
+        """The target pairs now: E, Var and P(Δ<0) of the mean difference, bounds, decisions."""
+        return self._status
+
+    def probabilities(self) -> list[np.ndarray]:
+        """Per topic, the current probability of relevance (1/0 for judged documents)."""
+        return [p.copy() for p in self._p]
+
+    def is_judged(self, topic: str, docno: str) -> bool:
+        t, i = self._locate(topic, docno)
+        return bool(self._judged[t][i])
+
+    def select(self, n: int = 1) -> list[Candidate]:
+        """The next ``n`` documents to judge, best first (empty when nothing useful is left).
+
+        With ``n > 1`` the batch is the top ``n`` by the current weights (no update between them);
+        judge one at a time (``n=1``) for the exact algorithm.
+        """
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise BayevalInputError(f"n: must be a positive integer, got {n!r}")
+        score = self._score
+        if not len(score):
+            return []
+        if n == 1:
+            m = float(score.max())
+            if m <= 0.0:
+                return []
+            cand = np.flatnonzero(score >= m * (1.0 - _TIE))
+            if len(cand) > 1 and self.measure.family in ("P", "recall") and self._last_sign:
+                pref = cand[self._sign[cand] == -self._last_sign]  # the tutorial's alternation of +/- weights
+                if len(pref):
+                    cand = pref
+            pick = [int(cand[np.argmin(self._best_all[cand])])]  # argmin keeps the first on ties
+        else:
+            live = np.flatnonzero(score > 0.0)
+            order = np.lexsort((live, self._best_all[live], -score[live]))
+            pick = [int(x) for x in live[order[:n]]]
+        return [self._candidate(g) for g in pick]
+
+    def record(self, topic: str, docno: str, grade: int) -> bool:
+        """Take one judgment; returns False when it was already recorded with the same grade.
+
+        Raises
+        ------
+        BayevalInputError
+            Unknown topic or document, a non-integer grade, or a different grade for a judged document.
+        """
+        t, i = self._locate(topic, docno)
+        if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
+            raise BayevalInputError(f"grade: must be an integer, got {grade!r}")
+        grade = int(grade)
+        if self._judged[t][i]:
+            old = int(self._grades[t][i])
+            if old == grade:
+                return False
+            raise BayevalInputError(f"grade: document {docno!r} of topic {topic!r} is already judged {old}, "
+                                    f"not {grade}")
+        self._apply(t, i, grade)
+        self._judgments += 1
+        self._history.append((self.data.topics[t], str(docno), grade))
+        if self.measure.family in ("P", "recall"):
+            g = self._offsets[t] + i
+            self._last_sign = int(self._sign[g]) or self._last_sign
+        self._after_record(t)
+        return True
+
+    def replay(self, judgments) -> int:
+        """Record many ``(topic, docno, grade)`` judgments at once (reopening a campaign); returns how many were new.
+
+        The state afterwards is the one :meth:`record` one at a time would reach (weights and moments
+        depend only on the set of judgments; :class:`~bayeval.selection.RTCSelector` refits at the same
+        judgment counts). Validation happens first: a bad judgment raises before anything is applied.
+        """
+        items = []
+        seen = {}
+        for topic, docno, grade in judgments:
+            t, i = self._locate(topic, docno)
+            if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
+                raise BayevalInputError(f"grade: must be an integer, got {grade!r}")
+            key = (t, i)
+            old = int(self._grades[t][i]) if self._judged[t][i] else seen.get(key)
+            if old is not None:
+                if old != int(grade):
+                    raise BayevalInputError(f"grade: document {docno!r} of topic {topic!r} is already judged "
+                                            f"{old}, not {int(grade)}")
+                continue
+            seen[key] = int(grade)
+            items.append((t, i, int(grade), str(docno)))
+        self._replay_items(items)
+        return len(items)
+
+    def _replay_items(self, items) -> None:
+        for t, i, grade, docno in items:
+            self._apply(t, i, grade)
+            self._judgments += 1
+            self._history.append((self.data.topics[t], docno, grade))
+        self._recompute_all()
+        if items and self.measure.family in ("P", "recall"):
+            t, i = items[-1][0], items[-1][1]
+            self._last_sign = int(self._sign[self._offsets[t] + i]) or self._last_sign
+
+    def _recompute_all(self) -> None:
+        for t in range(len(self.data)):
+            self._topic_moments(t)
+        self._update_status(changed=None)
+
+    # ------------------------------------------------------------------------ internals
+    def _locate(self, topic, docno) -> tuple[int, int]:
+        t = self._index.get(str(topic))
+        if t is None:
+            raise BayevalInputError(f"topic: {topic!r} is not a topic of this campaign")
+        idx = self._doc_index[t]
+        if idx is None:
+            idx = {d: k for k, d in enumerate(self.data[t].docnos.tolist())}
+            self._doc_index[t] = idx
+        i = idx.get(str(docno))
+        if i is None:
+            raise BayevalInputError(f"docno: {docno!r} is not a document of topic {topic!r} (no target run "
+                                    "retrieves it)")
+        return t, i
+
+    def _apply(self, t: int, i: int, grade: int) -> None:
+        rel = grade >= self.level
+        self._judged[t][i] = True
+        self._grades[t][i] = grade
+        self._p[t][i] = 1.0 if rel else 0.0
+        if self.measure.family == "AP":
+            inv = self._inv[t]
+            d = np.minimum(inv, inv[i])  # a_ik for every document and system
+            self._su[t] -= d
+            if rel:
+                self._sj[t] += d
+
+    def _after_record(self, t: int) -> None:
+        self._topic_moments(t)
+        self._update_status(changed=[t])
+
+    def _update_status(self, changed=None) -> None:
+        self._status = self._make_status()
+        und = ~self._status.decided
+        if changed is None or not np.array_equal(und, self._undecided):
+            self._undecided = und
+            self._refresh_scores()
+        else:
+            for t in changed:
+                self._refresh_scores(t)
+        self._set_exhausted()
+
+    def _refresh_scores(self, t: int | None = None) -> None:
+        topics = range(len(self.data)) if t is None else [t]
+        und = np.flatnonzero(self._undecided)
+        for k in topics:
+            lo, hi = self._offsets[k], self._offsets[k + 1]
+            score, sign, arg = self._topic_scores(k, und)
+            score = np.where(self._judged[k], 0.0, score)
+            self._score[lo:hi] = score
+            self._sign[lo:hi] = sign
+            self._argpair[lo:hi] = arg
+
+    def _candidate(self, g: int) -> Candidate:
+        t = int(np.searchsorted(self._offsets, g, side="right") - 1)
+        i = g - int(self._offsets[t])
+        pair = self._argpair[g]
+        a, b = (self.systems[self._pa[pair]], self.systems[self._pb[pair]]) if self.method != "pool" else (None, None)
+        return Candidate(self.data.topics[t], str(self.data[t].docnos[i]), float(self._score[g]), a, b)
+
+    def _expected_r(self, t: int) -> float:
+        return max(float(self._p[t].sum()), 1e-9)
+
+    def _pair_weights(self, t: int, und: np.ndarray):
+        """(w_rel, w_nonrel) of shape (n_t, len(und)); equal for the linear measures."""
+        a, b = self._pa[und], self._pb[und]
+        if self.measure.family == "AP":
+            inv, sj, su = self._inv[t], self._sj[t], self._su[t]
+            w_rel = (inv[:, a] - inv[:, b]) + (sj[:, a] - sj[:, b])
+            return w_rel, w_rel + (su[:, a] - su[:, b])
+        lin = self._lin[t]
+        w = lin[:, a] - lin[:, b]
+        return w, w
+
+    def _topic_scores(self, t: int, und: np.ndarray):
+        raise NotImplementedError
+
+    def _topic_moments(self, t: int) -> None:
+        """E and Var of Δ on topic t for every pair (+ bounds for the linear measures)."""
+        judged, p = self._judged[t], self._p[t]
+        if self.measure.linear:
+            lin = self._lin[t]
+            w = lin[:, self._pa] - lin[:, self._pb]
+            if self.measure.family == "P":
+                g = (self._grades[t] >= self.level).astype(np.float64)
+            else:
+                g = gain_values(self._grades[t], self.gain)
+            mu = np.where(judged, g, p * self._g_rel)
+            var = np.where(judged, 0.0, p * (1.0 - p) * self._g_rel ** 2)
+            self._e[:, t] = mu @ w
+            self._v[:, t] = var @ (w * w)
+            base = np.where(judged, g, 0.0) @ w
+            wu = w[~judged]
+            self._lo[:, t] = base + self._g_max * np.minimum(wu, 0.0).sum(axis=0)
+            self._hi[:, t] = base + self._g_max * np.maximum(wu, 0.0).sum(axis=0)
+        else:
+            rel = judged & (self._grades[t] >= self.level)
+            pf = np.ascontiguousarray(np.where(judged, rel.astype(np.float64), p))
+            e, v = eng.analytic_pair_moments(self._ranked[t], self._lengths[t], judged, self._grades[t], pf,
+                                             self._spec, self.moments, self.nodes, self._pa, self._pb)
+            self._e[:, t] = e
+            self._v[:, t] = v
+
+    def _make_status(self) -> SelectionStatus:
+        T = max(len(self.data), 1)
+        e = self._e.mean(axis=1) if len(self.data) else np.zeros(len(self._pa))
+        v = self._v.sum(axis=1) / T**2
+        p_less = np.asarray(p_less_normal(e, v), dtype=np.float64)
+        sign = np.zeros(len(self._pa), dtype=np.int64)
+        sign[p_less >= self.alpha] = -1
+        sign[p_less <= 1.0 - self.alpha] = 1
+        decided = sign != 0
+        lo = self._lo.mean(axis=1) if len(self.data) else np.full(len(self._pa), np.nan)
+        hi = self._hi.mean(axis=1) if len(self.data) else np.full(len(self._pa), np.nan)
+        if self.measure.linear:
+            exact = np.abs(hi - lo) <= 1e-12 * np.maximum(1.0, np.abs(lo))
+            by_bound = (lo > 0) | (hi < 0) | exact
+            sign = np.where(by_bound, np.where(exact, np.sign(np.round(lo, 12)), np.sign(lo + hi)), sign)
+            sign = sign.astype(np.int64)
+            decided = decided | by_bound
+        return SelectionStatus(self.measure.name, self.alpha, tuple(self.systems[a] for a in self._pa),
+                               tuple(self.systems[b] for b in self._pb), e, v, p_less, lo, hi, decided,
+                               sign, self._judgments, False)
+
+    def _set_exhausted(self) -> None:
+        st = self._status
+        if not st.decided.all():
+            ex = not bool((self._score > 0).any())
+            if ex != st.exhausted:
+                self._status = SelectionStatus(st.measure, st.alpha, st.run_a, st.run_b, st.expected, st.variance,
+                                               st.p_less, st.lower, st.upper, st.decided, st.sign, st.judgments, ex)
+
+    def topic_ranks(self) -> RankData:
+        """The data with the judgments made so far (a new :class:`RankData`; for refits and exports)."""
+        per = []
+        for k, tr in enumerate(self.data):
+            per.append(TopicRanks(tr.topic, tr.systems, tr.docnos, tr.ranked, tr.lengths, self._judged[k].copy(),
+                                  self._grades[k].copy(), tr.relevance_level, tr.has_results))
+        return RankData(self.data.systems, self.data.topics, tuple(per), self.data.depth)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(measure={self.measure.name}, pairs={len(self._pa)}, "
+                f"topics={len(self.data)}, {self._status.summary()})")
+
+
+class MTCSelector(Selector):
+    r"""Minimal test collections: judge the document whose judgment can move an undecided difference most.
+
+    Parameters
+    ----------
+    data : RankData
+        The target runs (cut to the depth of interest) aligned with the judgments made so far.
+    pairs : sequence of (run_a, run_b), optional
+        Target pairs (names or indices); default every pair of runs.
+    measure : str
+        ``"AP"`` (MAP over topics), ``"P@k"``, ``"DCG@k"`` or ``"recall@k"``.
+    alpha : float
+        A pair is decided when :math:`P(\Delta<0) \ge \alpha` or :math:`\le 1-\alpha` (and, for P@k and
+        DCG@k, when the bounds exclude 0).
+    probabilities, default_p : see :func:`bayeval.expected.compare_systems`
+        Probability of relevance of unjudged documents (MTC: 0.5 for all, carterette2007 Algorithm 1).
+    moments : {"delta", "exact", "paper"}
+        Moments of ΔAP (:func:`bayeval.expected.compare_systems`'s ``method``).
+    gain : {"exponential", "linear"}
+        DCG gain of a grade g: :math:`2^g-1` (the tutorial's) or g.
+    max_grade : int, optional
+        Highest grade an assessor can give (DCG bounds; default the highest judged grade, at least 1).
+
+    Notes
+    -----
+    Weights (:mod:`bayeval.selection.weights`): P@k :math:`w_i = (I(r^a_i\le k)-I(r^b_i\le k))/k`, alternating
+    between documents of positive and negative weight; DCG@k with :math:`1/\log_2(r+1)` discounts; recall@k
+    the P@k weights over :math:`E[R_t]`; AP :math:`\max(|w^R_i|, |w^N_i|)` over :math:`E[R_t]` (ΔMAP averages
+    ΔSP_t/R_t). Many topics: documents of all topics compete in one ranking; many pairs: a document's
+    weight is its largest over the pairs still undecided. Ties go to the document with the best rank.
+
+    The bounds of a linear difference over topics are the means of the per-topic bounds
+    (:func:`~bayeval.selection.weights.linear_bounds`); the confidence is the normal approximation
+    :math:`P(\Delta<0)=\Phi(-E[\Delta]/\sqrt{\mathrm{Var}[\Delta]})` with unjudged documents relevant
+    with probability p (DCG: gain of the relevance level when relevant).
+
+    References
+    ----------
+    .. [1] B. Carterette, J. Allan, R. Sitaraman. Minimal test collections for retrieval evaluation. SIGIR 2006.
+    .. [2] B. Carterette. Robust test collections for retrieval evaluation. SIGIR 2007, Algorithm 1.
+    .. [3] B. Carterette, E. Kanoulas, E. Yilmaz. Advances on the development of evaluation measures, tutorial.
+
+    Examples
+    --------
+    >>> from bayeval.data import RankData
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=3, n_systems=2, n_docs=60, depth=20, seed=1)
+    >>> sel = MTCSelector(RankData.build(col.runs, None, depth=20), measure="P@5")
+    >>> while not sel.done:
+    ...     c = sel.select()[0]
+    ...     _ = sel.record(c.topic, c.docno, col.qrels.grade_of(c.topic, c.docno) or 0)
+    >>> print(sel.status().summary())
+    7 judgments; 1/1 pairs decided at alpha=0.95 on P@5
+    """
+
+    method = "mtc"
+
+    def _topic_scores(self, t: int, und: np.ndarray):
+        n = len(self._p[t])
+        if not len(und):
+            return np.zeros(n), np.zeros(n, np.int8), np.zeros(n, np.int64)
+        w_rel, w_non = self._pair_weights(t, und)
+        a_rel, a_non = np.abs(w_rel), np.abs(w_non)
+        s = np.maximum(a_rel, a_non)
+        arg = s.argmax(axis=1)
+        rows = np.arange(n)
+        best = s[rows, arg]
+        signed = np.where(a_rel[rows, arg] >= a_non[rows, arg], w_rel[rows, arg], w_non[rows, arg])
+        if self.measure.family == "DCG":
+            best = best * self._g_max
+        elif self.measure.ratio:
+            best = best / self._expected_r(t)
+        return best, np.sign(signed).astype(np.int8), und[arg]
