@@ -32,6 +32,7 @@ __all__ = ["MOMENTS", "MTCSelector", "Selector"]
 
 MOMENTS = ("delta", "exact", "paper")
 _TIE = 1e-12  # relative tolerance under which two scores are a tie
+_ZERO = 1e-12  # weights below this (absolute) cannot move a difference: rounding residue of the updates
 
 
 def resolve_pairs(systems: Sequence[str], pairs) -> tuple[np.ndarray, np.ndarray]:
@@ -484,6 +485,9 @@ class MTCSelector(Selector):
             return np.zeros(n), np.zeros(n, np.int8), np.zeros(n, np.int64)
         w_rel, w_non = self._pair_weights(t, und)
         a_rel, a_non = np.abs(w_rel), np.abs(w_non)
+        # the incremental sums leave rounding residue (~1e-17) where a weight is exactly 0: treat as 0
+        a_rel[a_rel < _ZERO] = 0.0
+        a_non[a_non < _ZERO] = 0.0
         s = np.maximum(a_rel, a_non)
         arg = s.argmax(axis=1)
         rows = np.arange(n)
