@@ -44,7 +44,7 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=100)
     ap.add_argument("--budget", type=int, default=5000)
     ap.add_argument("--methods", default="mtc,rtc")
-    ap.add_argument("--config", default="rtc-default")
+    ap.add_argument("--config", default="rtc-mtc")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()

@@ -63,7 +63,8 @@ def _selection_options(p: argparse.ArgumentParser, *, depth_default) -> None:
     p.add_argument("--default-p", type=probability, default=0.5,
                    help="probability of relevance of unjudged documents for mtc and pooling (default 0.5)")
     p.add_argument("--refit-every", type=positive_int, default=10, help="rtc: judgments between refits (default 10)")
-    p.add_argument("--config", default="rtc-default", help="rtc: relevance-model configuration (default rtc-default)")
+    p.add_argument("--config", default="rtc-mtc",
+                   help="rtc: relevance-model configuration (default rtc-mtc, the paper's priors)")
     p.add_argument("--moments", choices=("delta", "exact", "paper"), default="delta",
                    help="moments of AP and recall differences (default delta)")
     p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",

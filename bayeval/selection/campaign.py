@@ -106,7 +106,7 @@ class Campaign:
     @classmethod
     def create(cls, path, runs: RunSet | Sequence[Run], *, initial: Qrels | None = None, pairs=None,
                measure="AP", alpha: float = 0.95, method: str = "mtc", depth: int | None = 100,
-               default_p: float = 0.5, refit_every: int = 10, config: str = "rtc-default", seed: int = 0,
+               default_p: float = 0.5, refit_every: int = 10, config: str = "rtc-mtc", seed: int = 0,
                moments: str = "delta", gain: str = "exponential", max_grade: int | None = None,
                pool_depth: int | None = None) -> Campaign:
         """Create the campaign file (it must not exist) and return the open campaign.

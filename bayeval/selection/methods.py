@@ -13,7 +13,7 @@ __all__ = ["METHODS", "make_selector"]
 METHODS = ("mtc", "rtc", "pool", "depth-pool")
 
 
-def make_selector(method: str, data: RankData, *, refit_every: int = 10, config="rtc-default", seed=0,
+def make_selector(method: str, data: RankData, *, refit_every: int = 10, config="rtc-mtc", seed=0,
                   pool_depth: int | None = None, **kwargs) -> Selector:
     """A selector by method name; ``kwargs`` go to :class:`~bayeval.selection.MTCSelector`.
 
