@@ -58,6 +58,13 @@ def test_plan_counts_sites_of_a_table(files):
     rc, out, err = _cli("design", "plan", "--topics", 24, "--sites", d / "runs.tsv", "--format", "json")
     assert rc == 0, err
     assert {r["n_sites"] for r in json.loads(out)} == {4}
+    # --largest keeps the M sites with the most runs (here all have two: ties by name)
+    rc, out, err = _cli("design", "plan", "--topics", 24, "--sites", d / "runs.tsv", "--largest", 3, "--format",
+                        "json")
+    assert rc == 0, err
+    assert {r["n_sites"] for r in json.loads(out)} == {3}
+    rc, _, err = _cli("design", "plan", "--topics", 24, "--sites", 4, "--largest", 3)
+    assert rc == 2 and "--largest" in err
 
 
 def test_assign_writes_a_design_that_reads_back(files, tmp_path):

@@ -51,6 +51,8 @@ def register(sub) -> None:
     pl.add_argument("--topics", type=positive_int, required=True, metavar="N", help="total number of topics N")
     pl.add_argument("--sites", required=True, metavar="M|NAMES|FILE",
                     help="number of sites m, comma-separated site names, or a run/site table (runs.tsv)")
+    pl.add_argument("--largest", type=positive_int, default=None, metavar="M",
+                    help="with a run/site table: count only the M sites with the most runs")
     pl.add_argument("--min-baseline", type=_nonneg_int, default=0, metavar="N0",
                     help="least size n0 of the all-site baseline (default 0)")
     pl.add_argument("--k", default=None, metavar="K", help="k values: '2', '1,2,3' or '1-4' (default 1..m-1)")
@@ -204,7 +206,7 @@ def _k_values(spec: str | None, m: int) -> list[int] | None:
 def _plan(args: argparse.Namespace) -> int:
     from bayeval.design import design_table
 
-    sites = _site_names(args.sites)
+    sites = _site_names(args.sites, args.largest)
     m = sites if isinstance(sites, int) else len(sites)
     if m < 2:
         raise BayevalInputError(f"--sites: a design needs at least 2 sites, got {m}")
