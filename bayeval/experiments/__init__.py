@@ -1,0 +1,58 @@
+"""Simulation studies of evaluation with incomplete judgments, and their statistics.
+
+- :func:`load_collection`, :class:`TestCollection` — runs and complete qrels on disk;
+- :class:`RobustnessConfig`, :func:`run_trial` — one trial of the robustness study of carterette2007 §4.3
+  (MTC, RTC and bayeval's Bayesian RTC judge two runs, then predict every pair of ten);
+- :func:`run_study` — many trials in this process, on local cores or on a Dask cluster, resumable;
+- :mod:`~bayeval.experiments.table` — the tidy trial table (parquet/csv);
+- :func:`robustness_statistics` and friends — confidence bins, bookmaker W̄, judgments, Kendall τ,
+  paired tests, breakdowns by pair type and run similarity;
+- :mod:`~bayeval.experiments.plots`, :mod:`~bayeval.experiments.report` — figures and markdown pages.
+
+See docs/robustness-trec8.md.
+"""
+
+from bayeval.experiments.collection import TestCollection, load_collection
+from bayeval.experiments.execute import StudyRun, run_study
+from bayeval.experiments.robustness import (
+    CONFIDENCES,
+    METHODS,
+    RobustnessConfig,
+    pair_similarity,
+    run_trial,
+    trial_seed,
+)
+from bayeval.experiments.statistics import (
+    RobustnessStatistics,
+    bookmaker,
+    calls,
+    confidence_bins,
+    paired_tests,
+    robustness_statistics,
+    wilson_interval,
+)
+from bayeval.experiments.table import COLUMNS, completed_trials, read_table, write_table
+
+__all__ = [
+    "COLUMNS",
+    "CONFIDENCES",
+    "METHODS",
+    "RobustnessConfig",
+    "RobustnessStatistics",
+    "StudyRun",
+    "TestCollection",
+    "bookmaker",
+    "calls",
+    "completed_trials",
+    "confidence_bins",
+    "load_collection",
+    "pair_similarity",
+    "paired_tests",
+    "read_table",
+    "robustness_statistics",
+    "run_study",
+    "run_trial",
+    "trial_seed",
+    "wilson_interval",
+    "write_table",
+]

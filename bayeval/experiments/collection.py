@@ -1,0 +1,152 @@
+"""A test collection on disk for simulation studies: run files, complete qrels, optional run metadata.
+
+The layout is the one of ``../shared/data``: ``DIR/runs/input.<tag>[.gz]``, ``DIR/qrels.txt[.gz]`` and,
+optionally, ``DIR/runs.tsv`` (``run``, ``group``, ``type`` = automatic/manual, ...). Runs are read lazily
+and cached per process, so a worker that runs many trials reads each run file once.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from bayeval.errors import BayevalInputError
+
+__all__ = ["TestCollection", "load_collection"]
+
+
+def _tag(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".txt"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name[len("input."):] if name.startswith("input.") else name
+
+
+@lru_cache(maxsize=512)
+def _read_run_cached(path: str):
+    from bayeval.io import read_run
+
+    return read_run(path)
+
+
+@lru_cache(maxsize=8)
+def _read_qrels_cached(path: str, level: int):
+    from bayeval.io import read_qrels
+
+    return read_qrels(path, relevance_level=level)
+
+
+@dataclass(frozen=True)
+class TestCollection:
+    """Run files and complete qrels of one collection (the simulated assessor and the truth).
+
+    Attributes
+    ----------
+    name : str
+        Short name (the directory name by default), written into every trial row.
+    run_paths : tuple of (str, str)
+        ``(run tag, file path)``, sorted by tag.
+    qrels_path : str
+    relevance_level : int
+        Lowest grade that counts as relevant.
+    manual : tuple of str
+        Tags of manual runs (from ``runs.tsv``; empty when unknown).
+    """
+
+    __test__ = False  # not a pytest class
+
+    name: str
+    run_paths: tuple[tuple[str, str], ...]
+    qrels_path: str
+    relevance_level: int = 1
+    manual: tuple[str, ...] = field(default=())
+
+    @property
+    def run_names(self) -> tuple[str, ...]:
+        return tuple(t for t, _ in self.run_paths)
+
+    def runs(self, names):
+        """A :class:`~bayeval.data.RunSet` of the named runs, in the order given (cached per process)."""
+        from bayeval.data import RunSet
+
+        paths = dict(self.run_paths)
+        out = []
+        for n in names:
+            if n not in paths:
+                raise BayevalInputError(f"runs: {n!r} is not a run of collection {self.name!r}")
+            run = _read_run_cached(paths[n])
+            if run.name != n:  # the file's tag may differ from its name: the file name wins
+                from bayeval.data import Run
+
+                run = Run(n, run.topics, run.offsets, run.docno_array, run.scores)
+            out.append(run)
+        return RunSet(tuple(out))
+
+    def qrels(self):
+        """The complete qrels (cached per process)."""
+        return _read_qrels_cached(self.qrels_path, self.relevance_level)
+
+    def topics(self) -> tuple[str, ...]:
+        """Topics of the qrels that have at least one relevant document."""
+        from bayeval.data.topics import sort_topics
+
+        q = self.qrels()
+        return tuple(sort_topics(t for t in q.topics if q.num_rel(t) > 0))
+
+    def sample_runs(self, k: int, rng: np.random.Generator) -> tuple[str, ...]:
+        """``k`` distinct run tags drawn uniformly at random (order = draw order)."""
+        names = self.run_names
+        if not 2 <= k <= len(names):
+            raise BayevalInputError(f"k: must be between 2 and the {len(names)} runs of {self.name!r}, got {k}")
+        return tuple(names[i] for i in rng.choice(len(names), size=k, replace=False))
+
+
+def load_collection(path: str | os.PathLike, *, name: str | None = None, relevance_level: int = 1,
+                    runs: str = "runs") -> TestCollection:
+    """Describe the collection in directory ``path`` (nothing is read yet but ``runs.tsv``).
+
+    Parameters
+    ----------
+    path : path
+        Directory with ``runs/`` (one TREC run file per system) and ``qrels.txt[.gz]``.
+    name : str, optional
+        Name in the trial table (default: the directory's name).
+    relevance_level : int
+        Lowest relevant grade (Robust 2003's graded qrels: 1).
+    runs : str
+        Sub-directory of the run files.
+
+    Raises
+    ------
+    BayevalInputError
+        When the directory, its run files or its qrels are missing.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise BayevalInputError(f"collection: {root} is not a directory")
+    rdir = root / runs
+    if not rdir.is_dir():
+        raise BayevalInputError(f"collection: {rdir} (run files) is missing")
+    files = sorted(p for p in rdir.iterdir() if p.is_file() and not p.name.startswith("."))
+    if len(files) < 2:
+        raise BayevalInputError(f"collection: {rdir} holds fewer than 2 run files")
+    qrels = next((root / q for q in ("qrels.txt.gz", "qrels.txt", "qrels") if (root / q).is_file()), None)
+    if qrels is None:
+        raise BayevalInputError(f"collection: no qrels.txt[.gz] in {root}")
+    pairs = sorted((_tag(p), str(p)) for p in files)
+    if len({t for t, _ in pairs}) != len(pairs):
+        raise BayevalInputError(f"collection: two run files in {rdir} have the same tag")
+    manual: list[str] = []
+    info = root / "runs.tsv"
+    if info.is_file():
+        import pandas as pd
+
+        frame = pd.read_csv(info, sep="\t", dtype=str)
+        if {"run", "type"} <= set(frame.columns):
+            manual = sorted(frame.loc[frame["type"].str.lower() == "manual", "run"])
+    return TestCollection(name or root.name, tuple(pairs), str(qrels), int(relevance_level), tuple(manual))

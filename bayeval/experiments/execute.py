@@ -1,0 +1,251 @@
+"""Running many independent trials: in this process, on local cores, or on a Dask cluster.
+
+Every trial is a pure function of (collection, config, trial number) — its randomness comes from
+``SeedSequence(config.seed, spawn_key=(trial,))`` — so where and in which order trials run does not
+change the table. Finished trials are written to the output file as they arrive (atomically, at most
+every ``flush_seconds``), and a study started again on the same file skips the trials it already holds.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bayeval.errors import BayevalInputError
+from bayeval.experiments.collection import TestCollection
+from bayeval.experiments.robustness import RobustnessConfig, run_trial
+from bayeval.experiments.table import COLUMNS, completed_trials, read_table, write_table
+
+__all__ = ["StudyRun", "run_study"]
+
+
+@dataclass(frozen=True, eq=False)
+class StudyRun:
+    """The outcome of :func:`run_study`.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        Every row of the study's file (earlier trials included), columns :data:`~bayeval.experiments.table.COLUMNS`.
+    ran : tuple of int
+        Trials run by this call.
+    skipped : tuple of int
+        Trials found already in the file.
+    failed : tuple of (int, str)
+        Trials that raised, with the error (they are not in ``frame``; a later call retries them).
+    seconds : float
+        Wall-clock time of this call.
+    backend : str
+        ``"serial"``, ``"processes"`` or ``"dask"``.
+    workers : int
+    """
+
+    frame: pd.DataFrame
+    ran: tuple[int, ...]
+    skipped: tuple[int, ...]
+    failed: tuple[tuple[int, str], ...] = field(default=())
+    seconds: float = 0.0
+    backend: str = "serial"
+    workers: int = 1
+
+    def summary(self) -> str:
+        per = self.seconds / len(self.ran) if self.ran else float("nan")
+        s = (f"{len(self.ran)} trials run ({self.backend}, {self.workers} worker(s)) in {self.seconds:.1f} s "
+             f"({per:.1f} s per trial); {len(self.skipped)} already done; {len(self.failed)} failed")
+        for t, msg in self.failed[:5]:
+            s += f"\n  trial {t}: {msg.strip().splitlines()[-1]}"
+        return s
+
+
+def _task(collection: TestCollection, config: RobustnessConfig, trial: int):
+    """One trial, errors returned instead of raised (a failed trial must not stop a study)."""
+    try:
+        return trial, run_trial(collection, config, trial), None
+    except Exception:  # noqa: BLE001 - reported per trial
+        return trial, None, traceback.format_exc()
+
+
+def _progress(total: int, enabled: bool | None, description: str):
+    import sys
+
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled or total == 0:
+        return None
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+    prog.start()
+    prog.add_task(description, total=total)
+    return prog
+
+
+def _serial(jobs, collection, config) -> Iterable:
+    for t in jobs:
+        yield _task(collection, config, t)
+
+
+def _processes(jobs, collection, config, workers: int) -> Iterable:
+    import multiprocessing as mp
+
+    # one trial per process: keep each worker's numba/BLAS to one thread so workers do not oversubscribe
+    for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
+        futures = [ex.submit(_task, collection, config, t) for t in jobs]
+        for fut in as_completed(futures):
+            yield fut.result()
+
+
+def _dask(jobs, collection, config, scheduler) -> Iterable:
+    try:
+        from distributed import Client
+        from distributed import as_completed as d_as_completed
+    except ImportError as exc:  # pragma: no cover - distributed is a dependency
+        raise BayevalInputError("scheduler: a Dask scheduler needs the 'distributed' package") from exc
+    own = not isinstance(scheduler, Client)
+    try:
+        client = Client(scheduler, timeout="20s") if own else scheduler
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise BayevalInputError(f"scheduler: cannot connect to {scheduler!r} ({exc})") from exc
+    try:
+        futures = [client.submit(_task, collection, config, t, pure=False, key=f"robustness-{config.seed}-{t}")
+                   for t in jobs]
+        for fut in d_as_completed(futures):
+            yield fut.result()
+    finally:
+        if own:
+            client.close()
+
+
+def run_study(collection: TestCollection, config: RobustnessConfig, trials: int | Iterable[int], *,
+              out: str | os.PathLike | None = None, workers: int = 1, scheduler=None, progress: bool | None = None,
+              flush_seconds: float = 10.0, on_trial: Callable[[int, pd.DataFrame], None] | None = None) -> StudyRun:
+    """Run robustness trials, in parallel, resuming from ``out``.
+
+    Parameters
+    ----------
+    collection : TestCollection
+    config : RobustnessConfig
+    trials : int or iterable of int
+        ``n`` for trials ``0 .. n-1``, or the trial numbers.
+    out : path, optional
+        Parquet or csv file of the trial table. Trials already in it (same collection and seed, every
+        method present) are skipped; new ones are added as they finish.
+    workers : int
+        Local worker processes (``1``: run in this process). Ignored with ``scheduler``.
+    scheduler : str or distributed.Client, optional
+        Address of a Dask scheduler (``"tcp://host:8786"``) or a client: trials become Dask tasks.
+        The workers must see the collection's files at the same paths.
+    progress : bool, optional
+        A rich progress bar (default: when stderr is a terminal).
+    flush_seconds : float
+        Write the table at most this often while trials arrive (and always at the end).
+    on_trial : callable, optional
+        Called with ``(trial, rows)`` for each finished trial.
+
+    Returns
+    -------
+    StudyRun
+
+    Examples
+    --------
+    >>> from bayeval.experiments.robustness import RobustnessConfig
+    >>> cfg = RobustnessConfig(k=3, methods=("mtc",), confidences=("delta",))
+    >>> isinstance(cfg, RobustnessConfig)
+    True
+    """
+    if not isinstance(collection, TestCollection):
+        raise BayevalInputError(f"collection: expected a TestCollection, got {type(collection).__name__}")
+    if not isinstance(config, RobustnessConfig):
+        raise BayevalInputError(f"config: expected a RobustnessConfig, got {type(config).__name__}")
+    if isinstance(trials, (int, np.integer)) and not isinstance(trials, bool):
+        if trials < 0:
+            raise BayevalInputError(f"trials: must be >= 0, got {trials}")
+        wanted = list(range(int(trials)))
+    else:
+        try:
+            wanted = sorted({int(t) for t in trials})
+        except (TypeError, ValueError) as exc:
+            raise BayevalInputError(f"trials: a count or trial numbers, got {trials!r}") from exc
+        if any(t < 0 for t in wanted):
+            raise BayevalInputError("trials: trial numbers must be >= 0")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise BayevalInputError(f"workers: must be a positive integer, got {workers!r}")
+    old = pd.DataFrame(columns=list(COLUMNS))
+    if out is not None and os.path.exists(out):
+        old = read_table(out)
+        cfg_cols = {"k": config.k, "c": config.c, "depth": config.depth}
+        mine = old[(old["collection"] == collection.name) & (old["seed"] == config.seed)]
+        for col, val in cfg_cols.items():
+            if len(mine) and not (mine[col] == val).all():
+                raise BayevalInputError(f"out: {out} holds trials of seed {config.seed} with another {col} "
+                                        f"({sorted(mine[col].unique())}); use another file or seed")
+    done = completed_trials(old, collection=collection.name, seed=config.seed, methods=config.methods)
+    skipped = tuple(t for t in wanted if t in done)
+    jobs = [t for t in wanted if t not in done]
+    # rows of a trial that is incomplete (some methods missing) are replaced
+    keep = ~((old["collection"] == collection.name) & (old["seed"] == config.seed) & old["trial"].isin(jobs))
+    parts = [old[keep]] if len(old) else []
+
+    if scheduler is not None:
+        backend, n_workers, stream = "dask", 0, _dask(jobs, collection, config, scheduler)
+    elif workers == 1 or len(jobs) <= 1:
+        backend, n_workers, stream = "serial", 1, _serial(jobs, collection, config)
+    else:
+        backend, n_workers, stream = "processes", int(workers), _processes(jobs, collection, config, int(workers))
+
+    t0 = time.perf_counter()
+    last_flush = t0
+    ran, failed = [], []
+    bar = _progress(len(jobs), progress, f"robustness trials ({collection.name})")
+    dirty = False
+    try:
+        for trial, rows, err in stream:
+            if err is not None:
+                failed.append((trial, err))
+            else:
+                parts.append(rows)
+                ran.append(trial)
+                dirty = True
+                if on_trial is not None:
+                    on_trial(trial, rows)
+            if bar is not None:
+                bar.advance(bar.task_ids[0])
+            now = time.perf_counter()
+            if out is not None and dirty and now - last_flush >= flush_seconds:
+                write_table(pd.concat(parts, ignore_index=True), out)
+                last_flush, dirty = now, False
+    finally:
+        if bar is not None:
+            bar.stop()
+        if out is not None and dirty:
+            write_table(pd.concat(parts, ignore_index=True), out)
+    if backend == "dask":
+        try:
+            from distributed import Client
+
+            n_workers = len(scheduler.scheduler_info().get("workers", {})) if isinstance(scheduler, Client) else 0
+        except Exception:  # noqa: BLE001 - informative only
+            n_workers = 0
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(COLUMNS))
+    frame = frame.sort_values(["collection", "seed", "trial", "method", "confidence", "run_a", "run_b"],
+                              kind="stable", ignore_index=True)
+    return StudyRun(frame, tuple(sorted(ran)), skipped, tuple(sorted(failed)), time.perf_counter() - t0, backend,
+                    n_workers)

@@ -1,0 +1,340 @@
+r"""One trial of the robustness study of Carterette (2007) §4.3, scored against complete qrels.
+
+A trial
+
+1. draws k runs at random from a collection (default 10) and takes the first c of them (default 2)
+   as the *original* runs;
+2. judges documents of the c originals with a selection method (:mod:`bayeval.selection`: MTC with
+   p = 0.5, RTC) until every pair of originals has :math:`P(\Delta MAP<0)\ge\alpha` or
+   :math:`\le 1-\alpha` (α = 0.95, MAP over all topics, runs cut to ``depth``), the complete qrels
+   answering every request;
+3. estimates the probability of relevance of every document the k runs retrieve from those
+   judgments (MTC: 0.5; RTC: the composed RTC model, MAP fit; *bayes*: the same model fitted by
+   Laplace, giving posterior draws of p);
+4. computes :math:`E[\mathrm{MAP}]` for the k runs and :math:`P(\Delta MAP<0)` for all k(k−1)/2
+   pairs with each confidence method of :func:`bayeval.expected.compare_systems` (the papers'
+   closed form ``paper``, ``delta``, ``exact``, Monte Carlo ``mc`` — over posterior draws for *bayes*);
+5. scores them against MAP on the complete qrels at the same depth.
+
+A fourth method, ``ip`` (incremental pooling), judges as many documents of the originals as MTC
+did and ranks the k runs by MAP on those judgments alone (unjudged = nonrelevant), as the paper's
+IP baseline; it has no confidence (``p_less`` is NaN).
+
+The result is a tidy frame: one row per pair × method × confidence method (see
+:mod:`bayeval.experiments.table`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields
+
+import numpy as np
+import pandas as pd
+
+from bayeval.errors import BayevalInputError
+
+__all__ = ["CONFIDENCES", "METHODS", "RobustnessConfig", "pair_similarity", "run_trial", "trial_seed"]
+
+METHODS = ("mtc", "rtc", "bayes", "ip")
+# the bayes estimate samples the aggregation (the experts' weights) and keeps the rank coefficients and the
+# calibration at their MAP: the calibration's Laplace Hessian is singular for rtc-default when a system has
+# no judged document (the 8 new runs of a trial)
+_BAYES_STAGES = {"rank": "map", "calibration": "map"}
+CONFIDENCES = ("paper", "delta", "exact", "mc")
+
+
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise BayevalInputError(f"{name}: must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class RobustnessConfig:
+    """Settings of a robustness study (carterette2007 §4.3); every trial of a study shares them.
+
+    Parameters
+    ----------
+    k : int
+        Runs per trial (default 10).
+    c : int
+        Original runs, judged by the selection method (default 2; 2 ≤ c < k).
+    depth : int
+        Runs are cut to their top ``depth`` documents for judging, estimating and scoring (default 100).
+    alpha : float
+        Confidence at which the selection stops (default 0.95).
+    methods : tuple of str
+        Among ``"mtc"`` (p = 0.5), ``"rtc"`` (RTC selection, RTC MAP estimate), ``"bayes"`` (RTC
+        selection, Laplace posterior of the RTC model, Monte Carlo over its draws), ``"ip"``
+        (incremental pooling with MTC's number of judgments; needs ``"mtc"``).
+    confidences : tuple of str
+        Confidence methods of :func:`bayeval.expected.compare_systems`.
+    budget : int or None
+        At most this many judgments per selection (default 5000; the paper has none).
+    selection_config : str
+        Relevance model refitted by RTC while judging (default ``"rtc-mtc"``, the paper's priors).
+    estimate_config : str
+        Relevance model of the ``rtc`` estimate over the k runs (default ``"rtc-mtc"``).
+    bayes_config : str
+        Relevance model of the ``bayes`` estimate (default ``"rtc-default"``, bayeval's).
+    bayes_fit : str
+        Fit of its calibration and aggregation stages (``"laplace"``, ``"mcmc"``, ``"vi"``; the rank
+        coefficients stay at their MAP).
+    refit_every : int
+        Judgments between RTC refits (default 10, the paper's).
+    mc_draws : int
+        Monte Carlo draws of the ``mc`` confidence (default 1000).
+    p_draws : int
+        Posterior draws of p of the ``bayes`` estimate (default 200; Monte Carlo draw d uses draw d mod 200).
+    seed : int
+        Study seed: trial i is seeded by ``SeedSequence(seed, spawn_key=(i,))``.
+    """
+
+    k: int = 10
+    c: int = 2
+    depth: int = 100
+    alpha: float = 0.95
+    methods: tuple[str, ...] = METHODS
+    confidences: tuple[str, ...] = CONFIDENCES
+    budget: int | None = 5000
+    selection_config: str = "rtc-mtc"
+    estimate_config: str = "rtc-mtc"
+    bayes_config: str = "rtc-default"
+    bayes_fit: str = "laplace"
+    refit_every: int = 10
+    mc_draws: int = 1000
+    p_draws: int = 200
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        k = _check_int("k", self.k, 3)
+        c = _check_int("c", self.c, 2)
+        if c >= k:
+            raise BayevalInputError(f"c: must be smaller than k={k}, got {c}")
+        _check_int("depth", self.depth, 1)
+        _check_int("refit_every", self.refit_every, 1)
+        _check_int("mc_draws", self.mc_draws, 10)
+        _check_int("p_draws", self.p_draws, 2)
+        _check_int("seed", self.seed, 0)
+        if self.budget is not None:
+            _check_int("budget", self.budget, 1)
+        if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or not 0.5 < self.alpha < 1:
+            raise BayevalInputError(f"alpha: must be in (0.5, 1), got {self.alpha!r}")
+        for name, allowed in (("methods", METHODS), ("confidences", CONFIDENCES)):
+            vals = (getattr(self, name),) if isinstance(getattr(self, name), str) else tuple(getattr(self, name))
+            bad = [v for v in vals if v not in allowed]
+            if bad or not vals or len(set(vals)) != len(vals):
+                raise BayevalInputError(f"{name}: must be distinct values among {', '.join(allowed)}, got {vals}")
+            object.__setattr__(self, name, vals)
+        if "ip" in self.methods and "mtc" not in self.methods:
+            raise BayevalInputError("methods: 'ip' judges as many documents as MTC did: add 'mtc'")
+        if self.bayes_fit not in ("laplace", "mcmc", "vi", "map"):
+            raise BayevalInputError(f"bayes_fit: must be laplace, mcmc, vi or map, got {self.bayes_fit!r}")
+        from bayeval.relevance import load_config
+
+        for name in ("selection_config", "estimate_config", "bayes_config"):
+            load_config(getattr(self, name))  # raises a clear error for an unknown model
+
+    def to_dict(self) -> dict:
+        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+                for f in fields(self) if not f.name.startswith("_")}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> RobustnessConfig:
+        known = {f.name for f in fields(cls) if not f.name.startswith("_")}
+        bad = set(d) - known
+        if bad:
+            raise BayevalInputError(f"config: unknown setting(s) {sorted(bad)}")
+        return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
+
+
+def trial_seed(seed: int, trial: int) -> np.random.SeedSequence:
+    """The SeedSequence of trial ``trial`` of a study seeded ``seed``: independent of execution order."""
+    return np.random.SeedSequence(int(seed), spawn_key=(int(trial),))
+
+
+def pair_similarity(data) -> np.ndarray:
+    r"""Average fraction of documents two runs retrieve in common, per pair (S × S).
+
+    For topic t with retrieved sets :math:`A_t, B_t` (cut to the data's depth)
+    :math:`\mathrm{sim}(a, b) = \frac1{|T'|}\sum_{t\in T'} |A_t\cap B_t| / \max(|A_t|, |B_t|)` over the topics
+    :math:`T'` where either run retrieves something (carterette2007 §5, "average percentage of documents
+    they retrieved in common for each topic").
+
+    Examples
+    --------
+    >>> from bayeval.data import RankData, Run
+    >>> a = Run.from_arrays("a", np.array(["1"] * 4), np.array(list("wxyz")), np.arange(4.0)[::-1])
+    >>> b = Run.from_arrays("b", np.array(["1"] * 4), np.array(list("wxuv")), np.arange(4.0)[::-1])
+    >>> float(pair_similarity(RankData.build([a, b]))[0, 1])
+    0.5
+    """
+    S = len(data.systems)
+    total = np.zeros((S, S))
+    count = np.zeros((S, S))
+    for tr in data:
+        n = tr.n_docs
+        member = np.zeros((S, n), dtype=np.float64)
+        for s in range(S):
+            member[s, tr.ranked[s, : tr.lengths[s]]] = 1.0
+        common = member @ member.T
+        size = np.maximum.outer(tr.lengths, tr.lengths).astype(np.float64)
+        ok = size > 0
+        total[ok] += common[ok] / size[ok]
+        count[ok] += 1
+    return np.divide(total, count, out=np.zeros_like(total), where=count > 0)
+
+
+def _judged_qrels(history, level: int):
+    from bayeval.data import Qrels
+
+    frame = pd.DataFrame(list(history), columns=["topic", "docno", "grade"])
+    return Qrels.from_frame(frame, relevance_level=level)
+
+
+def _select(method: str, runs_c, qrels, topics, cfg: RobustnessConfig, budget, seed):
+    from bayeval.data import RankData
+    from bayeval.selection import QrelsAssessor, judge_until_done, make_selector
+
+    data_c = RankData.build(runs_c, None, depth=cfg.depth, topics=topics)
+    kw = {"refit_every": cfg.refit_every, "config": cfg.selection_config} if method == "rtc" else {}
+    sel = make_selector(method, data_c, measure="AP", alpha=cfg.alpha, seed=seed, **kw)
+    judge_until_done(sel, QrelsAssessor(qrels), budget=budget, progress=False)
+    return sel
+
+
+def _tau(x: np.ndarray, y: np.ndarray) -> float:
+    from scipy.stats import kendalltau
+
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(kendalltau(x, y).statistic)
+
+
+def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
+    r"""Run trial ``trial`` of a study on ``collection`` and return its rows.
+
+    Parameters
+    ----------
+    collection : TestCollection
+        From :func:`~bayeval.experiments.load_collection`.
+    config : RobustnessConfig
+    trial : int
+        Trial number; with ``config.seed`` it fixes the runs drawn and every random choice.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair × method × confidence, columns :data:`bayeval.experiments.table.COLUMNS`.
+
+    Notes
+    -----
+    Truth: MAP of each run cut to ``depth`` on the complete qrels (R counts every relevant document of
+    the topic), over the topics with at least one relevant document. A pair's ``true_delta`` is
+    MAP(a) − MAP(b), and ``p_less`` is :math:`P(\Delta MAP<0)`.
+    RTC and *bayes* share the judgments of one RTC selection (the selection does not depend on
+    the estimate made afterwards). Topics are independent under every analytic confidence.
+    """
+    from bayeval.data import RankData
+    from bayeval.expected import compare_systems, expected_measures
+    from bayeval.experiments.table import COLUMNS
+    from bayeval.relevance import RTCEstimator
+
+    if not isinstance(config, RobustnessConfig):
+        raise BayevalInputError(f"config: expected a RobustnessConfig, got {type(config).__name__}")
+    trial = _check_int("trial", trial, 0)
+    t_start = time.perf_counter()
+    ss = trial_seed(config.seed, trial)
+    s_runs, s_sel, s_fit, s_mc = ss.spawn(4)
+    rng = np.random.default_rng(s_runs)
+    names = collection.sample_runs(config.k, rng)
+    originals = set(names[: config.c])
+    topics = collection.topics()
+    qrels = collection.qrels()
+    runs_k = collection.runs(names)
+    runs_c = runs_k.select(names[: config.c])
+    level = qrels.relevance_level
+
+    truth = RankData.build(runs_k, qrels, depth=config.depth, topics=topics)
+    true_map = expected_measures(truth, default_p=0.0, method="delta").all_expected[0]
+    sim = pair_similarity(truth)
+    S = len(names)
+    ia, ib = np.triu_indices(S, k=1)
+    pair_type = np.where(np.isin(np.array(names)[ia], list(originals)) & np.isin(np.array(names)[ib], list(originals)),
+                         "both", np.where(np.isin(np.array(names)[ia], list(originals))
+                                          | np.isin(np.array(names)[ib], list(originals)), "one", "none"))
+
+    selections = {}
+    sel_seconds = {}
+    need = {"mtc"} if {"mtc", "ip"} & set(config.methods) else set()
+    if {"rtc", "bayes"} & set(config.methods):
+        need.add("rtc")
+    for m in ("mtc", "rtc"):
+        if m in need:
+            t0 = time.perf_counter()
+            selections[m] = _select(m, runs_c, qrels, topics, config, config.budget, int(s_sel.generate_state(1)[0]))
+            sel_seconds[m] = time.perf_counter() - t0
+    if "ip" in config.methods:
+        t0 = time.perf_counter()
+        n_ip = selections["mtc"].judgments
+        # as many judgments as MTC made (fewer only if pooling decides every original pair first)
+        selections["ip"] = _select("pool", runs_c, qrels, topics, config, n_ip, 0) if n_ip else None
+        sel_seconds["ip"] = time.perf_counter() - t0
+
+    frames = []
+    for method in config.methods:
+        t0 = time.perf_counter()
+        src = "rtc" if method == "bayes" else method
+        sel = selections[src]
+        history = sel.history if sel is not None else ()
+        judged = _judged_qrels(history, level) if history else None
+        data = RankData.build(runs_k, judged, depth=config.depth, topics=topics)
+        judgments = len(history)
+        decided = bool(sel.done) if (sel is not None and method != "ip") else False
+        per_conf = {}
+        if method == "ip":
+            ev = expected_measures(data, default_p=0.0, method="delta")
+            e_map = ev.all_expected[0]
+            per_conf["none"] = (e_map, e_map[ia] - e_map[ib], np.zeros(len(ia)), np.full(len(ia), np.nan))
+        else:
+            if method == "mtc":
+                point, draws = None, None
+            elif method == "rtc":
+                est = RTCEstimator(config.estimate_config).fit(data, "map").probabilities(draws=None)
+                point, draws = list(est.p), None
+            else:
+                fit_seed = int(s_fit.generate_state(1)[0])
+                fit = RTCEstimator(config.bayes_config).fit(
+                    data, config.bayes_fit, stage_methods=_BAYES_STAGES, seed=fit_seed,
+                    draws=max(config.p_draws, 200), chains=1)
+                est = fit.probabilities(draws=config.p_draws if config.bayes_fit != "map" else None, seed=fit_seed)
+                point = list(est.p)
+                draws = list(est.draws) if est.draws is not None else None
+            for conf in config.confidences:
+                mc = conf == "mc"
+                probs = draws if (mc and draws is not None) else point
+                mc_rng = np.random.default_rng(s_mc.spawn(1)[0]) if mc else None
+                kw = {"draws": config.mc_draws, "seed": mc_rng} if mc else {}
+                cmp = compare_systems(data, probs, default_p=0.5, method=conf, progress=False, **kw)
+                if mc:  # E[MAP] per run from the same kind of draws
+                    kw["seed"] = np.random.default_rng(s_mc.spawn(1)[0])
+                ev = expected_measures(data, probs, default_p=0.5, method=conf, progress=False, **kw)
+                per_conf[conf] = (ev.all_expected[0], cmp.map_expected, cmp.map_variance, cmp.map_p_less)
+        seconds = time.perf_counter() - t0 + sel_seconds.get(src, 0.0)
+        for conf, (e_map, e_delta, v_delta, p_less) in per_conf.items():
+            tau = _tau(e_map, true_map)
+            frames.append(pd.DataFrame({
+                "collection": collection.name, "trial": trial, "seed": config.seed, "k": config.k, "c": config.c,
+                "depth": config.depth, "alpha": config.alpha, "method": method, "confidence": conf,
+                "run_a": np.array(names, dtype=object)[ia], "run_b": np.array(names, dtype=object)[ib],
+                "pair_type": pair_type, "similarity": sim[ia, ib],
+                "p_less": np.asarray(p_less, dtype=np.float64), "e_delta": np.asarray(e_delta, dtype=np.float64),
+                "var_delta": np.asarray(v_delta, dtype=np.float64),
+                "e_map_a": e_map[ia], "e_map_b": e_map[ib], "true_map_a": true_map[ia], "true_map_b": true_map[ib],
+                "true_delta": true_map[ia] - true_map[ib], "judgments": judgments, "decided": decided,
+                "tau": tau, "seconds": seconds,
+            }))
+    out = pd.concat(frames, ignore_index=True)
+    out["trial_seconds"] = time.perf_counter() - t_start
+    return out[list(COLUMNS)]
