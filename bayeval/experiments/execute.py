@@ -113,7 +113,7 @@ def _processes(jobs, collection, config, workers: int) -> Iterable:
             yield fut.result()
 
 
-def _dask(jobs, collection, config, scheduler) -> Iterable:
+def _dask(jobs, collection, config, scheduler, timeout: float) -> Iterable:
     try:
         from distributed import Client
         from distributed import as_completed as d_as_completed
@@ -121,7 +121,7 @@ def _dask(jobs, collection, config, scheduler) -> Iterable:
         raise BayevalInputError("scheduler: a Dask scheduler needs the 'distributed' package") from exc
     own = not isinstance(scheduler, Client)
     try:
-        client = Client(scheduler, timeout="20s") if own else scheduler
+        client = Client(scheduler, timeout=f"{timeout}s") if own else scheduler
     except (OSError, TimeoutError, ValueError) as exc:
         raise BayevalInputError(f"scheduler: cannot connect to {scheduler!r} ({exc})") from exc
     try:
@@ -136,7 +136,8 @@ def _dask(jobs, collection, config, scheduler) -> Iterable:
 
 def run_study(collection: TestCollection, config: RobustnessConfig, trials: int | Iterable[int], *,
               out: str | os.PathLike | None = None, workers: int = 1, scheduler=None, progress: bool | None = None,
-              flush_seconds: float = 10.0, on_trial: Callable[[int, pd.DataFrame], None] | None = None) -> StudyRun:
+              flush_seconds: float = 10.0, connect_timeout: float = 20.0,
+              on_trial: Callable[[int, pd.DataFrame], None] | None = None) -> StudyRun:
     """Run robustness trials, in parallel, resuming from ``out``.
 
     Parameters
@@ -157,6 +158,8 @@ def run_study(collection: TestCollection, config: RobustnessConfig, trials: int 
         A rich progress bar (default: when stderr is a terminal).
     flush_seconds : float
         Write the table at most this often while trials arrive (and always at the end).
+    connect_timeout : float
+        Seconds to wait for the Dask scheduler.
     on_trial : callable, optional
         Called with ``(trial, rows)`` for each finished trial.
 
@@ -205,7 +208,7 @@ def run_study(collection: TestCollection, config: RobustnessConfig, trials: int 
     parts = [old[keep]] if len(old) else []
 
     if scheduler is not None:
-        backend, n_workers, stream = "dask", 0, _dask(jobs, collection, config, scheduler)
+        backend, n_workers, stream = "dask", 0, _dask(jobs, collection, config, scheduler, connect_timeout)
     elif workers == 1 or len(jobs) <= 1:
         backend, n_workers, stream = "serial", 1, _serial(jobs, collection, config)
     else:

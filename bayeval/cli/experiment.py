@@ -1,0 +1,192 @@
+"""``bayeval experiment``: simulation studies over real collections.
+
+- ``bayeval experiment robustness run DIR --trials N --out TABLE.parquet [--workers W | --scheduler ADDR]``
+  runs (or resumes) the carterette2007 §4.3 robustness study on the collection in DIR
+  (``runs/``, ``qrels.txt[.gz]``, optional ``runs.tsv``);
+- ``bayeval experiment robustness stats TABLE`` prints the papers' statistics of a trial table;
+- ``bayeval experiment robustness report TABLE --page PAGE.md [--figures PREFIX]`` writes the markdown
+  page (with figures) that docs/robustness-*.md are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from bayeval.cli._inputs import positive_int
+from bayeval.errors import BayevalInputError
+
+__all__ = ["register"]
+
+
+def _csv_list(text: str) -> tuple[str, ...]:
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
+def _alpha(text: str) -> float:
+    try:
+        a = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.5 < a < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0.5, 1), got {a}")
+    return a
+
+
+def _budget(text: str) -> int | None:
+    if text.lower() in ("none", "0"):
+        return None
+    return positive_int(text)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("experiment", help="simulation studies: robustness of reused judgments (carterette2007)",
+                       description="Simulation studies over collections with complete qrels.")
+    studies = p.add_subparsers(dest="study", metavar="STUDY", parser_class=type(p))
+    rob = studies.add_parser("robustness", help="can the confidence be trusted when judgments are reused?",
+                             description="carterette2007 §4.3: judge c of k random runs to confidence alpha, "
+                                         "predict every pair of the k, score against the complete qrels.")
+    acts = rob.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))
+
+    r = acts.add_parser("run", help="run or resume trials, writing the tidy trial table",
+                        description="Run (or resume) robustness trials; trials already in --out are skipped.")
+    r.add_argument("collection", metavar="DIR", help="collection directory: runs/, qrels.txt[.gz], runs.tsv")
+    r.add_argument("--out", required=True, metavar="TABLE", help="trial table (.parquet or .csv), resumed if present")
+    r.add_argument("--trials", type=positive_int, default=200, help="number of trials 0..N-1 (default 200)")
+    r.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
+    r.add_argument("--k", type=positive_int, default=10, help="runs per trial (default 10)")
+    r.add_argument("--c", type=positive_int, default=2, help="original runs judged per trial (default 2)")
+    r.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
+    r.add_argument("--alpha", type=_alpha, default=0.95, help="confidence that stops judging (default 0.95)")
+    r.add_argument("--methods", type=_csv_list, default=("mtc", "rtc", "bayes", "ip"),
+                   help="comma-separated among mtc, rtc, bayes, ip (default all)")
+    r.add_argument("--confidences", type=_csv_list, default=("paper", "delta", "exact", "mc"),
+                   help="comma-separated among paper, delta, exact, mc (default all)")
+    r.add_argument("--budget", type=_budget, default=5000, help="judgments per selection at most (default 5000; "
+                                                                 "'none' for no limit)")
+    r.add_argument("--selection-config", default="rtc-mtc", help="RTC model while judging (default rtc-mtc)")
+    r.add_argument("--estimate-config", default="rtc-mtc", help="model of the rtc estimate (default rtc-mtc)")
+    r.add_argument("--bayes-config", default="rtc-default", help="model of the bayes estimate (default rtc-default)")
+    r.add_argument("--bayes-fit", default="laplace", choices=("laplace", "mcmc", "vi", "map"),
+                   help="posterior of the bayes estimate (default laplace)")
+    r.add_argument("--mc-draws", type=positive_int, default=1000, help="Monte Carlo draws (default 1000)")
+    r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
+    r.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
+    r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
+    r.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="Dask scheduler address (tcp://host:8786): run the trials on that cluster instead")
+    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal)")
+    r.set_defaults(func=_run)
+
+    s = acts.add_parser("stats", help="the papers' statistics of a trial table",
+                        description="Confidence bins, bookmaker W, judgments, Kendall tau, paired tests.")
+    s.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
+    s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
+    s.add_argument("--what", choices=("overall", "bins", "pair-type", "similarity", "tests"), default="overall")
+    s.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    s.set_defaults(func=_stats)
+
+    g = acts.add_parser("report", help="write the markdown page (and figures) of a study",
+                        description="Write the markdown page of one collection's study, next to the papers.")
+    g.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
+    g.add_argument("--page", required=True, metavar="FILE.md", help="markdown page to write")
+    g.add_argument("--title", default=None, help="page title")
+    g.add_argument("--collection", default=None, help="the collection to report (if the table holds several)")
+    g.add_argument("--paper", choices=("adhoc99", "robust05"), default="adhoc99",
+                   help="carterette2007 Table 5 column quoted next to the results (default adhoc99)")
+    g.add_argument("--figures", default=None, metavar="PREFIX",
+                   help="write PREFIX-calibration.png, -emap.png, -tau.png and link them from the page")
+    g.add_argument("--runs-info", default=None, metavar="runs.tsv", help="run table marking manual runs")
+    g.add_argument("--tau-goal", type=float, default=None, help="mean tau goal to check (e.g. 0.60)")
+    g.add_argument("--notes", default=None, metavar="FILE.md", help="hand-written reading appended to the page")
+    g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
+    g.set_defaults(func=_report)
+    p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
+    rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])
+
+
+def _run(args: argparse.Namespace) -> int:
+    from bayeval.experiments import RobustnessConfig, load_collection, run_study
+
+    col = load_collection(args.collection, name=args.name, relevance_level=args.relevance_level)
+    cfg = RobustnessConfig(k=args.k, c=args.c, depth=args.depth, alpha=args.alpha, methods=args.methods,
+                           confidences=args.confidences, budget=args.budget, selection_config=args.selection_config,
+                           estimate_config=args.estimate_config, bayes_config=args.bayes_config,
+                           bayes_fit=args.bayes_fit, mc_draws=args.mc_draws, seed=args.seed)
+    res = run_study(col, cfg, args.trials, out=args.out, workers=args.workers, scheduler=args.scheduler,
+                    progress=args.progress)
+    print(res.summary())
+    if res.failed:
+        print(res.failed[0][1], file=sys.stderr)
+        return 1
+    return 0
+
+
+def _one_collection(frame, name):
+    cols = sorted(frame["collection"].unique())
+    if name is not None:
+        if name not in cols:
+            raise BayevalInputError(f"--collection: {name!r} is not in the table (it holds {cols})")
+        return frame[frame["collection"] == name]
+    if len(cols) > 1:
+        raise BayevalInputError(f"--collection: the table holds several collections {cols}; name one")
+    if not cols:
+        raise BayevalInputError("table: holds no trials")
+    return frame
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from bayeval.cli._output import write_frame
+    from bayeval.experiments import read_table, robustness_statistics
+
+    frame = _one_collection(read_table(args.table), args.collection)
+    st = robustness_statistics(frame)
+    table = {"overall": st.overall.drop(columns=["W_by_type", "W_by_similarity"]), "bins": st.bins,
+             "pair-type": st.by_pair_type, "similarity": st.by_similarity, "tests": st.tests}[args.what]
+    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials")
+    return 0
+
+
+def _report_command(args: argparse.Namespace) -> str:
+    """The ``report`` command line that reproduces this page (from the parsed arguments)."""
+    parts = ["bayeval", "experiment", "robustness", "report", args.table, "--page", args.page]
+    for opt in ("title", "collection", "figures", "runs_info", "tau_goal", "notes"):
+        val = getattr(args, opt)
+        if val is not None:
+            parts += [f"--{opt.replace('_', '-')}", str(val)]
+    if args.paper != "adhoc99":
+        parts += ["--paper", args.paper]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _report(args: argparse.Namespace) -> int:
+    import os
+
+    from bayeval.experiments import read_table
+    from bayeval.experiments.report import render_report, write_report
+
+    frame = _one_collection(read_table(args.table), args.collection)
+    manual = ()
+    if args.runs_info:
+        import pandas as pd
+
+        info = pd.read_csv(args.runs_info, sep="\t", dtype=str)
+        if not {"run", "type"} <= set(info.columns):
+            raise BayevalInputError(f"--runs-info: {args.runs_info} needs columns run and type")
+        manual = tuple(info.loc[info["type"].str.lower() == "manual", "run"])
+    notes = None
+    if args.notes:
+        with open(args.notes, encoding="utf-8") as fh:
+            notes = fh.read()
+    command = args.command or _report_command(args)
+    rel = None
+    if args.figures:
+        rel = os.path.relpath(os.path.abspath(args.figures), os.path.dirname(os.path.abspath(args.page)))
+    text = render_report(frame, title=args.title or f"Robustness of reused judgments: {frame['collection'].iloc[0]}",
+                         command=command, paper_key=args.paper, figures=args.figures, figures_rel=rel,
+                         manual=manual, tau_goal=args.tau_goal, notes=notes)
+    write_report(args.page, text)
+    print(f"wrote {args.page}")
+    return 0
