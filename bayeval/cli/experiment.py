@@ -70,6 +70,8 @@ def register(sub) -> None:
     r.add_argument("--bayes-config", default="rtc-default", help="model of the bayes estimate (default rtc-default)")
     r.add_argument("--bayes-fit", default="laplace", choices=("laplace", "mcmc", "vi", "map"),
                    help="posterior of the bayes estimate (default laplace)")
+    r.add_argument("--bayes-stages", default="aggregation", choices=("aggregation", "calibration+aggregation"),
+                   help="stages of the bayes model that are sampled (default aggregation)")
     r.add_argument("--mc-draws", type=positive_int, default=1000, help="Monte Carlo draws (default 1000)")
     r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
     r.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
@@ -101,6 +103,9 @@ def register(sub) -> None:
     g.add_argument("--runs-info", default=None, metavar="runs.tsv", help="run table marking manual runs")
     g.add_argument("--tau-goal", type=float, default=None, help="mean tau goal to check (e.g. 0.60)")
     g.add_argument("--notes", default=None, metavar="FILE.md", help="hand-written reading appended to the page")
+    g.add_argument("--merge", action="append", default=[], metavar="LABEL=TABLE",
+                   help="add another study's methods (same seed: same runs and judgments per trial) as METHOD-LABEL "
+                        "(repeatable), e.g. a bayes variant")
     g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
     g.set_defaults(func=_report)
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
@@ -114,7 +119,8 @@ def _run(args: argparse.Namespace) -> int:
     cfg = RobustnessConfig(k=args.k, c=args.c, depth=args.depth, alpha=args.alpha, methods=args.methods,
                            confidences=args.confidences, budget=args.budget, selection_config=args.selection_config,
                            estimate_config=args.estimate_config, bayes_config=args.bayes_config,
-                           bayes_fit=args.bayes_fit, mc_draws=args.mc_draws, seed=args.seed)
+                           bayes_fit=args.bayes_fit, bayes_stages=args.bayes_stages, mc_draws=args.mc_draws,
+                           seed=args.seed)
     res = run_study(col, cfg, args.trials, out=args.out, workers=args.workers, scheduler=args.scheduler,
                     progress=args.progress)
     print(res.summary())
@@ -149,6 +155,24 @@ def _stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge(frame, specs, collection):
+    """Append the rows of other trial tables, their methods renamed METHOD-LABEL."""
+    import pandas as pd
+
+    from bayeval.experiments import read_table
+
+    parts = [frame]
+    for spec in specs:
+        label, sep, path = spec.partition("=")
+        if not sep or not label or not path:
+            raise BayevalInputError(f"--merge: expected LABEL=TABLE, got {spec!r}")
+        other = _one_collection(read_table(path), collection)
+        if other["collection"].iloc[0] != frame["collection"].iloc[0] or other["seed"].iloc[0] != frame["seed"].iloc[0]:
+            raise BayevalInputError(f"--merge: {path} is another collection or seed than the main table")
+        parts.append(other.assign(method=other["method"] + f"-{label}"))
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else frame
+
+
 def _report_command(args: argparse.Namespace) -> str:
     """The ``report`` command line that reproduces this page (from the parsed arguments)."""
     parts = ["bayeval", "experiment", "robustness", "report", args.table, "--page", args.page]
@@ -156,6 +180,8 @@ def _report_command(args: argparse.Namespace) -> str:
         val = getattr(args, opt)
         if val is not None:
             parts += [f"--{opt.replace('_', '-')}", str(val)]
+    for spec in args.merge:
+        parts += ["--merge", spec]
     if args.paper != "adhoc99":
         parts += ["--paper", args.paper]
     return " ".join(shlex.quote(p) for p in parts)
@@ -168,6 +194,7 @@ def _report(args: argparse.Namespace) -> int:
     from bayeval.experiments.report import render_report, write_report
 
     frame = _one_collection(read_table(args.table), args.collection)
+    frame = _merge(frame, args.merge, args.collection)
     manual = ()
     if args.runs_info:
         import pandas as pd

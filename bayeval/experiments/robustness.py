@@ -37,10 +37,11 @@ from bayeval.errors import BayevalInputError
 __all__ = ["CONFIDENCES", "METHODS", "RobustnessConfig", "pair_similarity", "run_trial", "trial_seed"]
 
 METHODS = ("mtc", "rtc", "bayes", "ip")
-# the bayes estimate samples the aggregation (the experts' weights) and keeps the rank coefficients and the
-# calibration at their MAP: the calibration's Laplace Hessian is singular for rtc-default when a system has
-# no judged document (the 8 new runs of a trial)
-_BAYES_STAGES = {"rank": "map", "calibration": "map"}
+# stages of the bayes estimate that are sampled (the others stay at their MAP; the rank coefficients always do).
+# "aggregation" is the default because the calibration's Laplace Hessian is singular for rtc-default when a
+# system has no judged document (the k - c new runs of a trial); rtc-mtc's smoothing keeps it regular.
+BAYES_STAGES = {"aggregation": {"rank": "map", "calibration": "map"},
+                "calibration+aggregation": {"rank": "map"}}
 CONFIDENCES = ("paper", "delta", "exact", "mc")
 
 
@@ -79,8 +80,9 @@ class RobustnessConfig:
     bayes_config : str
         Relevance model of the ``bayes`` estimate (default ``"rtc-default"``, bayeval's).
     bayes_fit : str
-        Fit of its calibration and aggregation stages (``"laplace"``, ``"mcmc"``, ``"vi"``; the rank
-        coefficients stay at their MAP).
+        Fit of its sampled stages (``"laplace"``, ``"mcmc"``, ``"vi"``; ``"map"``: no draws).
+    bayes_stages : {"aggregation", "calibration+aggregation"}
+        Stages fitted by ``bayes_fit``; the others (always the rank coefficients) stay at their MAP.
     refit_every : int
         Judgments between RTC refits (default 10, the paper's).
     mc_draws : int
@@ -102,6 +104,7 @@ class RobustnessConfig:
     estimate_config: str = "rtc-mtc"
     bayes_config: str = "rtc-default"
     bayes_fit: str = "laplace"
+    bayes_stages: str = "aggregation"
     refit_every: int = 10
     mc_draws: int = 1000
     p_draws: int = 200
@@ -129,6 +132,9 @@ class RobustnessConfig:
             object.__setattr__(self, name, vals)
         if "ip" in self.methods and "mtc" not in self.methods:
             raise BayevalInputError("methods: 'ip' judges as many documents as MTC did: add 'mtc'")
+        if self.bayes_stages not in BAYES_STAGES:
+            raise BayevalInputError(f"bayes_stages: must be one of {', '.join(BAYES_STAGES)}, "
+                                    f"got {self.bayes_stages!r}")
         if self.bayes_fit not in ("laplace", "mcmc", "vi", "map"):
             raise BayevalInputError(f"bayes_fit: must be laplace, mcmc, vi or map, got {self.bayes_fit!r}")
         from bayeval.relevance import load_config
@@ -306,7 +312,7 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
             else:
                 fit_seed = int(s_fit.generate_state(1)[0])
                 fit = RTCEstimator(config.bayes_config).fit(
-                    data, config.bayes_fit, stage_methods=_BAYES_STAGES, seed=fit_seed,
+                    data, config.bayes_fit, stage_methods=BAYES_STAGES[config.bayes_stages], seed=fit_seed,
                     draws=max(config.p_draws, 200), chains=1)
                 est = fit.probabilities(draws=config.p_draws if config.bayes_fit != "map" else None, seed=fit_seed)
                 point = list(est.p)
