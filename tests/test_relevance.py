@@ -7,10 +7,11 @@ import sys
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import expit, log_expit, logit
 
-from bayeval.data import RankData
+from bayeval.data import Qrels, RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance import (
     AggregationPrior,
@@ -239,6 +240,28 @@ def test_rtc_estimate_shapes_and_range(data):
     probs = est.to_probabilities()
     n_unj = sum(int((~tr.judged).sum()) for tr in data)
     assert sum(len(v) for v in probs.by_topic.values()) == n_unj
+
+
+def test_warm_start_reuses_unchanged_topics_and_finds_the_same_fit(collection, data):
+    # judge 8 more documents of the first two topics only: the other topics' rank priors do not change
+    extra = [(tr.topic, d) for tr in list(data)[:2] for d in tr.docnos[~tr.judged][:4]]
+    qrels = collection.judgments.to_frame()
+    more = [{"topic": t, "docno": d, "grade": collection.qrels.grade_of(t, d) or 0} for t, d in extra]
+    judged = Qrels.from_frame(pd.concat([qrels, pd.DataFrame(more)], ignore_index=True))
+    data2 = RankData.build(collection.runs, judged, depth=50)
+    est = RTCEstimator("rtc-mtc")
+    first = est.fit(data, "map")
+    cold = est.fit(data2, "map")
+    warm = est.fit(data2, "map", warm_start=first)
+    th_first = first.rank.point()["theta"]
+    th_cold, th_warm = cold.rank.point()["theta"], warm.rank.point()["theta"]
+    assert np.array_equal(th_warm[2:], th_first[2:])  # reused as they were
+    assert not np.allclose(th_warm[:2], th_first[:2])  # refitted
+    assert np.allclose(th_warm, th_cold, atol=1e-9, rtol=0)
+    for a, b in zip(cold.probabilities(draws=None).p, warm.probabilities(draws=None).p, strict=True):
+        assert np.allclose(a, b, atol=1e-9, rtol=0)
+    with pytest.raises(BayevalInputError, match="warm_start"):
+        est.fit(data2, "map", warm_start="previous")
 
 
 def test_rtc_beats_baselines_on_synthetic_heldout(collection, data):

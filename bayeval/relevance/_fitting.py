@@ -9,6 +9,8 @@ names). :func:`fit_model` turns either into an :class:`~bayeval.relevance.result
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import warnings
 from dataclasses import dataclass, field
 
@@ -83,14 +85,22 @@ def _check(method, draws, chains):
             raise BayevalInputError(f"{name}: must be a positive integer, got {v!r}")
 
 
+@functools.cache
+def _blas_controller():
+    """threadpoolctl's view of the loaded BLAS libraries (finding them reads /proc: do it once)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover
+        return None
+    return ThreadpoolController()
+
+
 def _single_thread_blas():
     """Small dense solves run faster on one BLAS thread (and do not fight other processes)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        import contextlib
+    controller = _blas_controller()
+    if controller is None:  # pragma: no cover
         return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+    return controller.limit(limits=1, user_api="blas")
 
 
 def laplace_draws(mode: Mode, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -110,7 +120,7 @@ def _posterior_arrays(pm_idata, spec: ParamSpec) -> dict:
 
 def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4,
               seed=None, cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
-              progressbar: bool = False, mode: Mode | None = None):
+              progressbar: bool = False, mode: Mode | None = None, warm_start=None):
     """Fit ``model`` with ``method``; see :meth:`RelevanceModel.fit`."""
     from bayeval.relevance.results import FitResult
 
@@ -118,7 +128,7 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
     spec: ParamSpec = model.param_spec
     if mode is None:
         with _single_thread_blas():
-            mode = model._mode()
+            mode = model._mode() if warm_start is None else model._mode(warm_start=warm_start)
     if not mode.converged:
         warnings.warn(f"{model.name}: Newton did not converge in {mode.n_iter} iterations", RuntimeWarning,
                       stacklevel=3)
@@ -174,7 +184,7 @@ class RelevanceModel:
 
     def fit(self, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None,
             cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
-            progressbar: bool = False):
+            progressbar: bool = False, warm_start=None):
         """Fit the model; every method returns a :class:`~bayeval.relevance.results.FitResult` whose
         ``idata.posterior`` has the same variables, dims and coords.
 
@@ -197,9 +207,13 @@ class RelevanceModel:
             ADVI optimisation steps.
         progressbar : bool
             Show PyMC's progress bar.
+        warm_start : model of the same kind, optional
+            An earlier fitted model whose solution the fast path may reuse or start from (models that
+            support it: :class:`~bayeval.relevance.RankCoefficients`); the mode is the same, found faster.
         """
         return fit_model(self, method, draws=draws, tune=tune, chains=chains, seed=seed, cores=cores,
-                         target_accept=target_accept, vi_iterations=vi_iterations, progressbar=progressbar)
+                         target_accept=target_accept, vi_iterations=vi_iterations, progressbar=progressbar,
+                         warm_start=warm_start)
 
     def find_map(self) -> dict[str, np.ndarray]:
         """The fast-path MAP as named arrays (no PyMC)."""

@@ -138,11 +138,32 @@ class RankCoefficients(RelevanceModel):
         K = self.wins.shape[1]
         return CoefPrior.make(K, a=self.prior_a[t], b=self.prior_b[t])
 
-    def _mode(self) -> Mode:
+    def _mode(self, warm_start: RankCoefficients | None = None) -> Mode:
+        """Newton per topic, all topics batched; with ``warm_start`` (an earlier fitted model) a topic
+        whose wins and prior are unchanged reuses its solution, and the others start at its θ."""
         T, K = self.wins.shape[:2]
         # start at the prior mode: sigma(theta) = a / (a + b)
-        x0 = np.repeat(np.log(self.prior_a / self.prior_b)[:, None], K, axis=1)
-        theta, H, lp, it, ok = bt_newton_batch(self.wins, self.prior_a, self.prior_b, x0=x0)
+        theta = np.repeat(np.log(self.prior_a / self.prior_b)[:, None], K, axis=1)
+        H = np.empty((T, K, K))
+        lp = np.empty(T)
+        todo = np.ones(T, bool)
+        old = getattr(warm_start, "_solution", None)
+        if old is not None and warm_start.wins.shape[1] == K:
+            where = {name: i for i, name in enumerate(warm_start.topics)}
+            for t, name in enumerate(self.topics):
+                i = where.get(name)
+                if i is None:
+                    continue
+                theta[t] = old[0][i]
+                if (self.prior_a[t] == warm_start.prior_a[i] and self.prior_b[t] == warm_start.prior_b[i]
+                        and np.array_equal(self.wins[t], warm_start.wins[i])):
+                    H[t], lp[t] = old[1][i], old[2][i]
+                    todo[t] = False
+        it, ok = 0, True
+        if todo.any():
+            theta[todo], H[todo], lp[todo], it, ok = bt_newton_batch(
+                self.wins[todo], self.prior_a[todo], self.prior_b[todo], x0=theta[todo])
+        object.__setattr__(self, "_solution", (theta, H, lp))
         blocks = tuple((np.arange(t * K, (t + 1) * K), H[t]) for t in range(T))
         return Mode(theta.reshape(-1), blocks, float(lp.sum()), it, ok)
 

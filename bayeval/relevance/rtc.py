@@ -258,7 +258,7 @@ class RTCEstimator:
 
     def fit(self, data: RankData, method: str = "map", *, stage_methods: Mapping[str, str] | None = None,
             extra=None, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None, cores: int | None = 1,
-            progressbar: bool = False) -> RTCFit:
+            progressbar: bool = False, warm_start: RTCFit | None = None) -> RTCFit:
         """Fit the three stages on ``data``.
 
         Parameters
@@ -274,6 +274,10 @@ class RTCEstimator:
             aggregation; documents a source does not list get ``aggregation.extra_default``.
         draws, tune, chains, seed, cores, progressbar
             As in :meth:`RelevanceModel.fit`; ``seed`` seeds every stage (via a SeedSequence).
+        warm_start : RTCFit, optional
+            An earlier fit on the same runs (RTC refits while judging): the rank coefficients of topics
+            whose judgment counts did not change are reused, the others start from the earlier mode.
+            The result is the same fit (Newton converges to the unique mode), found faster.
         """
         if not isinstance(data, RankData):
             raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
@@ -291,7 +295,10 @@ class RTCEstimator:
 
         rank_model = RankCoefficients.from_rankdata(data, cfg.rank, depth=self.depth)
         D = rank_model.depth
-        rank_fit = rank_model.fit(methods["rank"], seed=seeds[0], **kw)
+        if warm_start is not None and not isinstance(warm_start, RTCFit):
+            raise BayevalInputError(f"warm_start: expected an RTCFit, got {type(warm_start).__name__}")
+        rank_fit = rank_model.fit(methods["rank"], seed=seeds[0],
+                                  warm_start=None if warm_start is None else warm_start.models["rank"], **kw)
         q_star = _calibration_input(rank_model, rank_fit.point()["theta"], cfg.calibration)
 
         des = _design(data, D)

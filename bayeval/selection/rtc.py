@@ -65,13 +65,15 @@ class RTCSelector(MTCSelector):
         self.estimator = RTCEstimator(config)
         self.seed = seed
         self.refits = 0
+        self._fit = None
         kwargs.pop("default_p", None)
         super().__init__(data, **kwargs)
         self._refit()
         self._recompute_all()
 
     def _refit(self) -> None:
-        fit = self.estimator.fit(self.topic_ranks(), "map", seed=self.seed)
+        fit = self.estimator.fit(self.topic_ranks(), "map", seed=self.seed, warm_start=self._fit)
+        self._fit = fit
         est = fit.probabilities(draws=None)
         for t, p in enumerate(est.p):
             p = np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)
