@@ -54,6 +54,18 @@ def test_measures_csv(files):
     assert ap[ap.topic == "all"].value.iloc[0] == pytest.approx(ap[ap.topic != "all"].value.mean(), abs=1e-9)
 
 
+def test_table_prints_brackets_literally():
+    """Cells, headers and the title are text, not rich markup: 'lam[sys01]' stays, 'a[/x]' does not raise."""
+    from bayeval.cli._output import write_frame
+
+    out = io.StringIO()
+    frame = pd.DataFrame({"param[s]": ["lam[sys01]", "a[/x]", "[bold]b"], "mean": [0.5, 0.25, 1.0]})
+    write_frame(frame, "table", out, title="fit [/x] lam[sys01]")
+    text = out.getvalue()
+    for literal in ("lam[sys01]", "a[/x]", "[bold]b", "param[s]", "fit [/x] lam[sys01]", "0.2500"):
+        assert literal in text
+
+
 def test_evaluate_csv_and_pairs(files):
     qrels, runs, _ = files
     rc, out, err = _cli("evaluate", qrels, *runs, "--method", "exact", "--format", "csv")

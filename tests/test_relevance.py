@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import warnings
 import sys
 from dataclasses import replace
 
@@ -498,6 +499,30 @@ def test_rtc_aggregation_structure_hint_changes_nothing(data):
     np.testing.assert_allclose(wrong._mode().x, b.x, atol=1e-9)
     with pytest.raises(BayevalInputError, match="row_groups"):
         ExpertAggregation(m.X, m.y, m.experts, row_groups=m.row_groups)
+
+
+def test_calibration_of_a_system_with_one_cell_is_the_minimum_norm_mode():
+    # system "a" has one judged cell (x = 0.3: 1 relevant, smoothing 1 at that cell): only A + 0.3 B is
+    # identified, and it must equal logit((1 + 1) / (1 + 2)); system "b" has no cell at all
+    from bayeval.relevance import PlattCalibration
+    from bayeval.relevance.config import CalibrationPrior
+
+    prior = CalibrationPrior(smoothing=1.0, smoothing_cells="judged")
+    m = PlattCalibration(np.array([0, 2, 2]), np.array([0.3, 0.2, 0.8]), np.array([1.0, 1.0, 0.0]),
+                         np.array([0.0, 2.0, 1.0]), np.array([0, 2, 2]), np.array([0.3, 0.2, 0.8]), ("a", "b", "c"),
+                         prior)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow on the way
+        fit = m.fit("laplace", draws=500, chains=1, seed=0)
+    A, B = fit.mode.x[:3], fit.mode.x[3:]
+    assert np.isfinite(fit.mode.logpost) and fit.mode.converged
+    assert A[0] + 0.3 * B[0] == pytest.approx(logit(2 / 3), abs=1e-10)
+    assert A[0] / B[0] == pytest.approx(1 / 0.3)  # (A, B) ∥ (1, x): the minimum-norm point of the line
+    assert A[1] == B[1] == 0.0  # nothing to fit: q = σ(0)
+    # Laplace draws move only along the identified direction (A + 0.3 B varies, the orthogonal one does not)
+    dA, dB = fit.draws("A")[:, 0] - A[0], fit.draws("B")[:, 0] - B[0]
+    assert np.std(dA + 0.3 * dB) > 0.1 and np.allclose(0.3 * dA - dB, 0.0, atol=1e-9)
+    assert np.all(np.isfinite(fit.mode.sd()))
 
 
 def test_calibration_merged_smoothing_rows_are_the_same_posterior():

@@ -18,7 +18,8 @@ FORMATS = ("table", "csv", "json")
 
 def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *, title: str | None = None,
                 float_digits: int = 4) -> None:
-    """Print ``frame`` as ``table`` (rich), ``csv`` or ``json`` (a list of records)."""
+    """Print ``frame`` as ``table`` (rich; every text printed literally, never as markup), ``csv`` or ``json``
+    (a list of records)."""
     out = out or sys.stdout
     if fmt == "csv":
         frame.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
@@ -29,12 +30,14 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *, tit
     elif fmt == "table":
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
-        table = Table(title=title, show_edge=False, header_style="bold")
+        # Text, not str: rich would read names such as 'lam[sys01]' or 'a[/x]' as markup
+        table = Table(title=None if title is None else Text(title), show_edge=False, header_style="bold")
         for col in frame.columns:
-            table.add_column(str(col), justify="right" if frame[col].dtype.kind in "fiu" else "left")
+            table.add_column(Text(str(col)), justify="right" if frame[col].dtype.kind in "fiu" else "left")
         for row in frame.itertuples(index=False):
-            table.add_row(*(_cell(v, float_digits) for v in row))
+            table.add_row(*(Text(_cell(v, float_digits)) for v in row))
         Console(file=out, width=200 if not out.isatty() else None).print(table)
     else:
         raise BayevalInputError(f"--format: must be one of {', '.join(FORMATS)}, got {fmt!r}")

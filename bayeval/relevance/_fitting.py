@@ -67,8 +67,9 @@ class Mode:
     converged: bool
 
     def covariance_blocks(self):
+        """Per block the covariance (−H)⁻¹ (the pseudo-inverse where the data leave a direction unidentified)."""
         for idx, H in self.blocks:
-            yield idx, np.linalg.inv(H)
+            yield idx, _psd_inverse_root(H) @ _psd_inverse_root(H).T
 
     def sd(self) -> np.ndarray:
         out = np.empty_like(self.x)
@@ -103,13 +104,25 @@ def _single_thread_blas():
     return controller.limit(limits=1, user_api="blas")
 
 
+def _psd_inverse_root(H: np.ndarray) -> np.ndarray:
+    """M with M Mᵀ = H⁻¹ (H positive definite), or = H⁺ where H is singular: draws then move only along
+    the directions the data identify (e.g. a calibration whose cells share one x)."""
+    try:
+        L = np.linalg.cholesky(H)  # H = L Lᵀ, so H⁻¹ = L⁻ᵀ L⁻¹
+        return np.linalg.inv(L).T
+    except np.linalg.LinAlgError:
+        lam, U = np.linalg.eigh(H)
+        keep = lam > 1e-10 * max(float(lam.max(initial=0.0)), 1e-300)
+        return U[:, keep] / np.sqrt(lam[keep])
+
+
 def laplace_draws(mode: Mode, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` draws (size, P) from N(mode.x, (−H)⁻¹), block by block."""
+    """``size`` draws (size, P) from N(mode.x, (−H)⁻¹), block by block (H⁺ for a singular block)."""
     out = np.repeat(mode.x[None, :], size, axis=0)
     for idx, H in mode.blocks:
-        L = np.linalg.cholesky(H)  # H = L L^T, cov = L^-T L^-1
-        z = rng.standard_normal((size, len(idx)))
-        out[:, idx] += np.linalg.solve(L.T, z.T).T
+        M = _psd_inverse_root(H)
+        z = rng.standard_normal((size, M.shape[1]))
+        out[:, idx] += z @ M.T
     return out
 
 

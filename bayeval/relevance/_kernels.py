@@ -307,7 +307,7 @@ def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e
         t = np.ones(T)
         for _ in range(60):
             new = lp(theta + t[:, None] * step)
-            bad = new < cur - 1e-12 * np.maximum(1.0, np.abs(cur))
+            bad = ~(new >= cur - 1e-12 * np.maximum(1.0, np.abs(cur)))  # NaN is bad too
             if not bad.any():
                 break
             t[bad] *= 0.5

@@ -25,6 +25,24 @@ from bayeval.relevance.config import CalibrationPrior
 __all__ = ["PlattCalibration"]
 
 
+def _newton_step(gA, gB, hAA, hAB, hBB):
+    """Per system, the Newton step H⁻¹g of the 2 × 2 system; where H is singular (a system whose cells
+    share one value of x, or have no weight: A and B are not both identified), the pseudo-inverse step,
+    which keeps (A, B) on the minimum-norm line of modes."""
+    det = hAA * hBB - hAB ** 2
+    regular = det > 1e-10 * hAA * hBB
+    safe = np.where(regular, det, 1.0)
+    dA = np.where(regular, (hBB * gA - hAB * gB) / safe, 0.0)
+    dB = np.where(regular, (hAA * gB - hAB * gA) / safe, 0.0)
+    # rank one: H = λ u uᵀ with λ = tr H, so H⁺ = H / λ²
+    tr2 = (hAA + hBB) ** 2
+    sing = ~regular & (tr2 > 0)
+    tr2 = np.where(sing, tr2, 1.0)
+    dA = np.where(sing, (hAA * gA + hAB * gB) / tr2, dA)
+    dB = np.where(sing, (hAB * gA + hBB * gB) / tr2, dB)
+    return dA, dB
+
+
 @dataclass(frozen=True, eq=False)
 class PlattCalibration(RelevanceModel):
     r"""Platt calibration :math:`q=\sigma(A_j+B_jq^*)`, one (A, B) per system.
@@ -150,17 +168,14 @@ class PlattCalibration(RelevanceModel):
 
         for it in range(1, max_iter + 1):  # noqa: B007
             gA, gB, hAA, hAB, hBB = grad_hess(A, B)
-            det = hAA * hBB - hAB ** 2
-            det = np.where(det > 1e-300, det, 1e-300)
-            dA = (hBB * gA - hAB * gB) / det
-            dB = (hAA * gB - hAB * gA) / det
+            dA, dB = _newton_step(gA, gB, hAA, hAB, hBB)
             dec = gA * dA + gB * dB
             dA[~active] = 0.0
             dB[~active] = 0.0
             t = np.ones(S)
             for _ in range(60):
                 lp_new = self._per_system_logpost(A + t * dA, B + t * dB, rows)
-                bad = lp_new < lp - 1e-12 * np.maximum(1.0, np.abs(lp))
+                bad = ~(lp_new >= lp - 1e-12 * np.maximum(1.0, np.abs(lp)))  # NaN is bad too
                 if not bad.any():
                     break
                 t[bad] *= 0.5

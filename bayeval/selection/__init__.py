@@ -5,6 +5,7 @@
   many topics and pairs, until :math:`P(\\Delta<0) \\ge \\alpha` or :math:`\\le 1-\\alpha` (or the bounds
   exclude 0);
 - :class:`RTCSelector` — the same with the relevance model refitted every 10 judgments (carterette2007);
+  :class:`RefitSelector` with any estimator (MTC+sim, MTC+one of Carterette & Allan 2007);
 - :class:`IncrementalPoolSelector`, :class:`DepthPoolSelector` — pooling baselines, same interface;
 - :class:`QrelsAssessor`, :func:`write_requests`, :func:`read_judgments` — simulated and human assessors;
 - :class:`Campaign` — a judging campaign in one SQLite file that survives interruptions;
@@ -16,10 +17,10 @@ See docs/judging.md.
 from bayeval.selection.assessors import JudgmentLine, QrelsAssessor, read_judgments, write_requests
 from bayeval.selection.campaign import Campaign
 from bayeval.selection.measure import SelectionMeasure
-from bayeval.selection.methods import METHODS, make_selector
+from bayeval.selection.methods import ESTIMATING_METHODS, METHODS, make_selector
 from bayeval.selection.pooling import DepthPoolSelector, IncrementalPoolSelector, pool_order
 from bayeval.selection.results import Candidate, PairSimulation, SelectionStatus, SimulationResult
-from bayeval.selection.rtc import RTCSelector
+from bayeval.selection.rtc import RefitSelector, RTCSelector
 from bayeval.selection.selector import MTCSelector, Selector
 from bayeval.selection.simulate import judge_until_done, simulate, true_differences
 from bayeval.selection.weights import (
@@ -34,6 +35,7 @@ __all__ = [
     "METHODS",
     "Campaign",
     "Candidate",
+    "ESTIMATING_METHODS",
     "DepthPoolSelector",
     "IncrementalPoolSelector",
     "JudgmentLine",
@@ -41,6 +43,7 @@ __all__ = [
     "PairSimulation",
     "QrelsAssessor",
     "RTCSelector",
+    "RefitSelector",
     "SelectionMeasure",
     "SelectionStatus",
     "Selector",

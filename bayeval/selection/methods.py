@@ -1,32 +1,55 @@
-"""Selection methods by name: ``mtc``, ``rtc``, ``pool`` (incremental pooling), ``depth-pool``."""
+"""Selection methods by name: ``mtc``, ``rtc``, ``pool`` (incremental pooling), ``depth-pool``, and the
+re-estimating MTC variants of Carterette & Allan (2007), ``mtc+one`` and ``mtc+sim``."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.selection.pooling import DepthPoolSelector, IncrementalPoolSelector
-from bayeval.selection.rtc import RTCSelector
+from bayeval.selection.rtc import RefitSelector, RTCSelector
 from bayeval.selection.selector import MTCSelector, Selector
 
-__all__ = ["METHODS", "make_selector"]
+__all__ = ["ESTIMATING_METHODS", "METHODS", "make_selector"]
 
 METHODS = ("mtc", "rtc", "pool", "depth-pool")
+ESTIMATING_METHODS = ("mtc+one", "mtc+sim")
+"""MTC with p re-estimated every ``refit_every`` judgments: per-topic plus-one smoothing, or the
+similarity regression (needs ``similarity``); not offered by judging campaigns."""
 
 
 def make_selector(method: str, data: RankData, *, refit_every: int = 10, config="rtc-mtc", seed=0,
-                  pool_depth: int | None = None, **kwargs) -> Selector:
+                  pool_depth: int | None = None, similarity: Callable | None = None, **kwargs) -> Selector:
     """A selector by method name; ``kwargs`` go to :class:`~bayeval.selection.MTCSelector`.
 
     ``pool`` with ``pool_depth`` is depth-k pooling (as ``depth-pool``); ``depth-pool`` needs ``pool_depth``.
+    ``mtc+sim`` needs ``similarity(topic, row_docnos, feature_docnos)`` → similarity matrix (e.g.
+    :func:`bayeval.relevance.similarity.cosine_from_texts`); its regression uses ``config`` when that is a
+    similarity configuration, else ``"similarity-default"``.
     """
     if method == "mtc":
         return MTCSelector(data, **kwargs)
     if method == "rtc":
         return RTCSelector(data, refit_every=refit_every, config=config, seed=seed, **kwargs)
+    if method == "mtc+one":
+        from bayeval.relevance import smoothed_probabilities
+
+        return RefitSelector(data, smoothed_probabilities, refit_every=refit_every, method=method, **kwargs)
+    if method == "mtc+sim":
+        from bayeval.relevance import SimilarityEstimator, load_config
+        from bayeval.relevance.config import SimilarityConfig
+
+        if not callable(similarity):
+            raise BayevalInputError("similarity: mtc+sim needs a similarity function (topic, rows, features)")
+        cfg = load_config(config) if not isinstance(config, str) or config != "rtc-mtc" else None
+        est = SimilarityEstimator(cfg if isinstance(cfg, SimilarityConfig) else "similarity-default")
+        return RefitSelector(data, lambda d: est.estimate(d, similarity=similarity), refit_every=refit_every,
+                             method=method, **kwargs)
     if method == "pool" and pool_depth is None:
         return IncrementalPoolSelector(data, **kwargs)
     if method in ("pool", "depth-pool"):
         if pool_depth is None:
             raise BayevalInputError("pool_depth: depth-pool needs a pool depth")
         return DepthPoolSelector(data, pool_depth=pool_depth, **kwargs)
-    raise BayevalInputError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
+    raise BayevalInputError(f"method: must be one of {', '.join(METHODS + ESTIMATING_METHODS)}, got {method!r}")
