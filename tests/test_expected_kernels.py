@@ -256,3 +256,23 @@ def test_bad_inputs_name_the_argument():
         ap_moments([1, 2], [0.5, 0.5], nodes=0)
     with pytest.raises(BayevalInputError, match="^cutoff:"):
         ap_moments([1, 2], [0.5, 0.5], cutoff=0)
+
+
+def test_serial_and_threaded_pair_kernels_agree():
+    # the engine runs small problems on the calling thread and large ones on numba's pool: same numbers
+    from bayeval.expected import _ap_kernels as apk
+
+    rng = np.random.default_rng(3)
+    n, S, m = 300, 12, 5
+    ranked = np.stack([rng.permutation(n)[:80] for _ in range(S)]).astype(np.int64)
+    lengths = rng.integers(40, 81, size=S).astype(np.int64)
+    for s in range(S):
+        ranked[s, lengths[s]:] = -1
+    rank_of = apk.rank_lookup(ranked, lengths, n)
+    off = 1.0 / np.arange(1, 81)
+    v, phi = rng.random((n, m)), rng.random((S, 80, m))
+    pa, pb = (x.astype(np.int64) for x in np.triu_indices(S, 1))
+    threaded, serial = np.empty((len(pa), m)), np.empty((len(pa), m))
+    apk.pair_covariances(pa, pb, ranked, lengths, rank_of, off, True, v, phi, threaded, 7)
+    apk.pair_covariances_serial(pa, pb, ranked, lengths, rank_of, off, True, v, phi, serial)
+    assert np.array_equal(threaded, serial) and np.all(serial != 0)

@@ -22,6 +22,7 @@ from bayeval.expected._tilt import Tilt, tilted, topic_tilt
 __all__: list[str] = []
 
 METHODS = ("delta", "exact", "mc", "paper")
+_SERIAL_WORK = 100_000  # pairs × nodes × list length below which the pair kernel runs without threads
 _MC_CODES = {"AP": mck.AP, "P": mck.PREC, "recall": mck.RECALL, "nDCG": mck.NDCG, "Rprec": mck.RPREC}
 
 
@@ -148,8 +149,11 @@ def state_pair_moments(st: NumeratorState, pa: np.ndarray, pb: np.ndarray) -> tu
     cov = np.empty((n_pairs, m))
     if n_pairs:
         rank_of = apk.rank_lookup(st.ranked, st.lengths, st.n_docs)
-        apk.pair_covariances(pa, pb, st.ranked, st.lengths, rank_of, st.off, st.quad, st.v, st.phi, cov,
-                             8 * numba.get_num_threads())
+        args = (pa, pb, st.ranked, st.lengths, rank_of, st.off, st.quad, st.v, st.phi, cov)
+        if n_pairs * m * st.ranked.shape[1] < _SERIAL_WORK:
+            apk.pair_covariances_serial(*args)
+        else:
+            apk.pair_covariances(*args, 8 * numba.get_num_threads())
     es, vs, csr = st.es, st.vs, st.csr
     if st.method == "linear":
         e = es[pa, 0] - es[pb, 0]
