@@ -5,7 +5,9 @@
   (``runs/``, ``qrels.txt[.gz]``, optional ``runs.tsv``);
 - ``bayeval experiment robustness stats TABLE`` prints the papers' statistics of a trial table;
 - ``bayeval experiment robustness report TABLE --page PAGE.md [--figures PREFIX]`` writes the markdown
-  page (with figures) that docs/robustness-*.md are.
+  page (with figures) that docs/robustness-*.md are;
+- ``bayeval experiment similarity run|stats|trajectory|report|cranfield`` — the same for the similarity
+  study of Carterette & Allan (2007) (docs/similarity-*.md).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def _budget(text: str) -> int | None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("experiment", help="simulation studies: robustness of reused judgments (carterette2007)",
+    p = sub.add_parser("experiment", help="simulation studies: robustness of reused judgments (carterette2007), "
+                                          "similarity-based estimation (carterette-allan2007)",
                        description="Simulation studies over collections with complete qrels.")
     studies = p.add_subparsers(dest="study", metavar="STUDY", parser_class=type(p))
     rob = studies.add_parser("robustness", help="can the confidence be trusted when judgments are reused?",
@@ -108,8 +111,202 @@ def register(sub) -> None:
                         "(repeatable), e.g. a bayes variant")
     g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
     g.set_defaults(func=_report)
+    _register_similarity(studies, type(p))
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
     rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])
+
+
+def _optional_int(text: str) -> int | None:
+    return None if text.lower() in ("all", "none") else positive_int(text)
+
+
+def _register_similarity(studies, parser_class) -> None:
+    sim = studies.add_parser("similarity", help="MTC+sim vs MTC+one vs incremental pooling (carterette-allan2007)",
+                             description="Carterette & Allan 2007: judge with MTC whose probabilities come from "
+                                         "document similarities (MTC+sim), plus-one smoothing (MTC+one), or "
+                                         "incremental pooling, until the ranking of k runs is 95% sure; score the "
+                                         "ranking against the complete qrels.")
+    acts = sim.add_subparsers(dest="action", metavar="ACTION", parser_class=parser_class)
+    r = acts.add_parser("run", help="run or resume trials, writing the trial table",
+                        description="Run (or resume) similarity-study trials; trials already in --out are skipped.")
+    r.add_argument("collection", metavar="DIR", help="collection directory: runs/, qrels.txt[.gz], optional "
+                                                     "texts.tsv (docno<TAB>text) and runs.tsv")
+    r.add_argument("--out", required=True, metavar="TABLE", help="trial table (.parquet or .csv), resumed if present")
+    r.add_argument("--trials", type=positive_int, default=50, help="number of trials 0..N-1 (default 50)")
+    r.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
+    r.add_argument("--k", type=_optional_int, default=10, help="runs per trial, or 'all' (default 10)")
+    r.add_argument("--topics", type=_optional_int, default=None, help="topics drawn per trial (default: all)")
+    r.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
+    r.add_argument("--alpha", type=_alpha, default=0.95, help="target confidence (default 0.95)")
+    r.add_argument("--stop", choices=("accuracy", "decided"), default="accuracy",
+                   help="stop when the expected pairwise accuracy reaches alpha (default) or every pair is decided")
+    r.add_argument("--methods", type=_csv_list, default=("sim", "one", "ip"),
+                   help="comma-separated among sim, one, mtc, rtc, ip (default sim,one,ip)")
+    r.add_argument("--similarity", choices=("rank-profile", "texts"), default=None,
+                   help="similarity of MTC+sim (default: texts when DIR/texts.tsv exists, else rank-profile)")
+    r.add_argument("--similarity-config", default="similarity-default", help="similarity regression configuration")
+    r.add_argument("--budget", type=_budget, default=5000, help="judgments per selection at most (default 5000)")
+    r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
+    r.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
+    r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
+    r.add_argument("--scheduler", default=None, metavar="ADDR", help="Dask scheduler address (tcp://host:8786)")
+    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal)")
+    r.set_defaults(func=_sim_run)
+
+    s = acts.add_parser("stats", help="the paper's statistics of a trial table",
+                        description="Judgments, Kendall tau, pairwise accuracy (all and significant pairs), W.")
+    s.add_argument("table", metavar="TABLE")
+    s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
+    s.add_argument("--what", choices=("overall", "trials", "tests"), default="overall")
+    s.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    s.set_defaults(func=_sim_stats)
+
+    t = acts.add_parser("trajectory", help="tau as one trial's judgments accumulate (the paper's Figure 2)",
+                        description="Re-run one trial, recording Kendall tau every N judgments, to a csv file.")
+    t.add_argument("collection", metavar="DIR")
+    t.add_argument("--out", required=True, metavar="FILE.csv")
+    t.add_argument("--trial", type=int, default=0, help="trial number (default 0)")
+    t.add_argument("--every", type=positive_int, default=25, help="judgments between points (default 25)")
+    t.add_argument("--judgments", type=positive_int, default=None,
+                   help="judgments per method (default: as many as the first MTC method needs)")
+    for a in ("--k", "--topics", "--depth", "--alpha", "--stop", "--methods", "--similarity", "--similarity-config",
+              "--budget", "--relevance-level", "--seed", "--name"):
+        act = next(x for x in r._actions if a in x.option_strings)
+        t.add_argument(a, type=act.type, default=act.default, choices=act.choices, help=act.help)
+    t.set_defaults(func=_sim_trajectory)
+
+    g = acts.add_parser("report", help="write the markdown page (and figures) of a study",
+                        description="Write the markdown page of one collection's similarity study.")
+    g.add_argument("table", metavar="TABLE")
+    g.add_argument("--page", required=True, metavar="FILE.md")
+    g.add_argument("--title", default=None)
+    g.add_argument("--collection", default=None)
+    g.add_argument("--paper-trec", default="8", help="carterette-allan2007 Table 1 row quoted (3, 5-8; 'none')")
+    g.add_argument("--trajectory", default=None, metavar="FILE.csv", help="csv of 'trajectory' to plot")
+    g.add_argument("--figures", default=None, metavar="PREFIX", help="write PREFIX-emap.png (and -tau.png)")
+    g.add_argument("--runs-info", default=None, metavar="runs.tsv", help="run table marking manual runs")
+    g.add_argument("--notes", default=None, metavar="FILE.md", help="hand-written reading appended to the page")
+    g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
+    g.set_defaults(func=_sim_report)
+
+    c = acts.add_parser("cranfield", help="write Cranfield as a collection directory (8 runs, complete qrels, texts)",
+                        description="Build eight retrieval runs over the Cranfield 1400 texts and write runs/, "
+                                    "qrels.txt (complete: cranqrel codes 1-4 relevant) and texts.tsv.")
+    c.add_argument("source", metavar="CRANFIELD_DIR", help="cran.all.1400.gz, cran.qry.gz, cranqrel.gz")
+    c.add_argument("out", metavar="OUT_DIR")
+    c.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
+    c.set_defaults(func=_sim_cranfield)
+    sim.set_defaults(func=lambda args: (sim.print_help(sys.stderr), 2)[1])
+
+
+def _sim_config(args: argparse.Namespace, col):
+    from bayeval.experiments import SimilarityStudyConfig
+
+    similarity = args.similarity or ("texts" if col.texts_path else "rank-profile")
+    return SimilarityStudyConfig(k=args.k, n_topics=args.topics, depth=args.depth, alpha=args.alpha, stop=args.stop,
+                                 methods=args.methods, similarity=similarity,
+                                 similarity_config=args.similarity_config, budget=args.budget, seed=args.seed)
+
+
+def _sim_run(args: argparse.Namespace) -> int:
+    from bayeval.experiments import load_collection, run_study
+
+    col = load_collection(args.collection, name=args.name, relevance_level=args.relevance_level)
+    res = run_study(col, _sim_config(args, col), args.trials, out=args.out, workers=args.workers,
+                    scheduler=args.scheduler, progress=args.progress)
+    print(res.summary())
+    if res.failed:
+        print(res.failed[0][1], file=sys.stderr)
+        return 1
+    return 0
+
+
+def _sim_table(path: str, collection):
+    from bayeval.experiments import SIMILARITY_COLUMNS, read_table
+
+    return _one_collection(read_table(path, SIMILARITY_COLUMNS), collection)
+
+
+def _sim_stats(args: argparse.Namespace) -> int:
+    from bayeval.cli._output import write_frame
+    from bayeval.experiments.similarity_report import similarity_statistics
+
+    frame = _sim_table(args.table, args.collection)
+    st = similarity_statistics(frame)
+    table = {"overall": st.overall, "trials": st.per_trial, "tests": st.tests}[args.what]
+    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials")
+    return 0
+
+
+def _sim_trajectory(args: argparse.Namespace) -> int:
+    from bayeval.experiments import load_collection, similarity_trajectory
+
+    col = load_collection(args.collection, name=args.name, relevance_level=args.relevance_level)
+    traj = similarity_trajectory(col, _sim_config(args, col), args.trial, every=args.every, judgments=args.judgments)
+    traj.to_csv(args.out, index=False)
+    print(f"wrote {args.out} ({len(traj)} points)")
+    return 0
+
+
+def _sim_report(args: argparse.Namespace) -> int:
+    import os
+
+    import pandas as pd
+
+    from bayeval.experiments.plots import plot_expected_vs_true
+    from bayeval.experiments.report import write_report
+    from bayeval.experiments.similarity_report import NAMES, plot_trajectory, render_similarity_report
+
+    frame = _sim_table(args.table, args.collection)
+    name = frame["collection"].iloc[0]
+    figures = {}
+    if args.figures:
+        rel = os.path.relpath(os.path.abspath(args.figures), os.path.dirname(os.path.abspath(args.page)))
+        manual = ()
+        if args.runs_info:
+            info = pd.read_csv(args.runs_info, sep="\t", dtype=str)
+            if not {"run", "type"} <= set(info.columns):
+                raise BayevalInputError(f"--runs-info: {args.runs_info} needs columns run and type")
+            manual = tuple(info.loc[info["type"].str.lower() == "manual", "run"])
+        methods = [m for m in NAMES if m in set(frame["method"])]
+        plot_expected_vs_true(frame.assign(confidence="E[MAP]"), [(m, "E[MAP]") for m in methods], manual=manual,
+                              path=f"{args.figures}-emap.png", title=f"{name}: E[MAP] vs true MAP")
+        figures["E[MAP] against true MAP, every run of every trial"] = f"{rel}-emap.png"
+        if args.trajectory:
+            plot_trajectory(pd.read_csv(args.trajectory), path=f"{args.figures}-tau.png",
+                            title=f"{name}: τ vs judgments")
+            figures["Kendall τ as judgments accumulate (one trial)"] = f"{rel}-tau.png"
+    notes = None
+    if args.notes:
+        with open(args.notes, encoding="utf-8") as fh:
+            notes = fh.read()
+    command = args.command or _sim_report_command(args)
+    text = render_similarity_report(frame, title=args.title or f"Similarity-based estimation: {name}",
+                                    command=command, paper_trec=None if args.paper_trec == "none" else args.paper_trec,
+                                    figures=figures, notes=notes)
+    write_report(args.page, text)
+    print(f"wrote {args.page}")
+    return 0
+
+
+def _sim_report_command(args: argparse.Namespace) -> str:
+    """The ``report`` command line that reproduces this page (from the parsed arguments)."""
+    parts = ["bayeval", "experiment", "similarity", "report", args.table, "--page", args.page]
+    for opt in ("title", "collection", "trajectory", "figures", "runs_info", "notes"):
+        if getattr(args, opt) is not None:
+            parts += [f"--{opt.replace('_', '-')}", str(getattr(args, opt))]
+    if args.paper_trec != "8":
+        parts += ["--paper-trec", args.paper_trec]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _sim_cranfield(args: argparse.Namespace) -> int:
+    from bayeval.experiments import write_cranfield_collection
+
+    out = write_cranfield_collection(args.source, args.out, depth=args.depth)
+    print(f"wrote {out}/runs, {out}/qrels.txt, {out}/texts.tsv")
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -7,9 +7,12 @@
 - :mod:`~bayeval.experiments.table` — the tidy trial table (parquet/csv);
 - :func:`robustness_statistics` and friends — confidence bins, bookmaker W̄, judgments, Kendall τ,
   paired tests, breakdowns by pair type and run similarity;
-- :mod:`~bayeval.experiments.plots`, :mod:`~bayeval.experiments.report` — figures and markdown pages.
+- :mod:`~bayeval.experiments.plots`, :mod:`~bayeval.experiments.report` — figures and markdown pages;
+- :class:`SimilarityStudyConfig`, :func:`run_similarity_trial`, :func:`similarity_trajectory` — MTC+sim vs
+  MTC+one vs incremental pooling (Carterette & Allan 2007), run by the same :func:`run_study`;
+  :mod:`~bayeval.experiments.similarity_report` — its statistics and page.
 
-See docs/robustness-trec8.md.
+See docs/robustness-trec8.md and docs/similarity-cranfield.md.
 """
 
 from bayeval.experiments.collection import TestCollection, load_collection
@@ -21,6 +24,14 @@ from bayeval.experiments.robustness import (
     pair_similarity,
     run_trial,
     trial_seed,
+)
+from bayeval.experiments.similarity import (
+    SIMILARITY_COLUMNS,
+    SimilarityStudyConfig,
+    expected_accuracy,
+    run_similarity_trial,
+    similarity_trajectory,
+    write_cranfield_collection,
 )
 from bayeval.experiments.statistics import (
     RobustnessStatistics,
@@ -39,20 +50,26 @@ __all__ = [
     "METHODS",
     "RobustnessConfig",
     "RobustnessStatistics",
+    "SIMILARITY_COLUMNS",
+    "SimilarityStudyConfig",
     "StudyRun",
     "TestCollection",
     "bookmaker",
     "calls",
     "completed_trials",
     "confidence_bins",
+    "expected_accuracy",
     "load_collection",
     "pair_similarity",
     "paired_tests",
     "read_table",
     "robustness_statistics",
     "run_study",
+    "run_similarity_trial",
     "run_trial",
+    "similarity_trajectory",
     "trial_seed",
     "wilson_interval",
+    "write_cranfield_collection",
     "write_table",
 ]

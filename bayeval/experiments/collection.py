@@ -56,6 +56,8 @@ class TestCollection:
         Lowest grade that counts as relevant.
     manual : tuple of str
         Tags of manual runs (from ``runs.tsv``; empty when unknown).
+    texts_path : str or None
+        ``texts.tsv[.gz]`` beside the runs (``docno<TAB>text``), for similarity-based estimation.
     """
 
     __test__ = False  # not a pytest class
@@ -65,6 +67,7 @@ class TestCollection:
     qrels_path: str
     relevance_level: int = 1
     manual: tuple[str, ...] = field(default=())
+    texts_path: str | None = None
 
     @property
     def run_names(self) -> tuple[str, ...]:
@@ -110,6 +113,8 @@ def load_collection(path: str | os.PathLike, *, name: str | None = None, relevan
                     runs: str = "runs") -> TestCollection:
     """Describe the collection in directory ``path`` (nothing is read yet but ``runs.tsv``).
 
+    Optional files: ``runs.tsv`` (run metadata: manual runs) and ``texts.tsv[.gz]`` (document texts).
+
     Parameters
     ----------
     path : path
@@ -149,4 +154,6 @@ def load_collection(path: str | os.PathLike, *, name: str | None = None, relevan
         frame = pd.read_csv(info, sep="\t", dtype=str)
         if {"run", "type"} <= set(frame.columns):
             manual = sorted(frame.loc[frame["type"].str.lower() == "manual", "run"])
-    return TestCollection(name or root.name, tuple(pairs), str(qrels), int(relevance_level), tuple(manual))
+    texts = next((root / t for t in ("texts.tsv.gz", "texts.tsv") if (root / t).is_file()), None)
+    return TestCollection(name or root.name, tuple(pairs), str(qrels), int(relevance_level), tuple(manual),
+                          None if texts is None else str(texts))

@@ -20,8 +20,9 @@ import pandas as pd
 
 from bayeval.errors import BayevalInputError
 from bayeval.experiments.collection import TestCollection
-from bayeval.experiments.robustness import RobustnessConfig, run_trial
-from bayeval.experiments.table import COLUMNS, completed_trials, read_table, write_table
+from bayeval.experiments.robustness import RobustnessConfig
+from bayeval.experiments.similarity import SimilarityStudyConfig
+from bayeval.experiments.table import completed_trials, read_table, write_table
 
 __all__ = ["StudyRun", "run_study"]
 
@@ -33,7 +34,7 @@ class StudyRun:
     Attributes
     ----------
     frame : pandas.DataFrame
-        Every row of the study's file (earlier trials included), columns :data:`~bayeval.experiments.table.COLUMNS`.
+        Every row of the study's file (earlier trials included), columns ``config.columns``.
     ran : tuple of int
         Trials run by this call.
     skipped : tuple of int
@@ -64,10 +65,13 @@ class StudyRun:
         return s
 
 
-def _task(collection: TestCollection, config: RobustnessConfig, trial: int):
+STUDIES = (RobustnessConfig, SimilarityStudyConfig)
+
+
+def _task(collection: TestCollection, config, trial: int):
     """One trial, errors returned instead of raised (a failed trial must not stop a study)."""
     try:
-        return trial, run_trial(collection, config, trial), None
+        return trial, config.run_trial(collection, trial), None
     except Exception:  # noqa: BLE001 - reported per trial
         return trial, None, traceback.format_exc()
 
@@ -134,16 +138,19 @@ def _dask(jobs, collection, config, scheduler, timeout: float) -> Iterable:
             client.close()
 
 
-def run_study(collection: TestCollection, config: RobustnessConfig, trials: int | Iterable[int], *,
+def run_study(collection: TestCollection, config: RobustnessConfig | SimilarityStudyConfig,
+              trials: int | Iterable[int], *,
               out: str | os.PathLike | None = None, workers: int = 1, scheduler=None, progress: bool | None = None,
               flush_seconds: float = 10.0, connect_timeout: float = 20.0,
               on_trial: Callable[[int, pd.DataFrame], None] | None = None) -> StudyRun:
-    """Run robustness trials, in parallel, resuming from ``out``.
+    """Run the trials of a study, in parallel, resuming from ``out``.
 
     Parameters
     ----------
     collection : TestCollection
-    config : RobustnessConfig
+    config : RobustnessConfig or SimilarityStudyConfig
+        The study (carterette2007's robustness study, or Carterette & Allan 2007's similarity study)
+        and its settings.
     trials : int or iterable of int
         ``n`` for trials ``0 .. n-1``, or the trial numbers.
     out : path, optional
@@ -176,8 +183,10 @@ def run_study(collection: TestCollection, config: RobustnessConfig, trials: int 
     """
     if not isinstance(collection, TestCollection):
         raise BayevalInputError(f"collection: expected a TestCollection, got {type(collection).__name__}")
-    if not isinstance(config, RobustnessConfig):
-        raise BayevalInputError(f"config: expected a RobustnessConfig, got {type(config).__name__}")
+    if not isinstance(config, STUDIES):
+        raise BayevalInputError(f"config: expected a RobustnessConfig or SimilarityStudyConfig, "
+                                f"got {type(config).__name__}")
+    columns = config.columns
     if isinstance(trials, (int, np.integer)) and not isinstance(trials, bool):
         if trials < 0:
             raise BayevalInputError(f"trials: must be >= 0, got {trials}")
@@ -191,10 +200,10 @@ def run_study(collection: TestCollection, config: RobustnessConfig, trials: int 
             raise BayevalInputError("trials: trial numbers must be >= 0")
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise BayevalInputError(f"workers: must be a positive integer, got {workers!r}")
-    old = pd.DataFrame(columns=list(COLUMNS))
+    old = pd.DataFrame(columns=list(columns))
     if out is not None and os.path.exists(out):
-        old = read_table(out)
-        cfg_cols = {"k": config.k, "c": config.c, "depth": config.depth}
+        old = read_table(out, columns)
+        cfg_cols = config.resume_settings()
         mine = old[(old["collection"] == collection.name) & (old["seed"] == config.seed)]
         for col, val in cfg_cols.items():
             if len(mine) and not (mine[col] == val).all():
@@ -217,7 +226,7 @@ def run_study(collection: TestCollection, config: RobustnessConfig, trials: int 
     t0 = time.perf_counter()
     last_flush = t0
     ran, failed = [], []
-    bar = _progress(len(jobs), progress, f"robustness trials ({collection.name})")
+    bar = _progress(len(jobs), progress, f"{config.study} trials ({collection.name})")
     dirty = False
     try:
         for trial, rows, err in stream:
@@ -233,13 +242,13 @@ def run_study(collection: TestCollection, config: RobustnessConfig, trials: int 
                 bar.advance(bar.task_ids[0])
             now = time.perf_counter()
             if out is not None and dirty and now - last_flush >= flush_seconds:
-                write_table(pd.concat(parts, ignore_index=True), out)
+                write_table(pd.concat(parts, ignore_index=True), out, columns)
                 last_flush, dirty = now, False
     finally:
         if bar is not None:
             bar.stop()
         if out is not None and dirty:
-            write_table(pd.concat(parts, ignore_index=True), out)
+            write_table(pd.concat(parts, ignore_index=True), out, columns)
     if backend == "dask":
         try:
             from distributed import Client
@@ -247,8 +256,8 @@ def run_study(collection: TestCollection, config: RobustnessConfig, trials: int 
             n_workers = len(scheduler.scheduler_info().get("workers", {})) if isinstance(scheduler, Client) else 0
         except Exception:  # noqa: BLE001 - informative only
             n_workers = 0
-    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(COLUMNS))
-    frame = frame.sort_values(["collection", "seed", "trial", "method", "confidence", "run_a", "run_b"],
-                              kind="stable", ignore_index=True)
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(columns))
+    keys = [c for c in ("collection", "seed", "trial", "method", "confidence", "run_a", "run_b") if c in columns]
+    frame = frame.sort_values(keys, kind="stable", ignore_index=True)
     return StudyRun(frame, tuple(sorted(ran)), skipped, tuple(sorted(failed)), time.perf_counter() - t0, backend,
                     n_workers)

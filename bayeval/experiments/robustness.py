@@ -142,6 +142,22 @@ class RobustnessConfig:
         for name in ("selection_config", "estimate_config", "bayes_config"):
             load_config(getattr(self, name))  # raises a clear error for an unknown model
 
+    # the study protocol of bayeval.experiments.run_study ------------------------------------------
+    study = "robustness"
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        from bayeval.experiments.table import COLUMNS
+
+        return COLUMNS
+
+    def resume_settings(self) -> dict:
+        """Settings a table must share to be resumed with this configuration."""
+        return {"k": self.k, "c": self.c, "depth": self.depth}
+
+    def run_trial(self, collection, trial: int) -> pd.DataFrame:
+        return run_trial(collection, self, trial)
+
     def to_dict(self) -> dict:
         return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
                 for f in fields(self) if not f.name.startswith("_")}

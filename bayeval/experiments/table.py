@@ -46,8 +46,9 @@ def table_format(path: str | os.PathLike) -> str:
     raise BayevalInputError(f"table: {path}: the name must end in .parquet, .pq, .csv or .csv.gz")
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a trial table written by :func:`write_table` (or by a study), checking its columns."""
+def read_table(path: str | os.PathLike, columns=COLUMNS) -> pd.DataFrame:
+    """Read a trial table written by :func:`write_table` (or by a study), checking its ``columns``
+    (default: the robustness study's)."""
     fmt = table_format(path)
     p = Path(path)
     if not p.is_file():
@@ -56,22 +57,22 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
         frame = pd.read_parquet(p) if fmt == "parquet" else pd.read_csv(p, dtype={"run_a": str, "run_b": str})
     except (OSError, ValueError) as exc:
         raise BayevalInputError(f"table: {p}: not a readable {fmt} file ({exc})") from exc
-    missing = [c for c in COLUMNS if c not in frame.columns]
+    missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise BayevalInputError(f"table: {p}: missing column(s) {missing}")
-    return frame[list(COLUMNS)]
+    return frame[list(columns)]
 
 
-def write_table(frame: pd.DataFrame, path: str | os.PathLike) -> None:
-    """Write ``frame`` to ``path`` atomically (a temporary file, then a rename)."""
+def write_table(frame: pd.DataFrame, path: str | os.PathLike, columns=COLUMNS) -> None:
+    """Write the ``columns`` of ``frame`` to ``path`` atomically (a temporary file, then a rename)."""
     fmt = table_format(path)
-    missing = [c for c in COLUMNS if c not in frame.columns]
+    missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise BayevalInputError(f"frame: missing column(s) {missing}")
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(f".{p.name}.tmp")
-    frame = frame[list(COLUMNS)]
+    frame = frame[list(columns)]
     if fmt == "parquet":
         frame.to_parquet(tmp, index=False)
     else:

@@ -50,7 +50,7 @@ class FitResult:
         if name not in self.spec.names:
             raise BayevalInputError(f"name: unknown parameter {name!r}; parameters: {', '.join(self.spec.names)}")
         v = np.asarray(self.idata.posterior[name].values)
-        return v.reshape((-1,) + v.shape[2:])
+        return v.reshape((v.shape[0] * v.shape[1],) + v.shape[2:])  # explicit: a parameter may have size 0
 
     def flat_draws(self) -> np.ndarray:
         """All parameters as flat vectors, ``(n_draws, P)``."""

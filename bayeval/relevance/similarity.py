@@ -29,7 +29,8 @@ from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
 from bayeval.relevance._kernels import CoefPrior, logistic_logpost, logistic_newton
 from bayeval.relevance.config import SimilarityPrior
 
-__all__ = ["SimilarityRegression", "cosine_from_embeddings", "cosine_from_texts", "feature_documents"]
+__all__ = ["SimilarityRegression", "cosine_from_embeddings", "cosine_from_rank_profiles", "cosine_from_texts",
+           "feature_documents"]
 
 
 def feature_documents(tr, max_features: int | None = None) -> np.ndarray:
@@ -73,6 +74,63 @@ def cosine_from_texts(texts: Mapping[str, str], **tfidf) -> Callable:
             mask = (ix >= 0).astype(float)
             return out.multiply(mask[:, None]).tocsr()
         return np.asarray((sub(rows) @ sub(feats).T).todense())
+    return sim
+
+
+def cosine_from_rank_profiles(data: RankData) -> Callable:
+    r"""A text-free similarity: the cosine between documents' reciprocal-rank profiles across runs.
+
+    In topic t, document i is described by the vector :math:`v_i = (1/r_{i1}, \dots, 1/r_{iS})` of its
+    reciprocal ranks in the S runs of ``data`` (0 where a run does not retrieve it within the data's
+    depth), and :math:`\mathrm{sim}(i, j) = v_i\cdot v_j / (\lVert v_i\rVert\lVert v_j\rVert)`. Two documents
+    are similar when the same runs rank them, and rank them high — a stand-in for the cluster
+    hypothesis where texts are missing (TREC runs without the collection). Documents no run retrieves
+    have similarity 0. In the example, x is ranked (1, 2) by runs a, b and y (2, 1), so
+    sim(x, y) = (½ + ½)/(1 + ¼) = 0.8; z is ranked by a alone, at 3: sim(z, x) = 1/√1.25 = 0.894.
+
+    Parameters
+    ----------
+    data : RankData
+        The runs whose rankings define the profiles (typically every run of the collection, cut to the
+        depth of interest); judgments are not used.
+
+    Returns
+    -------
+    callable
+        ``sim(topic, row_docnos, feature_docnos)`` → (rows, features) matrix.
+
+    Examples
+    --------
+    >>> from bayeval.data import Run
+    >>> a = Run.from_arrays("a", np.array(["1"] * 3), np.array(["x", "y", "z"]), np.array([3.0, 2, 1]))
+    >>> b = Run.from_arrays("b", np.array(["1"] * 3), np.array(["y", "x", "w"]), np.array([3.0, 2, 1]))
+    >>> sim = cosine_from_rank_profiles(RankData.build([a, b]))
+    >>> np.round(sim("1", np.array(["x", "z", "w"]), np.array(["y", "x"])), 3)
+    array([[0.8  , 1.   ],
+           [0.447, 0.894],
+           [0.894, 0.447]])
+    """
+    import pandas as pd
+    import scipy.sparse as sp
+
+    if not isinstance(data, RankData):
+        raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
+    profiles = {}
+    for tr in data:
+        r = np.asarray(tr.ranks, dtype=np.float64)
+        v = np.divide(1.0, r, out=np.zeros_like(r), where=r > 0)
+        n = np.linalg.norm(v, axis=1, keepdims=True)
+        v = np.divide(v, n, out=np.zeros_like(v), where=n > 0)
+        v = np.vstack([v, np.zeros((1, v.shape[1]))])  # the last row: a document no run retrieves
+        profiles[tr.topic] = (sp.csr_matrix(v), pd.Index(tr.docnos))
+
+    def sim(topic, rows, feats):
+        entry = profiles.get(str(topic))
+        if entry is None:
+            return np.zeros((len(rows), len(feats)))
+        M, index = entry
+        ri, fi = index.get_indexer(np.asarray(rows)), index.get_indexer(np.asarray(feats))  # -1: unknown
+        return (M[ri] @ M[fi].T).toarray().reshape(len(rows), len(feats))
     return sim
 
 
@@ -206,20 +264,35 @@ class SimilarityRegression(RelevanceModel):
         p0 = 0.0 if self.prior.intercept_sd is None else 1.0 / self.prior.intercept_sd ** 2
         return CoefPrior(np.zeros(m + 1), np.r_[p0, np.full(m, self.prior.penalty)], np.zeros(m + 1), np.zeros(m + 1))
 
-    def _mode(self) -> Mode:
+    def _mode(self, warm_start: SimilarityRegression | None = None) -> Mode:
+        """Newton per topic; with ``warm_start`` (an earlier fitted model with the same prior) a topic
+        with the same feature documents, targets and weights reuses its solution."""
         T = len(self.topics)
         off = self._offsets()
         x = np.zeros(T + off[-1])
         blocks, lp, it, ok = [], 0.0, 0, True
+        old = getattr(warm_start, "_solution", None) if warm_start is not None else None
+        if old is not None and warm_start.prior != self.prior:
+            old = None
+        where = {} if old is None else {name: i for i, name in enumerate(warm_start.topics)}
+        solution = []
         for t in range(T):
-            X = np.hstack([np.ones((len(self.y[t]), 1)), self.X[t]])
-            r = logistic_newton(X, self.y[t], self.w[t], self._prior(X.shape[1] - 1))
-            idx = np.r_[t, T + off[t] + np.arange(X.shape[1] - 1)]
+            i = where.get(self.topics[t])
+            same = i is not None and warm_start.features[i] == self.features[t] and all(
+                np.array_equal(getattr(warm_start, k)[i], getattr(self, k)[t]) for k in ("y", "w", "X"))
+            if same:
+                r = old[i]
+            else:
+                X = np.hstack([np.ones((len(self.y[t]), 1)), self.X[t]])
+                r = logistic_newton(X, self.y[t], self.w[t], self._prior(X.shape[1] - 1))
+            solution.append(r)
+            idx = np.r_[t, T + off[t] + np.arange(len(r.x) - 1)]
             x[idx] = r.x
             blocks.append((idx, r.neg_hessian))
             lp += r.logpost
             it = max(it, r.n_iter)
             ok &= r.converged
+        object.__setattr__(self, "_solution", tuple(solution))
         return Mode(x, tuple(blocks), lp, it, ok)
 
     def log_posterior(self, beta0, beta) -> float:

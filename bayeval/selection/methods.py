@@ -44,8 +44,8 @@ def make_selector(method: str, data: RankData, *, refit_every: int = 10, config=
             raise BayevalInputError("similarity: mtc+sim needs a similarity function (topic, rows, features)")
         cfg = load_config(config) if not isinstance(config, str) or config != "rtc-mtc" else None
         est = SimilarityEstimator(cfg if isinstance(cfg, SimilarityConfig) else "similarity-default")
-        return RefitSelector(data, lambda d: est.estimate(d, similarity=similarity), refit_every=refit_every,
-                             method=method, **kwargs)
+        return RefitSelector(data, _SimilarityRefit(est, similarity), refit_every=refit_every, method=method,
+                             **kwargs)
     if method == "pool" and pool_depth is None:
         return IncrementalPoolSelector(data, **kwargs)
     if method in ("pool", "depth-pool"):
@@ -53,3 +53,19 @@ def make_selector(method: str, data: RankData, *, refit_every: int = 10, config=
             raise BayevalInputError("pool_depth: depth-pool needs a pool depth")
         return DepthPoolSelector(data, pool_depth=pool_depth, **kwargs)
     raise BayevalInputError(f"method: must be one of {', '.join(METHODS + ESTIMATING_METHODS)}, got {method!r}")
+
+
+class _SimilarityRefit:
+    """The similarity regression refitted on the judgments so far; topics whose judgments did not change
+    since the previous refit keep their fit (``warm_start``)."""
+
+    def __init__(self, estimator, similarity: Callable) -> None:
+        self.estimator = estimator
+        self.similarity = similarity
+        self._model = None
+
+    def __call__(self, data: RankData):
+        model = self.estimator.model(data, similarity=self.similarity)
+        point = model.fit("map", warm_start=self._model).point()
+        self._model = model
+        return model.predict(point["beta0"], point["beta"])
