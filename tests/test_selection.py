@@ -87,6 +87,23 @@ def test_dcg_weights_and_bounds_erratum():
     assert hi == pytest.approx(0.631 + 0.431 + 0.569, abs=1e-3)
 
 
+def test_dcg_refuses_a_grade_above_the_bounds_max_grade():
+    # the tutorial pair under DCG@5 with the default max_grade (1): bounds ±1.631 assume gains <= 2^1 - 1;
+    # G judged 3 would give gain 7 and put the true difference outside the bounds the decisions were taken on
+    sel = MTCSelector(tutorial_data(), measure="DCG@5")
+    assert sel.max_grade == 1
+    with pytest.raises(BayevalInputError, match="max_grade=1"):
+        sel.record("1", "G", 3)
+    with pytest.raises(BayevalInputError, match="max_grade"):
+        sel.replay([("1", "E", 1), ("1", "G", 3)])
+    assert sel.judgments == 0 and not sel.is_judged("1", "E")  # nothing half-applied
+    wide = MTCSelector(tutorial_data(), measure="DCG@5", max_grade=3)
+    assert wide.record("1", "G", 3)
+    lo, hi = wide.status().lower[0], wide.status().upper[0]
+    assert lo <= -7.0 <= hi  # G at rank 1 of system 2 only: its gain 7 enters the difference with weight -1
+    assert MTCSelector(tutorial_data(), measure="AP").record("1", "G", 3)  # AP has no bound on grades
+
+
 def test_ap_relevant_weights_tutorial():
     w_rel, w_non = ap_weights(R1, R2)
     # x1 = E: SP1 = 1/5, SP2 = 1/2 -> -0.300; x2 = B: 1/2 - 1/8 = 0.375; ...

@@ -219,8 +219,7 @@ class Selector:
             Unknown topic or document, a non-integer grade, or a different grade for a judged document.
         """
         t, i = self._locate(topic, docno)
-        if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
-            raise BayevalInputError(f"grade: must be an integer, got {grade!r}")
+        self._check_grade(grade)
         grade = int(grade)
         if self._judged[t][i]:
             old = int(self._grades[t][i])
@@ -248,8 +247,7 @@ class Selector:
         seen = {}
         for topic, docno, grade in judgments:
             t, i = self._locate(topic, docno)
-            if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
-                raise BayevalInputError(f"grade: must be an integer, got {grade!r}")
+            self._check_grade(grade)
             key = (t, i)
             old = int(self._grades[t][i]) if self._judged[t][i] else seen.get(key)
             if old is not None:
@@ -278,6 +276,15 @@ class Selector:
         self._update_status(changed=None)
 
     # ------------------------------------------------------------------------ internals
+    def _check_grade(self, grade) -> None:
+        if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
+            raise BayevalInputError(f"grade: must be an integer, got {grade!r}")
+        if self.measure.family == "DCG" and grade > self.max_grade:
+            # the DCG bounds (and the decisions taken on them) assume no gain above max_grade's
+            raise BayevalInputError(f"grade: {int(grade)} is above max_grade={self.max_grade}, the highest grade the "
+                                    f"{self.measure.name} bounds allow for; start the selection with max_grade >= "
+                                    f"{int(grade)} (--max-grade)")
+
     def _locate(self, topic, docno) -> tuple[int, int]:
         t = self._index.get(str(topic))
         if t is None:
@@ -444,6 +451,7 @@ class MTCSelector(Selector):
         DCG gain of a grade g: :math:`2^g-1` (the tutorial's) or g.
     max_grade : int, optional
         Highest grade an assessor can give (DCG bounds; default the highest judged grade, at least 1).
+        For DCG a judgment above it is refused: the bounds, and the pairs decided on them, assumed it.
 
     Notes
     -----

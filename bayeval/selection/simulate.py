@@ -112,6 +112,9 @@ def simulate(runs: RunSet | Sequence[Run], qrels: Qrels, *, method: str = "mtc",
 
     topics = sort_topics(topics)
     data = RankData.build(runs, initial, depth=depth, topics=topics)
+    if kwargs.get("max_grade") is None:  # the replayed assessor's highest grade bounds DCG
+        top = max((int(qrels[t].grades.max(initial=0)) for t in topics if t in qrels), default=1)
+        kwargs["max_grade"] = max(top, qrels.relevance_level)
     selector = make_selector(method, data, pairs=pairs, measure=measure, alpha=alpha, seed=seed, **kwargs)
     assessor = QrelsAssessor(qrels)
     judge_until_done(selector, assessor, budget=budget, progress=progress)
