@@ -563,3 +563,28 @@ def test_trec8_heldout_protocol(shared_data):
     assert ours["log_loss"] < ours["base_log_loss"]
     assert ours["auc"] >= 0.75
     assert abs(ours["mean_p_ratio"] - 1) <= 0.25
+
+
+def test_run_effect_draws_share_one_offset_per_run_across_topics():
+    from bayeval.relevance import run_effect_draws
+
+    col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=15, judged_depth=2, seed=5)
+    data = RankData.build(col.runs, col.judgments, depth=15)
+    point = [np.full(tr.n_docs, 0.3) for tr in data]
+    out = run_effect_draws(data, point, 1.5, draws=4000, seed=1)
+    z = [logit(np.clip(d.astype(np.float64), 1e-9, 1 - 1e-9)) - logit(0.3) for d in out]
+    # a document only run 0 retrieves moves by u_0 in every topic: the same offset in every topic, per draw
+    only0 = [np.flatnonzero(~tr.judged & (tr.ranks[:, 0] > 0) & (tr.ranks[:, 1:] == 0).all(axis=1)) for tr in data]
+    t0, t1 = [t for t in range(len(data)) if len(only0[t])][:2]
+    np.testing.assert_allclose(z[t0][:, only0[t0][0]], z[t1][:, only0[t1][0]], atol=1e-4)
+    assert np.std(z[t0][:, only0[t0][0]]) == pytest.approx(1.5, rel=0.05)
+    # a document two runs retrieve moves by the mean of two effects: sd 1.5/sqrt(2)
+    t, i = next((t, int(i)) for t, tr in enumerate(data)
+                for i in np.flatnonzero(~tr.judged & ((tr.ranks > 0).sum(axis=1) == 2)))
+    assert np.std(z[t][:, i]) == pytest.approx(1.5 / np.sqrt(2), rel=0.06)
+    tr = data[0]
+    # judged documents are their judgments; sd = 0 returns the input
+    assert np.all(out[0][:, tr.judged] == tr.relevant[tr.judged])
+    assert np.allclose(run_effect_draws(data, point, 0.0, draws=3)[1], 0.3 * ~data[1].judged + data[1].relevant)
+    with pytest.raises(BayevalInputError, match="sd"):
+        run_effect_draws(data, point, -1.0)

@@ -89,6 +89,9 @@ class RobustnessConfig:
         Monte Carlo draws of the ``mc`` confidence (default 1000).
     p_draws : int
         Posterior draws of p of the ``bayes`` estimate (default 200; Monte Carlo draw d uses draw d mod 200).
+    run_effect_sd : float
+        Standard deviation of a random log-odds effect per run added to the ``bayes`` draws
+        (:func:`bayeval.relevance.run_effect_draws`; default 0: none).
     seed : int
         Study seed: trial i is seeded by ``SeedSequence(seed, spawn_key=(i,))``.
     """
@@ -108,6 +111,7 @@ class RobustnessConfig:
     refit_every: int = 10
     mc_draws: int = 1000
     p_draws: int = 200
+    run_effect_sd: float = 0.0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -135,6 +139,9 @@ class RobustnessConfig:
         if self.bayes_stages not in BAYES_STAGES:
             raise BayevalInputError(f"bayes_stages: must be one of {', '.join(BAYES_STAGES)}, "
                                     f"got {self.bayes_stages!r}")
+        if isinstance(self.run_effect_sd, bool) or not isinstance(self.run_effect_sd, (int, float)) \
+                or not 0 <= self.run_effect_sd < 10:
+            raise BayevalInputError(f"run_effect_sd: must be a number in [0, 10), got {self.run_effect_sd!r}")
         if self.bayes_fit not in ("laplace", "mcmc", "vi", "map"):
             raise BayevalInputError(f"bayes_fit: must be laplace, mcmc, vi or map, got {self.bayes_fit!r}")
         from bayeval.relevance import load_config
@@ -333,6 +340,11 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
                 est = fit.probabilities(draws=config.p_draws if config.bayes_fit != "map" else None, seed=fit_seed)
                 point = list(est.p)
                 draws = list(est.draws) if est.draws is not None else None
+                if config.run_effect_sd > 0:
+                    from bayeval.relevance import run_effect_draws
+
+                    draws = run_effect_draws(data, draws if draws is not None else point, config.run_effect_sd,
+                                             draws=config.p_draws, seed=fit_seed)
             for conf in config.confidences:
                 mc = conf == "mc"
                 probs = draws if (mc and draws is not None) else point

@@ -18,7 +18,7 @@ PyMC is imported only when a model is built or sampled.
 from bayeval.relevance.aggregation import ExpertAggregation
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
 from bayeval.relevance.calibration import PlattCalibration
-from bayeval.relevance.confidence import BayesianConfidence, bayesian_confidence
+from bayeval.relevance.confidence import BayesianConfidence, bayesian_confidence, run_effect_draws
 from bayeval.relevance.config import (
     AggregationPrior,
     CalibrationPrior,
@@ -68,6 +68,7 @@ __all__ = [
     "load_config",
     "reliability_diagram",
     "reliability_table",
+    "run_effect_draws",
     "score_probabilities",
     "shallow_pool_split",
     "smoothed_probabilities",
