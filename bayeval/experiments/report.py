@@ -138,8 +138,13 @@ def _tests(st: RobustnessStatistics) -> list[str]:
         return ["(no paired tests: fewer than two methods)"]
     lines = ["| quantity | A | B | trials | mean A | mean B | median A | median B | Wilcoxon p | t-test p |",
              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    keep = st.tests[(st.tests["quantity"] != "W") | (st.tests["a"].str.split("/").str[1]
-                                                     == st.tests["b"].str.split("/").str[1])]
+    # one confidence method per selection method (the pages' headline ones), and no test of a quantity two
+    # methods share by construction (the judgments of RTC and its Bayesian variants)
+    shown = {"mtc/delta", "rtc/delta", "bayes/mc", "ip/none"} | {f"{m}/mc" for m in st.overall["method"]
+                                                                  if m.startswith("bayes-")}
+    t = st.tests
+    same_judging = t["a"].str.match(r"(rtc|bayes)") & t["b"].str.match(r"(rtc|bayes)")
+    keep = t[t["a"].isin(shown) & t["b"].isin(shown) & ~((t["quantity"] == "judgments") & same_judging)]
     for r in keep.itertuples(index=False):
         lines.append(f"| {r.quantity} | {r.a} | {r.b} | {r.n} | {r.mean_a:.3f} | {r.mean_b:.3f} | {r.median_a:.3f} | "
                      f"{r.median_b:.3f} | {r.wilcoxon_p:.2g} | {r.t_p:.2g} |")
@@ -207,7 +212,10 @@ def render_report(frame: pd.DataFrame, *, title: str, command: str, paper_key: s
            "Bayesian RTC (the same RTC judgments; `rtc-default` relevance model with a Laplace posterior of the "
            "aggregation, confidence by Monte Carlo over posterior draws of p), and incremental pooling (IP) "
            "with MTC's number of judgments. Confidence methods: the papers' closed form (`paper`), the delta "
-           "method (`delta`), exact quadrature (`exact`), Monte Carlo (`mc`); see docs/expected.md.", "",
+           "method (`delta`), exact quadrature (`exact`), Monte Carlo (`mc`); see docs/expected.md."
+           + (" Methods marked [label] come from other studies with the same seed (the same runs and judgments "
+              "in every trial) and a variant of the Bayesian estimate, described under *Reading the results*."
+              if extra else ""), "",
            "## Goals (issue 6)", "", *_goals(st, paper_key, tau_goal), "",
            "## Confidence vs accuracy, next to the paper", "",
            *_bins_side_by_side(st, main, ["table2-mtc", paper_key]), "",
