@@ -172,6 +172,19 @@ def test_study_resumes_and_statistics(tmp_path, collection_dir):
         run_study(col, SimilarityStudyConfig(similarity="texts", **{**FAST, "depth": 10}), 1, out=out)
 
 
+def test_study_matches_serial_on_dask_local_cluster(collection_dir):
+    distributed = pytest.importorskip("distributed")
+    col = load_collection(collection_dir)
+    cfg = SimilarityStudyConfig(similarity="texts", seed=4, **{**FAST, "methods": ("sim", "ip")})
+    serial = run_study(col, cfg, 2, progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) \
+            as cluster:
+        res = run_study(col, cfg, 2, scheduler=cluster.scheduler_address, progress=False)
+    assert res.backend == "dask" and res.ran == (0, 1)
+    timing = ["seconds", "trial_seconds"]
+    pd.testing.assert_frame_equal(res.frame.drop(columns=timing), serial.frame.drop(columns=timing))
+
+
 def test_trajectory_points(collection_dir):
     col = load_collection(collection_dir)
     traj = similarity_trajectory(col, SimilarityStudyConfig(similarity="texts", **FAST), 0, every=5, judgments=20)
