@@ -185,7 +185,7 @@ def write_cranfield(path, out_dir, *, depth: int = 100, pool_depth: int = 10) ->
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     for r in runs:
-        write_run(r, out / "runs" / f"{r.name}.run")
+        write_run(r, out / "runs" / f"input.{r.name}")  # TREC's naming: the layout of load_collection too
     write_qrels(qrels, out / "qrels.txt")
     with open(out / "groups.tsv", "w", encoding="utf-8") as fh:
         fh.write("run\tgroup\ttype\n")

@@ -265,12 +265,7 @@ def _sim_report(args: argparse.Namespace) -> int:
     figures = {}
     if args.figures:
         rel = os.path.relpath(os.path.abspath(args.figures), os.path.dirname(os.path.abspath(args.page)))
-        manual = ()
-        if args.runs_info:
-            info = pd.read_csv(args.runs_info, sep="\t", dtype=str)
-            if not {"run", "type"} <= set(info.columns):
-                raise BayevalInputError(f"--runs-info: {args.runs_info} needs columns run and type")
-            manual = tuple(info.loc[info["type"].str.lower() == "manual", "run"])
+        manual = _manual_runs(args.runs_info)
         methods = [m for m in NAMES if m in set(frame["method"])]
         plot_expected_vs_true(frame.assign(confidence="E[MAP]"), [(m, "E[MAP]") for m in methods], manual=manual,
                               path=f"{args.figures}-emap.png", title=f"{name}: E[MAP] vs true MAP")
@@ -279,10 +274,7 @@ def _sim_report(args: argparse.Namespace) -> int:
             plot_trajectory(pd.read_csv(args.trajectory), path=f"{args.figures}-tau.png",
                             title=f"{name}: τ vs judgments")
             figures["Kendall τ as judgments accumulate (one trial)"] = f"{rel}-tau.png"
-    notes = None
-    if args.notes:
-        with open(args.notes, encoding="utf-8") as fh:
-            notes = fh.read()
+    notes = _read_notes(args.notes)
     command = args.command or _sim_report_command(args)
     text = render_similarity_report(frame, title=args.title or f"Similarity-based estimation: {name}",
                                     command=command, paper_trec=None if args.paper_trec == "none" else args.paper_trec,
@@ -387,6 +379,31 @@ def _report_command(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
+def _manual_runs(runs_info: str | None) -> tuple[str, ...]:
+    """Tags of the manual runs listed in a runs.tsv (columns run, type); none without a file."""
+    if not runs_info:
+        return ()
+    import pandas as pd
+
+    try:
+        info = pd.read_csv(runs_info, sep="\t", dtype=str)
+    except (OSError, ValueError) as exc:
+        raise BayevalInputError(f"--runs-info: cannot read {runs_info} ({exc})") from exc
+    if not {"run", "type"} <= set(info.columns):
+        raise BayevalInputError(f"--runs-info: {runs_info} needs columns run and type")
+    return tuple(info.loc[info["type"].str.lower() == "manual", "run"])
+
+
+def _read_notes(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise BayevalInputError(f"--notes: cannot read {path} ({exc.strerror})") from exc
+
+
 def _report(args: argparse.Namespace) -> int:
     import os
 
@@ -395,18 +412,8 @@ def _report(args: argparse.Namespace) -> int:
 
     frame = _one_collection(read_table(args.table), args.collection)
     frame = _merge(frame, args.merge, args.collection)
-    manual = ()
-    if args.runs_info:
-        import pandas as pd
-
-        info = pd.read_csv(args.runs_info, sep="\t", dtype=str)
-        if not {"run", "type"} <= set(info.columns):
-            raise BayevalInputError(f"--runs-info: {args.runs_info} needs columns run and type")
-        manual = tuple(info.loc[info["type"].str.lower() == "manual", "run"])
-    notes = None
-    if args.notes:
-        with open(args.notes, encoding="utf-8") as fh:
-            notes = fh.read()
+    manual = _manual_runs(args.runs_info)
+    notes = _read_notes(args.notes)
     command = args.command or _report_command(args)
     rel = None
     if args.figures:

@@ -405,24 +405,14 @@ def similarity_trajectory(collection, config: SimilarityStudyConfig, trial: int 
 def write_cranfield_collection(source, out_dir, *, depth: int = 100) -> Path:
     """Cranfield as a collection directory for the studies: eight runs, complete qrels, texts.
 
-    Writes ``OUT/runs/input.<run>`` (the runs of :func:`bayeval.bias.cranfield.cranfield_runs`, top
-    ``depth``), ``OUT/qrels.txt`` (every document of their depth-``depth`` pool judged from ``cranqrel``:
-    codes 1–4 relevant, −1 and unlisted documents nonrelevant — Cranfield's judgments are taken as
-    complete) and ``OUT/texts.tsv`` (title + abstract). Returns ``OUT``.
+    :func:`bayeval.bias.cranfield.write_cranfield` with the pool as deep as the runs: ``OUT/runs/input.<run>``
+    (the runs of :func:`bayeval.bias.cranfield.cranfield_runs`, top ``depth``), ``OUT/qrels.txt`` (every
+    document of their depth-``depth`` pool judged from ``cranqrel``: codes 1–4 relevant, −1 and unlisted
+    documents nonrelevant — Cranfield's judgments are taken as complete) and ``OUT/texts.tsv`` (title +
+    abstract), plus ``OUT/groups.tsv``. Returns ``OUT``.
     """
-    from bayeval.bias.cranfield import cranfield_pool, cranfield_runs, load_cranfield
-    from bayeval.io import write_qrels, write_run
+    from bayeval.bias.cranfield import write_cranfield
 
     _check_int("depth", depth, 1)
-    col = load_cranfield(source)
-    runs = cranfield_runs(col, depth)
-    qrels, _groups = cranfield_pool(col, runs, depth)
-    out = Path(out_dir)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
-    for r in runs:
-        write_run(r, out / "runs" / f"input.{r.name}")
-    write_qrels(qrels, out / "qrels.txt")
-    with open(out / "texts.tsv", "w", encoding="utf-8") as fh:
-        for d, t in col.texts.items():
-            fh.write(f"{d}\t{' '.join(t.split())}\n")
-    return out
+    write_cranfield(source, out_dir, depth=depth, pool_depth=depth)
+    return Path(out_dir)
