@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -169,36 +170,81 @@ def test_kill_during_judging_loses_nothing(tmp_path, files, col):
     assert len(committed) >= 3 + 11
 
 
+_RECORD = textwrap.dedent("""
+    import sys
+    from bayeval.selection import Campaign
+    camp = Campaign.open(sys.argv[1])
+    camp.selector()  # built before the signal: what follows is the record call alone
+    print("ready", flush=True)
+    camp.record(sys.argv[2])
+    print("done", flush=True)
+""")
+
+
 def test_kill_during_record_is_all_or_nothing(tmp_path):
     big = make_collection(n_topics=30, n_systems=2, n_docs=300, depth=100, seed=5)
-    path = tmp_path / "r.sqlite"
-    Campaign.create(path, big.runs, measure="AP", depth=100).close()
+    empty = tmp_path / "empty.sqlite"
+    Campaign.create(empty, big.runs, measure="AP", depth=100).close()
     f = tmp_path / "all.csv"
     rows = [(t, dn, int(g)) for t in big.qrels.topics for dn, g in zip(big.qrels[t].docnos, big.qrels[t].grades,
                                                                          strict=True)]
-    camp = Campaign.open(path)
+    camp = Campaign.open(empty)
     sel = camp.selector()
     rows = [r for r in rows if r[1] in set(sel.data[r[0]].docnos.tolist())]
     camp.close()
     pd.DataFrame(rows, columns=["topic", "docno", "grade"]).to_csv(f, index=False)
+    script = tmp_path / "record.py"
+    script.write_text(_RECORD)
+    # how long the record call takes here, then kills at random moments inside that window, each on a fresh
+    # copy of the empty campaign, until several kills have landed before the call returned
+    probe = tmp_path / "probe.sqlite"
+    shutil.copy(empty, probe)
+    proc = subprocess.Popen([sys.executable, str(script), str(probe), str(f)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    t0 = time.perf_counter()
+    assert proc.stdout.readline().strip() == "done"
+    window = time.perf_counter() - t0
+    proc.wait()
+    proc.stdout.close()
     rng = np.random.default_rng(0)
-    outcomes = set()
-    for delay in rng.uniform(0.2, 2.5, size=4):
-        proc = subprocess.Popen([sys.executable, "-m", "bayeval.cli.main", "judge", "record", str(path), str(f)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
+    interrupted, outcomes = 0, set()
+    for attempt in range(40):
+        path = tmp_path / f"r{attempt}.sqlite"
+        shutil.copy(empty, path)
+        proc = subprocess.Popen([sys.executable, str(script), str(path), str(f)], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.0, window))
+        os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        camp = Campaign.open(path)
+        finished = proc.stdout.read().strip() == "done"
+        proc.stdout.close()
+        interrupted += not finished
+        camp = Campaign.open(path)  # reopens after the kill
         n = camp.counts().get("human", 0)
         assert n in (0, len(rows))  # never half a file
+        assert camp.status().judgments == n
         outcomes.add(n)
         camp.close()
+        if interrupted >= 4:
+            break
+    assert interrupted >= 4  # the kills did land inside record()
     rc, out, _ = _cli("judge", "record", path, f)
     assert rc == 0
     camp = Campaign.open(path)
     assert camp.counts()["human"] == len(rows) and camp.status().judgments == len(rows)
+
+
+def test_dcg_campaign_refuses_a_grade_above_max_grade(tmp_path, col):
+    path = tmp_path / "dcg.sqlite"
+    Campaign.create(path, col.runs, measure="DCG@10", depth=20).close()  # max_grade: 1 (no judgment yet)
+    camp = Campaign.open(path)
+    c = camp.next(2)
+    f = tmp_path / "j.csv"
+    f.write_text(f"topic,docno,grade\n{c[0].topic},{c[0].docno},1\n{c[1].topic},{c[1].docno},3\n")
+    with pytest.raises(FileFormatError, match=r"j.csv:3: .*max_grade=1"):
+        camp.record(f)
+    assert camp.status().judgments == 0  # nothing of the file applied
+    camp.close()
 
 
 # ---------------------------------------------------------------------------------------------- CLI

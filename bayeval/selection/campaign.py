@@ -329,9 +329,8 @@ class Campaign:
             self._catch_up()
             new, dup, seen = [], 0, {}
             for ln in lines:
-                if isinstance(ln.grade, bool) or not isinstance(ln.grade, (int, np.integer)):
-                    fail(ln, f"grade {ln.grade!r} is not an integer")
                 try:
+                    sel._check_grade(ln.grade)
                     t, i = sel._locate(ln.topic, ln.docno)
                 except BayevalInputError as exc:
                     fail(ln, str(exc).partition(": ")[2])
