@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-import numpy as np
 import pandas as pd
 
 from bayeval.data.qrels import Qrels
