@@ -203,7 +203,7 @@ def _trial_draw(collection, config: SimilarityStudyConfig, trial: int):
     return names, topics
 
 
-def _judge(sel, assessor, config: SimilarityStudyConfig, budget, on_judgment=None) -> bool:
+def _judge(sel, assessor, config: SimilarityStudyConfig, budget) -> bool:
     """Judge until the stop rule holds; True when it held (not the budget or exhaustion)."""
     made = 0
     while True:
@@ -218,8 +218,19 @@ def _judge(sel, assessor, config: SimilarityStudyConfig, budget, on_judgment=Non
         c = cands[0]
         sel.record(c.topic, c.docno, assessor.judge(c.topic, c.docno))
         made += 1
-        if on_judgment is not None:
-            on_judgment(sel)
+
+
+def _judge_n(sel, assessor, n: int, *, every: int = 0, at=None) -> None:
+    """Judge ``n`` documents in the selector's order, whatever its confidence (fewer if it runs out);
+    call ``at(sel)`` every ``every`` judgments."""
+    while sel.judgments < n:
+        cands = sel.select(1)
+        if not cands:
+            return
+        c = cands[0]
+        sel.record(c.topic, c.docno, assessor.judge(c.topic, c.docno))
+        if every and sel.judgments % every == 0:
+            at(sel)
 
 
 def _selector(method: str, data, config: SimilarityStudyConfig, sim):
@@ -308,15 +319,8 @@ def run_similarity_trial(collection, config: SimilarityStudyConfig, trial: int) 
     for method in order:
         t0 = time.perf_counter()
         if method == "ip":
-            target = next(made[m] for m in ("sim", "one", "rtc", "mtc") if m in made)
             sel = _selector("ip", empty, config, sim)
-            assessor = QrelsAssessor(qrels)
-            for _ in range(target):
-                cands = sel.select(1)
-                if not cands:
-                    break
-                c = cands[0]
-                sel.record(c.topic, c.docno, assessor.judge(c.topic, c.docno))
+            _judge_n(sel, QrelsAssessor(qrels), next(made[m] for m in ("sim", "one", "rtc", "mtc") if m in made))
             reached = False
         else:
             sel = _selector(method, empty, config, sim)
@@ -390,15 +394,7 @@ def similarity_trajectory(collection, config: SimilarityStudyConfig, trial: int 
     for method in config.methods:
         sel = _selector(method, empty, config, sim)
         point(method, sel)
-        assessor = QrelsAssessor(qrels)
-        while sel.judgments < judgments:
-            cands = sel.select(1)
-            if not cands:
-                break
-            c = cands[0]
-            sel.record(c.topic, c.docno, assessor.judge(c.topic, c.docno))
-            if sel.judgments % every == 0:
-                point(method, sel)
+        _judge_n(sel, QrelsAssessor(qrels), judgments, every=every, at=lambda s, m=method: point(m, s))
     return pd.DataFrame(rows, columns=["method", "judgments", "tau"])
 
 

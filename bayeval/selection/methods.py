@@ -42,7 +42,7 @@ def make_selector(method: str, data: RankData, *, refit_every: int = 10, config=
 
         if not callable(similarity):
             raise BayevalInputError("similarity: mtc+sim needs a similarity function (topic, rows, features)")
-        cfg = load_config(config) if not isinstance(config, str) or config != "rtc-mtc" else None
+        cfg = load_config(config)  # the default, an RTC configuration, means: the similarity default
         est = SimilarityEstimator(cfg if isinstance(cfg, SimilarityConfig) else "similarity-default")
         return RefitSelector(data, _SimilarityRefit(est, similarity), refit_every=refit_every, method=method,
                              **kwargs)
