@@ -15,3 +15,16 @@ def shared_data() -> Path:
     if not (_SHARED_DATA / "trec8").is_dir():
         pytest.skip(f"real data not found at {_SHARED_DATA}")
     return _SHARED_DATA
+
+
+@pytest.fixture
+def on_local_dask():
+    """``run(collection, config, trials)``: a study on a one-worker Dask LocalCluster (skips without distributed)."""
+    distributed = pytest.importorskip("distributed")
+    from bayeval.experiments import run_study
+
+    def run(collection, config, trials):
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                      dashboard_address=None) as cluster:
+            return run_study(collection, config, trials, scheduler=cluster.scheduler_address, progress=False)
+    return run

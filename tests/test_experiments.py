@@ -245,14 +245,11 @@ def test_smoke_study_resumes(tmp_path, collection_dir):
         run_study(col, RobustnessConfig(seed=5, **{**FAST, "k": 3}), 1, out=out)
 
 
-def test_study_matches_serial_on_dask_local_cluster(collection_dir):
-    distributed = pytest.importorskip("distributed")
+def test_study_matches_serial_on_dask_local_cluster(collection_dir, on_local_dask):
     col = load_collection(collection_dir)
     cfg = RobustnessConfig(seed=9, methods=("mtc",), confidences=("delta",), k=4, depth=20, budget=40)
     serial = run_study(col, cfg, 2, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) \
-            as cluster:
-        res = run_study(col, cfg, 2, scheduler=cluster.scheduler_address, progress=False)
+    res = on_local_dask(col, cfg, 2)
     assert res.backend == "dask" and res.ran == (0, 1)
     timing = ["seconds", "trial_seconds"]
     pd.testing.assert_frame_equal(res.frame.drop(columns=timing), serial.frame.drop(columns=timing))

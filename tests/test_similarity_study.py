@@ -172,14 +172,11 @@ def test_study_resumes_and_statistics(tmp_path, collection_dir):
         run_study(col, SimilarityStudyConfig(similarity="texts", **{**FAST, "depth": 10}), 1, out=out)
 
 
-def test_study_matches_serial_on_dask_local_cluster(collection_dir):
-    distributed = pytest.importorskip("distributed")
+def test_study_matches_serial_on_dask_local_cluster(collection_dir, on_local_dask):
     col = load_collection(collection_dir)
     cfg = SimilarityStudyConfig(similarity="texts", seed=4, **{**FAST, "methods": ("sim", "ip")})
     serial = run_study(col, cfg, 2, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) \
-            as cluster:
-        res = run_study(col, cfg, 2, scheduler=cluster.scheduler_address, progress=False)
+    res = on_local_dask(col, cfg, 2)
     assert res.backend == "dask" and res.ran == (0, 1)
     timing = ["seconds", "trial_seconds"]
     pd.testing.assert_frame_equal(res.frame.drop(columns=timing), serial.frame.drop(columns=timing))
