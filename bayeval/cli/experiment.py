@@ -135,21 +135,7 @@ def _register_similarity(studies, parser_class) -> None:
                                                      "texts.tsv (docno<TAB>text) and runs.tsv")
     r.add_argument("--out", required=True, metavar="TABLE", help="trial table (.parquet or .csv), resumed if present")
     r.add_argument("--trials", type=positive_int, default=50, help="number of trials 0..N-1 (default 50)")
-    r.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
-    r.add_argument("--k", type=_optional_int, default=10, help="runs per trial, or 'all' (default 10)")
-    r.add_argument("--topics", type=_optional_int, default=None, help="topics drawn per trial (default: all)")
-    r.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
-    r.add_argument("--alpha", type=_alpha, default=0.95, help="target confidence (default 0.95)")
-    r.add_argument("--stop", choices=("accuracy", "decided"), default="accuracy",
-                   help="stop when the expected pairwise accuracy reaches alpha (default) or every pair is decided")
-    r.add_argument("--methods", type=_csv_list, default=("sim", "one", "ip"),
-                   help="comma-separated among sim, one, mtc, rtc, ip (default sim,one,ip)")
-    r.add_argument("--similarity", choices=("rank-profile", "texts"), default=None,
-                   help="similarity of MTC+sim (default: texts when DIR/texts.tsv exists, else rank-profile)")
-    r.add_argument("--similarity-config", default="similarity-default", help="similarity regression configuration")
-    r.add_argument("--budget", type=_budget, default=5000, help="judgments per selection at most (default 5000)")
-    r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
-    r.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
+    _similarity_settings(r)
     r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
     r.add_argument("--scheduler", default=None, metavar="ADDR", help="Dask scheduler address (tcp://host:8786)")
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -172,10 +158,7 @@ def _register_similarity(studies, parser_class) -> None:
     t.add_argument("--every", type=positive_int, default=25, help="judgments between points (default 25)")
     t.add_argument("--judgments", type=positive_int, default=None,
                    help="judgments per method (default: as many as the first MTC method needs)")
-    for a in ("--k", "--topics", "--depth", "--alpha", "--stop", "--methods", "--similarity", "--similarity-config",
-              "--budget", "--relevance-level", "--seed", "--name"):
-        act = next(x for x in r._actions if a in x.option_strings)
-        t.add_argument(a, type=act.type, default=act.default, choices=act.choices, help=act.help)
+    _similarity_settings(t)
     t.set_defaults(func=_sim_trajectory)
 
     g = acts.add_parser("report", help="write the markdown page (and figures) of a study",
@@ -200,6 +183,25 @@ def _register_similarity(studies, parser_class) -> None:
     c.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
     c.set_defaults(func=_sim_cranfield)
     sim.set_defaults(func=lambda args: (sim.print_help(sys.stderr), 2)[1])
+
+
+def _similarity_settings(p) -> None:
+    """The study settings shared by ``run`` and ``trajectory`` (a trajectory re-runs a trial of a study)."""
+    p.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
+    p.add_argument("--k", type=_optional_int, default=10, help="runs per trial, or 'all' (default 10)")
+    p.add_argument("--topics", type=_optional_int, default=None, help="topics drawn per trial (default: all)")
+    p.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
+    p.add_argument("--alpha", type=_alpha, default=0.95, help="target confidence (default 0.95)")
+    p.add_argument("--stop", choices=("accuracy", "decided"), default="accuracy",
+                   help="stop when the expected pairwise accuracy reaches alpha (default) or every pair is decided")
+    p.add_argument("--methods", type=_csv_list, default=("sim", "one", "ip"),
+                   help="comma-separated among sim, one, mtc, rtc, ip (default sim,one,ip)")
+    p.add_argument("--similarity", choices=("rank-profile", "texts"), default=None,
+                   help="similarity of MTC+sim (default: texts when DIR/texts.tsv exists, else rank-profile)")
+    p.add_argument("--similarity-config", default="similarity-default", help="similarity regression configuration")
+    p.add_argument("--budget", type=_budget, default=5000, help="judgments per selection at most (default 5000)")
+    p.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
 
 
 def _sim_config(args: argparse.Namespace, col):
