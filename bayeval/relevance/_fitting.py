@@ -69,7 +69,8 @@ class Mode:
     def covariance_blocks(self):
         """Per block the covariance (−H)⁻¹ (the pseudo-inverse where the data leave a direction unidentified)."""
         for idx, H in self.blocks:
-            yield idx, _psd_inverse_root(H) @ _psd_inverse_root(H).T
+            M = _psd_inverse_root(H)
+            yield idx, M @ M.T
 
     def sd(self) -> np.ndarray:
         out = np.empty_like(self.x)
