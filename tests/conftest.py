@@ -28,3 +28,20 @@ def on_local_dask():
                                       dashboard_address=None) as cluster:
             return run_study(collection, config, trials, scheduler=cluster.scheduler_address, progress=False)
     return run
+
+
+def write_collection_dir(col, root: Path) -> Path:
+    """Write a synthetic collection in the layout of ../shared/data: ``runs/input.<tag>`` and ``qrels.txt``."""
+    from bayeval.io import write_qrels, write_run
+
+    (root / "runs").mkdir()
+    for run in col.runs:
+        write_run(run, root / "runs" / f"input.{run.name}")
+    write_qrels(col.qrels, root / "qrels.txt")
+    return root
+
+
+@pytest.fixture(scope="session")
+def collection_dir_writer():
+    """:func:`write_collection_dir` for fixtures of test modules."""
+    return write_collection_dir

@@ -27,7 +27,6 @@ from bayeval.experiments import (
     write_table,
 )
 from bayeval.experiments.statistics import similarity_bin
-from bayeval.io import write_qrels, write_run
 from bayeval.synthetic import make_collection
 
 FAST = {"methods": ("mtc", "rtc", "bayes", "ip"), "confidences": ("delta", "mc"), "mc_draws": 50, "p_draws": 20,
@@ -35,14 +34,10 @@ FAST = {"methods": ("mtc", "rtc", "bayes", "ip"), "confidences": ("delta", "mc")
 
 
 @pytest.fixture(scope="module")
-def collection_dir(tmp_path_factory):
+def collection_dir(tmp_path_factory, collection_dir_writer):
     """A small synthetic collection written in the layout of ../shared/data (runs/, qrels.txt, runs.tsv)."""
     col = make_collection(n_topics=4, n_systems=5, n_docs=50, depth=20, seed=11)
-    root = tmp_path_factory.mktemp("synthetic")
-    (root / "runs").mkdir()
-    for run in col.runs:
-        write_run(run, root / "runs" / f"input.{run.name}")
-    write_qrels(col.qrels, root / "qrels.txt")
+    root = collection_dir_writer(col, tmp_path_factory.mktemp("synthetic"))
     names = col.runs.names
     pd.DataFrame({"run": names, "group": names, "type": ["manual"] + ["automatic"] * (len(names) - 1)}) \
         .to_csv(root / "runs.tsv", sep="\t", index=False)

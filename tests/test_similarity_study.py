@@ -22,7 +22,6 @@ from bayeval.experiments import (
 )
 from bayeval.experiments.similarity import _significant
 from bayeval.experiments.similarity_report import render_similarity_report, similarity_statistics
-from bayeval.io import write_qrels, write_run
 from bayeval.relevance.similarity import cosine_from_rank_profiles
 from bayeval.selection import make_selector
 from bayeval.synthetic import make_collection
@@ -31,14 +30,10 @@ FAST = {"k": 4, "depth": 20, "budget": 40, "methods": ("sim", "one", "mtc", "ip"
 
 
 @pytest.fixture(scope="module")
-def collection_dir(tmp_path_factory):
+def collection_dir(tmp_path_factory, collection_dir_writer):
     """A small synthetic collection with texts: relevant documents share words, nonrelevant ones do not."""
     col = make_collection(n_topics=4, n_systems=5, n_docs=50, depth=20, seed=21)
-    root = tmp_path_factory.mktemp("simstudy")
-    (root / "runs").mkdir()
-    for run in col.runs:
-        write_run(run, root / "runs" / f"input.{run.name}")
-    write_qrels(col.qrels, root / "qrels.txt")
+    root = collection_dir_writer(col, tmp_path_factory.mktemp("simstudy"))
     frame = col.qrels.to_frame()
     rng = np.random.default_rng(0)
     with open(root / "texts.tsv", "w", encoding="utf-8") as fh:
