@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
-from bayeval.experiments.statistics import bookmaker, calls
+from bayeval.experiments.statistics import bookmaker, calls, paired_series
 
 __all__ = ["PAPER_TABLE1", "SimilarityStatistics", "plot_trajectory", "render_similarity_report",
            "similarity_statistics"]
@@ -79,8 +79,6 @@ class SimilarityStatistics:
 
 def similarity_statistics(frame: pd.DataFrame) -> SimilarityStatistics:
     """The statistics of a similarity-study table (one collection, one seed)."""
-    from scipy.stats import ttest_rel, wilcoxon
-
     if not len(frame):
         raise BayevalInputError("frame: the table holds no trial")
     if frame["collection"].nunique() > 1:
@@ -111,13 +109,7 @@ def similarity_statistics(frame: pd.DataFrame) -> SimilarityStatistics:
                 continue
             other = per[per["method"] == m].set_index("trial")
             for q in ("tau", "accuracy"):
-                both = pd.concat([base[q], other[q]], axis=1, keys=["a", "b"]).dropna()
-                d = (both["a"] - both["b"]).to_numpy()
-                ok = len(both) >= 2 and np.any(d != 0)
-                tests.append({"a": "sim", "b": m, "quantity": q, "n": len(both), "mean_a": float(both["a"].mean()),
-                              "mean_b": float(both["b"].mean()),
-                              "t_p": float(ttest_rel(both["a"], both["b"]).pvalue) if ok else np.nan,
-                              "wilcoxon_p": float(wilcoxon(both["a"], both["b"]).pvalue) if ok else np.nan})
+                tests.append({"a": "sim", "b": m, "quantity": q, **paired_series(base[q], other[q])})
     return SimilarityStatistics(overall, per, pd.DataFrame(tests))
 
 

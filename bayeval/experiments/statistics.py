@@ -36,6 +36,7 @@ __all__ = [
     "bookmaker",
     "calls",
     "confidence_bins",
+    "paired_series",
     "paired_tests",
     "robustness_statistics",
     "similarity_bin",
@@ -214,8 +215,6 @@ def paired_tests(frame: pd.DataFrame, quantity: str, a: tuple[str, str], b: tupl
         ``n`` (trials in both), ``mean_a``, ``mean_b``, ``median_a``, ``median_b``, ``wilcoxon_p``,
         ``t_p`` (two-sided; NaN when the differences are all 0 or fewer than 2 trials).
     """
-    from scipy.stats import ttest_rel, wilcoxon
-
     if quantity == "W":
         s = _scored(frame)
         per = s.groupby(["method", "confidence", "trial"])["W"].mean().rename("value").reset_index()
@@ -229,7 +228,17 @@ def paired_tests(frame: pd.DataFrame, quantity: str, a: tuple[str, str], b: tupl
         if not len(x):
             raise BayevalInputError(f"methods: no rows for method {m!r} with confidence {c!r}")
         sides.append(x)
-    both = pd.concat(sides, axis=1, keys=["a", "b"]).dropna()
+    return paired_series(*sides)
+
+
+def paired_series(a: pd.Series, b: pd.Series) -> dict:
+    """Paired Wilcoxon signed-rank and t-tests of two per-trial series (index: trial; trials in both only).
+
+    Returns ``n, mean_a, mean_b, median_a, median_b, wilcoxon_p, t_p`` as :func:`paired_tests`.
+    """
+    from scipy.stats import ttest_rel, wilcoxon
+
+    both = pd.concat([a, b], axis=1, keys=["a", "b"]).dropna()
     n = len(both)
     out = {"n": n, "mean_a": float(both["a"].mean()), "mean_b": float(both["b"].mean()),
            "median_a": float(both["a"].median()), "median_b": float(both["b"].median()),
