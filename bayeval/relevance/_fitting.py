@@ -22,6 +22,12 @@ __all__ = ["FIT_METHODS", "Mode", "ParamSpec", "fit_model"]
 
 FIT_METHODS = ("map", "laplace", "mcmc", "vi")
 
+#: What each method computes, in ``idata.attrs["inference"]``.
+INFERENCE = {"map": "posterior mode (fast path, Newton/IRLS); one draw, no posterior spread",
+             "laplace": "Laplace approximation: independent draws from N(mode, (-H)^-1); one chain",
+             "mcmc": "NUTS (PyMC)",
+             "vi": "mean-field ADVI (PyMC): independent draws from the fitted approximation; one chain"}
+
 
 @dataclass(frozen=True)
 class ParamSpec:
@@ -148,16 +154,18 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
                       stacklevel=3)
     sample_stats = None
     rng = np.random.default_rng(seed)
+    attrs = {"model": model.name, "method": method, "inference": INFERENCE[method], "newton_iterations": mode.n_iter,
+             "newton_converged": int(mode.converged)}
     if method == "map":
         arrays = spec.unflatten(mode.x[None, None, :])
     elif method == "laplace":
-        flat = laplace_draws(mode, chains * draws, rng).reshape(chains, draws, -1)
+        flat = laplace_draws(mode, chains * draws, rng)[None]
         arrays = spec.unflatten(flat)
     else:
         import pymc as pm
 
         pm_model = model.build_model()
-        start = {n: v for n, v in spec.unflatten(mode.x).items()}
+        start = model._initial_values(spec.unflatten(mode.x))
         seed_int = int(rng.integers(2**31 - 1))
         with pm_model, warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
@@ -166,17 +174,21 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
                                      initvals=start, init="adapt_diag", target_accept=target_accept,
                                      progressbar=progressbar, compute_convergence_checks=False)
                 sample_stats = {k: np.asarray(pm_idata.sample_stats[k].values)
-                                for k in ("diverging", "tree_depth", "lp", "step_size", "energy")
+                                for k in ("diverging", "tree_depth", "lp", "step_size", "energy", "acceptance_rate",
+                                          "n_steps")
                                 if k in pm_idata.sample_stats}
+                attrs.update(tune=tune, target_accept=target_accept)
             else:
                 approx = pm.fit(n=vi_iterations, method="advi", random_seed=seed_int, progressbar=progressbar,
                                 start=start)
                 pm_idata = approx.sample(chains * draws, random_seed=seed_int)
+                attrs.update(vi_iterations=vi_iterations, vi_final_loss=float(np.asarray(approx.hist)[-1]))
         arrays = _posterior_arrays(pm_idata, spec)
         if method == "vi":
-            arrays = {k: v.reshape((chains, draws) + v.shape[2:]) for k, v in arrays.items()}
-    idata = _to_idata(arrays, spec, sample_stats, attrs={"model": model.name, "method": method})
-    return FitResult(model.name, method, idata, spec, mode)
+            arrays = {k: v.reshape((1, chains * draws) + v.shape[2:]) for k, v in arrays.items()}
+    aux_seed = int(rng.integers(2**31 - 1))  # predictive and prior draws of the complete idata
+    idata = _to_idata(arrays, spec, sample_stats, attrs=attrs)
+    return FitResult(model.name, method, idata, spec, mode, source=model, seed=aux_seed)
 
 
 def _to_idata(arrays: dict, spec: ParamSpec, sample_stats: dict | None, attrs: dict):
@@ -232,3 +244,22 @@ class RelevanceModel:
     def find_map(self) -> dict[str, np.ndarray]:
         """The fast-path MAP as named arrays (no PyMC)."""
         return self.param_spec.unflatten(self._mode().x)
+
+    # hooks of the complete InferenceData (bayeval.relevance._idata) -------------------------------------
+    def _initial_values(self, point: dict) -> dict:
+        """NUTS/ADVI start values of ``build_model()``'s free variables from the mode's named arrays."""
+        return dict(point)
+
+    def _observed(self):
+        """The observed units (:class:`~bayeval.relevance._idata.Observed`), ``None`` when the model
+        observes no judgments, or ``NotImplemented``: take them from ``build_model()``."""
+        return NotImplemented
+
+    def _linear_predictor(self, params: dict) -> np.ndarray:
+        """η of every observed unit from named parameter arrays with leading draw dims: ``(..., n)``."""
+        raise NotImplementedError
+
+    def _prior_draws(self, size: int, rng: np.random.Generator):
+        """``size`` draws from the prior, named arrays ``(size, *shape)``; ``None`` when a prior is improper
+        (flat), ``NotImplemented``: draw them with ``pm.sample_prior_predictive``."""
+        return NotImplemented

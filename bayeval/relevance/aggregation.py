@@ -156,24 +156,63 @@ class ExpertAggregation(RelevanceModel):
         beta = np.r_[np.asarray(lam, float), [] if lam0 is None else [float(lam0)]]
         return logistic_logpost(beta, Xd, self.y, self.w, prior)
 
+    def _proper(self) -> bool:
+        return self.prior.alpha > 0 and self.prior.beta > 0
+
+    def _binary(self) -> bool:
+        return bool(np.all((self.y == 0) | (self.y == 1)) and np.all(self.w == 1))
+
     def build_model(self):
-        """The same log posterior in PyMC: ``lam`` Flat + the Beta-on-σ(λ) Potential; Bernoulli likelihood."""
+        """The same log posterior in PyMC: ``lam`` logistic-beta (the Beta prior on σ(λ) in λ; Flat plus
+        that Potential when α or β is 0, an improper prior); Bernoulli likelihood ``relevant``."""
         import pymc as pm
         import pytensor.tensor as pt
 
+        from bayeval.relevance._logistic_beta import pymc_logistic_beta
+
+        k = self.X.shape[1]
         with pm.Model(coords=self.param_spec.coords) as model:
-            lam = pm.Flat("lam", dims="expert")
-            pm.Potential("prior", pt.sum(self.prior.alpha * -pt.softplus(-lam) + self.prior.beta * -pt.softplus(lam)))
+            if self._proper():
+                lam = pymc_logistic_beta("lam", np.full(k, self.prior.alpha), np.full(k, self.prior.beta), dims="expert")
+            else:
+                lam = pm.Flat("lam", dims="expert")
+                pm.Potential("prior", pt.sum(self.prior.alpha * -pt.softplus(-lam)
+                                             + self.prior.beta * -pt.softplus(lam)))
             eta = pt.dot(self.X, lam)
             if self.prior.intercept:
                 eta = eta + pm.Normal("lam0", 0.0, self.prior.intercept_sd)
-            binary = np.all((self.y == 0) | (self.y == 1)) and np.all(self.w == 1)
-            if binary:
+            if self._binary():
                 pm.Bernoulli("relevant", logit_p=eta, observed=self.y.astype(np.int64))
             else:
                 ll = self.y * -pt.softplus(-eta) + (1 - self.y) * -pt.softplus(eta)
                 pm.Potential("relevant", pt.sum(self.w * ll))
         return model
+
+    def _observed(self):
+        """The training rows (judged documents): Bernoulli ``relevant``, or weighted fractional rows."""
+        from bayeval.relevance._idata import Observed
+
+        n = len(self.y)
+        if self._binary():
+            return Observed("relevant", "row", np.arange(n), self.y, np.ones(n))
+        return Observed("relevant", "row", np.arange(n), self.w * self.y, self.w)
+
+    def _linear_predictor(self, params: dict) -> np.ndarray:
+        eta = np.asarray(params["lam"]) @ self.X.T
+        if self.prior.intercept:
+            eta = eta + np.asarray(params["lam0"])[..., None]
+        return eta
+
+    def _prior_draws(self, size: int, rng: np.random.Generator):
+        """λ_j ~ logistic-beta(α, β), λ0 ~ Normal(0, intercept_sd); None when α or β is 0 (improper)."""
+        from bayeval.relevance._logistic_beta import logistic_beta_rvs
+
+        if not self._proper():
+            return None
+        out = {"lam": logistic_beta_rvs(self.prior.alpha, self.prior.beta, (size, self.X.shape[1]), rng)}
+        if self.prior.intercept:
+            out["lam0"] = rng.normal(0.0, self.prior.intercept_sd, size)
+        return out
 
     @staticmethod
     def predict(X, lam, lam0=None) -> np.ndarray:

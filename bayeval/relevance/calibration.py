@@ -213,6 +213,28 @@ class PlattCalibration(RelevanceModel):
                 pm.Potential("smoothing", self.prior.smoothing * pt.sum(-pt.softplus(-es) - pt.softplus(es)))
         return model
 
+    def _observed(self):
+        """Cells holding judged documents: ``judged`` relevant of ``n`` judged, per (system, topic, rank) cell."""
+        from bayeval.relevance._idata import Observed
+
+        n = self.n_rel + self.n_nonrel
+        keep = n > 0
+        return Observed("judged", "cell", np.flatnonzero(keep), self.n_rel[keep], n[keep])
+
+    def _linear_predictor(self, params: dict) -> np.ndarray:
+        keep = (self.n_rel + self.n_nonrel) > 0
+        sys, x = self.system[keep], self.x[keep]
+        A, B = np.asarray(params["A"]), np.asarray(params["B"])
+        return A[..., sys] + B[..., sys] * x
+
+    def _prior_draws(self, size: int, rng: np.random.Generator):
+        """A ~ Normal(0, intercept_sd), B ~ Normal(0, slope_sd); None when either is flat (sd None)."""
+        if self.prior.intercept_sd is None or self.prior.slope_sd is None:
+            return None
+        S = len(self.systems)
+        return {"A": rng.normal(0.0, self.prior.intercept_sd, (size, S)),
+                "B": rng.normal(0.0, self.prior.slope_sd, (size, S))}
+
     def calibrate(self, A, B, system: int, q_star) -> np.ndarray:
         """:math:`\\sigma(A_j + B_j q^*)` (broadcasting over draws when A, B are arrays of draws)."""
         A = np.asarray(A)[..., system]

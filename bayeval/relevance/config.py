@@ -114,15 +114,17 @@ class CalibrationPrior:
         where judged documents deeper in the list were selected by other systems and are biased towards
         relevance.
     intercept_sd, slope_sd : float or None
-        Normal(0, sd) priors on :math:`A_j`, :math:`B_j`; ``None`` (default) = flat.
+        Normal(0, sd) priors on :math:`A_j`, :math:`B_j`; default 10, nearly flat against the smoothing
+        pseudo-counts and the data, but proper, so the model has a prior to draw from (prior predictive
+        checks). ``None`` = flat (the paper's implicit choice): an improper prior with no prior draws.
     """
 
     smoothing: float = 1.0
     smoothing_cells: str = "all"
     scale: str = "probability"
     training: str = "all"
-    intercept_sd: float | None = None
-    slope_sd: float | None = None
+    intercept_sd: float | None = 10.0
+    slope_sd: float | None = 10.0
 
     def __post_init__(self) -> None:
         _nonneg("calibration.smoothing", self.smoothing)
@@ -186,7 +188,8 @@ class SimilarityPrior:
     penalty : float
         L2 penalty λ on the :math:`\beta_j` ≡ Normal(0, 1/√λ) prior (λ = 1 in Carterette & Allan).
     intercept_sd : float or None
-        Normal(0, sd) prior on :math:`\beta_0`; ``None`` = flat (unpenalised).
+        Normal(0, sd) prior on :math:`\beta_0` (default 10: nearly flat, but proper); ``None`` = flat
+        (unpenalised, an improper prior with no prior draws).
     unjudged_weight : float
         Weight of each unjudged document's row, whose fractional target is
         (|R_t|+1)/(|R_t|+|N_t|+2).
@@ -196,7 +199,7 @@ class SimilarityPrior:
     """
 
     penalty: float = 1.0
-    intercept_sd: float | None = None
+    intercept_sd: float | None = 10.0
     unjudged_weight: float = 1.0
     max_features: int | None = None
 

@@ -173,23 +173,36 @@ class RankCoefficients(RelevanceModel):
         return float(sum(bt_logpost(theta[t], self.wins[t], self._prior(t)) for t in range(len(self.topics))))
 
     def build_model(self):
-        """The same log posterior in PyMC: ``theta`` Flat with the preferences and the Beta prior on
-        σ(θ) as Potentials (so ``pm.find_MAP`` — which drops Jacobians — optimises the same function)."""
+        """The same log posterior in PyMC: ``theta`` logistic-beta (the Beta prior on σ(θ) written in θ,
+        a proper prior with no transform, so ``pm.find_MAP`` — which drops Jacobians — optimises the same
+        function and ``pm.sample_prior_predictive`` draws from it) and the preferences as a Potential."""
         import pymc as pm
         import pytensor.tensor as pt
+
+        from bayeval.relevance._logistic_beta import pymc_logistic_beta
 
         spec = self.param_spec
         mask = self.wins > 0
         ti, ai, bi = np.nonzero(mask)
         w = self.wins[mask]
+        shape = self.wins.shape[:2]
         with pm.Model(coords=spec.coords) as model:
-            theta = pm.Flat("theta", dims=("topic", "position"))
+            theta = pymc_logistic_beta("theta", np.broadcast_to(self.prior_a[:, None], shape),
+                                       np.broadcast_to(self.prior_b[:, None], shape), dims=("topic", "position"))
             d = theta[ti, ai] - theta[ti, bi]
             pm.Potential("preferences", pt.sum(w * -pt.softplus(-d)))
-            a = self.prior_a[:, None]
-            b = self.prior_b[:, None]
-            pm.Potential("prior", pt.sum(a * -pt.softplus(-theta) + b * -pt.softplus(theta)))
         return model
+
+    def _observed(self):
+        """None: the rank coefficients are unsupervised — judgments enter only through the prior's counts."""
+        return None
+
+    def _prior_draws(self, size: int, rng: np.random.Generator) -> dict:
+        """θ ~ logistic-beta(a_t, b_t) independently per (topic, position)."""
+        from bayeval.relevance._logistic_beta import logistic_beta_rvs
+
+        T, K = self.wins.shape[:2]
+        return {"theta": logistic_beta_rvs(self.prior_a[:, None], self.prior_b[:, None], (size, T, K), rng)}
 
     def q_star(self, theta: np.ndarray, unretrieved: str | None = None) -> np.ndarray:
         """:math:`q^* = \\sigma(\\theta)` per (…, topic, position); the unretrieved position gets 0

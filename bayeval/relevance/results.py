@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,32 +25,77 @@ class FitResult:
     model : str
         Model name.
     method : {"map", "laplace", "mcmc", "vi"}
-    idata : arviz.InferenceData
-        ``posterior`` holds every parameter with dims ``(chain, draw, ...)``; ``map`` gives one chain of
-        one draw (the mode); ``mcmc`` adds ``sample_stats``. ``attrs`` name the model and method.
+    core : arviz.InferenceData
+        The posterior — every parameter with dims ``(chain, draw, ...)``: ``map`` gives one chain of one
+        draw (the mode), ``laplace`` and ``vi`` one chain of independent draws from their approximation,
+        ``mcmc`` the NUTS chains — and, for ``mcmc``, ``sample_stats``.
     spec : ParamSpec
         Names, shapes and dims of the parameters.
     mode : Mode
         The fast path's mode and negative Hessian (computed for every method: it starts the sampler).
+    source : RelevanceModel or None
+        The fitted model (what :attr:`idata` reads its observations, prior and record from).
+    seed : int or None
+        Seed of the predictive and prior draws of :attr:`idata`.
+    prior_draws : int
+        Number of prior (and prior predictive) draws in :attr:`idata`.
+
+    Notes
+    -----
+    :attr:`idata` is computed on first access (it holds one log-likelihood value per observed unit and
+    posterior draw): ``posterior``, ``sample_stats`` (NUTS), ``log_likelihood``, ``posterior_predictive``,
+    ``prior``, ``prior_predictive``, ``observed_data``, ``constant_data``; ``attrs`` name the model, the
+    method, what it computes (``inference``) and record the model, so that
+    ``FitResult.from_idata(az.from_netcdf(path))`` rebuilds the fit (see :mod:`bayeval.relevance._idata`).
     """
 
     model: str
     method: str
-    idata: object
+    core: object
     spec: object
     mode: object
+    source: object = None
+    seed: int | None = None
+    prior_draws: int = 500
+
+    @functools.cached_property
+    def idata(self):
+        """The complete ArviZ InferenceData (see Notes)."""
+        from bayeval.relevance._idata import complete_idata
+        return complete_idata(self)
+
+    @classmethod
+    def from_idata(cls, idata) -> FitResult:
+        """Rebuild a fit from its complete InferenceData (e.g. read back with ``az.from_netcdf``): the
+        model from ``attrs`` and ``constant_data``, its mode by the fast path, the posterior as stored."""
+        import arviz as az
+
+        from bayeval.relevance._idata import rebuild_model
+
+        if "constant_data" not in idata.groups():
+            raise BayevalInputError("idata: no constant_data group (not a complete bayeval fit)")
+        attrs = dict(idata.posterior.attrs)
+        model = rebuild_model(attrs, idata.constant_data)
+        core_groups = {"posterior": idata.posterior}
+        if "sample_stats" in idata.groups():
+            core_groups["sample_stats"] = idata.sample_stats
+        core = az.InferenceData(**core_groups)
+        method = str(attrs.get("method", "map"))
+        out = cls(model.name, method, core, model.param_spec, model._mode(), source=model)
+        object.__setattr__(out, "idata", idata)  # the cached complete idata is the one given
+        return out
 
     # draws ----------------------------------------------------------------------------------
     @property
     def n_draws(self) -> int:
-        post = self.idata.posterior
+        post = self.core.posterior
         return int(post.sizes["chain"] * post.sizes["draw"])
 
     def draws(self, name: str) -> np.ndarray:
         """Draws of one parameter, chains stacked: shape ``(chains*draws, *shape)``."""
         if name not in self.spec.names:
             raise BayevalInputError(f"name: unknown parameter {name!r}; parameters: {', '.join(self.spec.names)}")
-        v = np.asarray(self.idata.posterior[name].values)
+        v = np.asarray(self.core.posterior[name].values)
         return v.reshape((v.shape[0] * v.shape[1],) + v.shape[2:])  # explicit: a parameter may have size 0
 
     def flat_draws(self) -> np.ndarray:
@@ -66,16 +112,24 @@ class FitResult:
 
     # diagnostics ------------------------------------------------------------------------------
     def summary(self, **kwargs) -> pd.DataFrame:
-        """``arviz.summary`` of the posterior (mean, sd, HDI, MCSE, ESS, r-hat).
+        """``arviz.summary`` of the posterior, labelled by what the method computed.
 
-        For ``map`` (one draw) the frame has the mode and the Laplace sd only.
+        ``mcmc``: mean, sd, HDI, MCSE, ESS, r-hat. ``laplace`` and ``vi``: mean, sd and HDI of their
+        independent draws (no MCSE/ESS/r-hat: those diagnose Markov chains, not an approximation).
+        ``map``: the mode and the Laplace sd. The frame's ``attrs["inference"]`` says which.
         """
         if self.method == "map":
-            return pd.DataFrame({"mean": self.mode.x, "sd": self.mode.sd()}, index=pd.Index(self._labels()))
-        import arviz as az
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return az.summary(self.idata, **kwargs)
+            out = pd.DataFrame({"mean": self.mode.x, "sd": self.mode.sd()}, index=pd.Index(self._labels()))
+        else:
+            import arviz as az
+            if self.method != "mcmc":
+                kwargs.setdefault("kind", "stats")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = az.summary(self.core, **kwargs)
+        from bayeval.relevance._fitting import INFERENCE
+        out.attrs["inference"] = INFERENCE[self.method]
+        return out
 
     def _labels(self) -> list[str]:
         out = []
@@ -89,21 +143,22 @@ class FitResult:
         return out
 
     def rhat(self) -> pd.Series:
-        """Rank-normalised split r-hat of every scalar parameter (NaN for ``map``)."""
+        """Rank-normalised split r-hat of every scalar parameter (NUTS only; NaN for the other methods,
+        whose draws are not Markov chains)."""
         return self._diag("r_hat")
 
     def ess(self) -> pd.Series:
-        """Bulk effective sample size of every scalar parameter (NaN for ``map``)."""
+        """Bulk effective sample size of every scalar parameter (NUTS only; NaN otherwise)."""
         return self._diag("ess_bulk")
 
     def _diag(self, col: str) -> pd.Series:
-        if self.method == "map":
+        if self.method != "mcmc":
             return pd.Series(np.nan, index=self._labels(), name=col)
         return self.summary(kind="diagnostics")[col]
 
     def divergences(self) -> int:
         """Number of divergent NUTS transitions (0 for other methods)."""
-        ss = getattr(self.idata, "sample_stats", None)
+        ss = getattr(self.core, "sample_stats", None)
         if ss is None or "diverging" not in ss:
             return 0
         return int(np.asarray(ss["diverging"].values).sum())

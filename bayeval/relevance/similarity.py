@@ -305,24 +305,64 @@ class SimilarityRegression(RelevanceModel):
             total += logistic_logpost(b, X, self.y[t], self.w[t], self._prior(X.shape[1] - 1))
         return total
 
+    def _judged_rows(self) -> list[np.ndarray]:
+        """Per topic, the rows that are observations: target 0 or 1 with weight 1 (judged documents);
+        the others (fractional targets of unjudged documents) are pseudo-observations."""
+        return [((y == 0) | (y == 1)) & (w == 1) for y, w in zip(self.y, self.w, strict=True)]
+
     def build_model(self):
-        """The same log posterior in PyMC (fractional targets as a Potential; β ~ Normal(0, 1/√λ))."""
+        """The same log posterior in PyMC: judged rows as Bernoulli ``relevant``, the fractional targets
+        as the Potential ``pseudo_targets``; β ~ Normal(0, 1/√λ), β0 Normal(0, intercept_sd) (or Flat)."""
         import pymc as pm
         import pytensor.tensor as pt
 
         T = len(self.topics)
         off = self._offsets()
         spec = self.param_spec
+        judged = self._judged_rows()
         with pm.Model(coords=spec.coords) as model:
             beta0 = (pm.Flat("beta0", dims="topic") if self.prior.intercept_sd is None
                      else pm.Normal("beta0", 0.0, self.prior.intercept_sd, dims="topic"))
             beta = pm.Normal("beta", 0.0, 1.0 / np.sqrt(self.prior.penalty), dims="feature")
-            terms = []
+            terms, etas = [], []
             for t in range(T):
                 eta = beta0[t] + pt.dot(self.X[t], beta[off[t]:off[t + 1]])
-                terms.append(pt.sum(self.w[t] * (self.y[t] * -pt.softplus(-eta) + (1 - self.y[t]) * -pt.softplus(eta))))
-            pm.Potential("targets", pt.sum(pt.stack(terms)) if terms else pt.constant(0.0))
+                j = judged[t]
+                etas.append(eta[np.flatnonzero(j)])
+                u = np.flatnonzero(~j)
+                if len(u):
+                    y, w, e = self.y[t][u], self.w[t][u], eta[u]
+                    terms.append(pt.sum(w * (y * -pt.softplus(-e) + (1 - y) * -pt.softplus(e))))
+            pm.Potential("pseudo_targets", pt.sum(pt.stack(terms)) if terms else pt.constant(0.0))
+            y_obs = np.concatenate([y[j] for y, j in zip(self.y, judged, strict=True)]) if T else np.zeros(0)
+            if len(y_obs):
+                pm.Bernoulli("relevant", logit_p=pt.concatenate(etas), observed=y_obs.astype(np.int64))
         return model
+
+    def _observed(self):
+        """The judged rows of every topic (label ``topic:row``): Bernoulli ``relevant``."""
+        from bayeval.relevance._idata import Observed
+
+        judged = self._judged_rows()
+        labels = np.array([f"{t}:{i}" for t, j in zip(self.topics, judged, strict=True) for i in np.flatnonzero(j)])
+        y = np.concatenate([y[j] for y, j in zip(self.y, judged, strict=True)]) if judged else np.zeros(0)
+        return Observed("relevant", "judged_row", labels, y, np.ones(len(y)))
+
+    def _linear_predictor(self, params: dict) -> np.ndarray:
+        beta0, beta = np.asarray(params["beta0"]), np.asarray(params["beta"])
+        off = self._offsets()
+        parts = []
+        for t, j in enumerate(self._judged_rows()):
+            X = self.X[t][j]
+            parts.append(beta[..., off[t]:off[t + 1]] @ X.T + beta0[..., t, None])
+        return np.concatenate(parts, axis=-1) if parts else np.zeros(beta0.shape[:-1] + (0,))
+
+    def _prior_draws(self, size: int, rng: np.random.Generator):
+        """β ~ Normal(0, 1/√λ), β0 ~ Normal(0, intercept_sd); None when β0 is flat."""
+        if self.prior.intercept_sd is None:
+            return None
+        return {"beta0": rng.normal(0.0, self.prior.intercept_sd, (size, len(self.topics))),
+                "beta": rng.normal(0.0, 1.0 / np.sqrt(self.prior.penalty), (size, int(self._offsets()[-1])))}
 
     def predict(self, beta0, beta) -> list[np.ndarray]:
         """Per topic p of every row; with draws (beta0 (K, T), beta (K, F)) each is (K, n_t)."""
