@@ -125,8 +125,11 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
     ----------
     data : RankData
         Runs aligned with the judgments (``RankData.build(runs, qrels, depth=...)``).
-    probabilities : None, RelevanceProbabilities, or one array per topic
-        Probabilities of relevance of unjudged documents. ``None``: ``default_p`` for all.
+    probabilities : None, RelevanceProbabilities, an estimate, or one array per topic
+        Probabilities of relevance of unjudged documents. ``None``: ``default_p`` for all. An
+        estimate — anything with ``arrays(draws=...)`` and ``has_draws``, such as
+        :class:`~bayeval.relevance.RelevanceEstimate` — gives its posterior draws of p with
+        ``method="mc"`` (when it has draws) and its point p otherwise.
         Arrays (a sequence in ``data.topics`` order, or a mapping topic → array) are aligned with
         each topic's ``docnos``; shape ``(n_t,)``, or ``(draws, n_t)`` posterior draws of p for
         ``method="mc"`` (draw d samples X from row ``d % rows``; the same row index for every

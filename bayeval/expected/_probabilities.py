@@ -36,6 +36,10 @@ def resolve(data: RankData, probabilities, default_p: float, *, allow_draws: boo
     Judged documents are always fixed at their judgment (1 relevant, 0 not), whatever was given.
     """
     default_p = check_default(default_p)
+    if callable(getattr(probabilities, "arrays", None)):
+        # an estimate (RelevanceEstimate or alike): its posterior draws of p where draws are usable, else p
+        use_draws = allow_draws and bool(getattr(probabilities, "has_draws", False))
+        probabilities = probabilities.arrays(draws=use_draws)
     if probabilities is None or isinstance(probabilities, RelevanceProbabilities):
         return [tr.probabilities(probabilities, default_p) for tr in data]
     if isinstance(probabilities, Mapping):
@@ -50,7 +54,8 @@ def resolve(data: RankData, probabilities, default_p: float, *, allow_draws: boo
         arrays = list(probabilities)
     else:
         raise BayevalInputError(
-            "probabilities: expected None, RelevanceProbabilities, or one array per topic, "
+            "probabilities: expected None, RelevanceProbabilities, an estimate with .arrays() (RelevanceEstimate), "
+            "or one array per topic, "
             f"got {type(probabilities).__name__}")
     out = []
     rows = None

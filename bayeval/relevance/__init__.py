@@ -31,7 +31,16 @@ from bayeval.relevance.config import (
     list_configs,
     load_config,
 )
-from bayeval.relevance.diagnostics import PriorComparison, compare_priors, reliability_diagram, reliability_table
+from bayeval.relevance.diagnostics import (
+    PriorComparison,
+    PriorPredictive,
+    PriorSensitivity,
+    compare_priors,
+    prior_predictive_check,
+    prior_sensitivity,
+    reliability_diagram,
+    reliability_table,
+)
 from bayeval.relevance.estimate import MODEL_KINDS, SimilarityEstimator, estimate_probabilities
 from bayeval.relevance.heldout import HeldOutSplit, score_probabilities, shallow_pool_split
 from bayeval.relevance.rank_coefficients import RankCoefficients
@@ -49,6 +58,8 @@ __all__ = [
     "HeldOutSplit",
     "PlattCalibration",
     "PriorComparison",
+    "PriorPredictive",
+    "PriorSensitivity",
     "RTCConfig",
     "RTCEstimator",
     "RTCFit",
@@ -66,6 +77,8 @@ __all__ = [
     "estimate_probabilities",
     "list_configs",
     "load_config",
+    "prior_predictive_check",
+    "prior_sensitivity",
     "reliability_diagram",
     "reliability_table",
     "run_effect_draws",

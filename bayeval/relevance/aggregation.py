@@ -173,7 +173,8 @@ class ExpertAggregation(RelevanceModel):
         k = self.X.shape[1]
         with pm.Model(coords=self.param_spec.coords) as model:
             if self._proper():
-                lam = pymc_logistic_beta("lam", np.full(k, self.prior.alpha), np.full(k, self.prior.beta), dims="expert")
+                lam = pymc_logistic_beta("lam", np.full(k, self.prior.alpha), np.full(k, self.prior.beta),
+                                         dims="expert")
             else:
                 lam = pm.Flat("lam", dims="expert")
                 pm.Potential("prior", pt.sum(self.prior.alpha * -pt.softplus(-lam)

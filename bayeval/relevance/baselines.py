@@ -15,7 +15,8 @@ def _estimate(data: RankData, ps, model: str) -> RelevanceEstimate:
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
     return RelevanceEstimate(tuple(data.topics), tuple(tr.docnos for tr in data),
-                             tuple(np.asarray(tr.judged) for tr in data), tuple(ps), None, model=model, method="map")
+                             tuple(np.asarray(tr.judged) for tr in data), tuple(ps), None, model=model, method="map",
+                             relevant=tuple(np.asarray(tr.relevant) for tr in data))
 
 
 def uniform_probabilities(data: RankData, p: float = 0.5) -> RelevanceEstimate:

@@ -64,7 +64,8 @@ class SimilarityEstimator:
             p = [d.mean(axis=0, dtype=np.float64) for d in dr]
         return RelevanceEstimate(tuple(data.topics), tuple(tr.docnos for tr in data),
                                  tuple(np.asarray(tr.judged) for tr in data), tuple(p), dr,
-                                 model=self.config.name, method=method, fits={"similarity": fit})
+                                 model=self.config.name, method=method, fits={"similarity": fit},
+                                 relevant=tuple(np.asarray(tr.relevant) for tr in data))
 
 
 def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_draws: int | None = 200, seed=0,

@@ -209,6 +209,9 @@ class RelevanceEstimate:
     method : str
     fits : Mapping of str to FitResult
         The stage fits behind the estimate (empty for the baselines).
+    relevant : tuple of ndarray of bool or None
+        Per topic, the judgments (relevant or not; meaningful where ``judged``): what
+        :meth:`judged_idata` scores the predictions of judged documents against.
     """
 
     topics: tuple[str, ...]
@@ -219,9 +222,54 @@ class RelevanceEstimate:
     model: str = ""
     method: str = "map"
     fits: Mapping = None  # type: ignore[assignment]
+    relevant: tuple | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fits", dict(self.fits or {}))
+
+    def judged_idata(self, *, seed=0):
+        r"""The estimate over the judged documents as an ArviZ InferenceData, for ``az.loo``/``az.compare``.
+
+        Groups: ``posterior`` (``p`` of every judged document, one chain of the posterior draws of p),
+        ``log_likelihood`` (``relevant``: :math:`y_i\log p_i^{(k)}+(1-y_i)\log(1-p_i^{(k)})`, p clipped
+        to [1e-9, 1 − 1e-9]), ``posterior_predictive`` (Bernoulli replicates), ``observed_data`` (the
+        judgments) and ``constant_data`` (each document's topic); dimension ``judged_doc`` labelled
+        ``topic:docno``.
+
+        Notes
+        -----
+        PSIS-LOO on this log likelihood approximates leaving one judgment out of the *last* stage's
+        likelihood (the aggregation of RTC, which is exactly this Bernoulli term); earlier stages that
+        also saw the judgment (calibration cells, the rank prior's counts) keep it.
+
+        References
+        ----------
+        A. Vehtari, A. Gelman, J. Gabry (2017). Practical Bayesian model evaluation using leave-one-out
+        cross-validation and WAIC. Statistics and Computing 27, 1413–1432.
+        """
+        import arviz as az
+
+        if self.relevant is None:
+            raise BayevalInputError("relevant: this estimate does not carry the judgments (build it with a "
+                                    "relevance model of bayeval.relevance)")
+        if self.draws is None:
+            raise BayevalInputError("draws: LOO needs posterior draws of p (fit with 'laplace', 'mcmc' or 'vi')")
+        P = np.concatenate([d[:, j].astype(np.float64) for d, j in zip(self.draws, self.judged, strict=True)], axis=1)
+        y = np.concatenate([r[j] for r, j in zip(self.relevant, self.judged, strict=True)]).astype(np.int64)
+        labels = [f"{t}:{d}" for t, dn, j in zip(self.topics, self.docnos, self.judged, strict=True) for d in dn[j]]
+        topic = np.concatenate([np.full(int(j.sum()), t, dtype=object) for t, j in zip(self.topics, self.judged,
+                                                                                        strict=True)]).astype(str)
+        Pc = np.clip(P, 1e-9, 1 - 1e-9)
+        ll = np.where(y == 1, np.log(Pc), np.log1p(-Pc))
+        rng = np.random.default_rng(seed)
+        rep = (rng.random(P.shape) < P).astype(np.int64)
+        dims = {"p": ["judged_doc"], "relevant": ["judged_doc"], "topic": ["judged_doc"]}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return az.from_dict(posterior={"p": P[None]}, log_likelihood={"relevant": ll[None]},
+                                posterior_predictive={"relevant": rep[None]}, observed_data={"relevant": y},
+                                constant_data={"topic": topic}, dims=dims, coords={"judged_doc": labels},
+                                attrs={"model": self.model, "method": self.method})
 
     @property
     def has_draws(self) -> bool:

@@ -217,7 +217,8 @@ class RTCFit:
         tops = self.data
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in tops),
                                  tuple(np.asarray(tr.judged) for tr in tops), tuple(p), dr,
-                                 model=self.config.name, method=self.method, fits=self.fits)
+                                 model=self.config.name, method=self.method, fits=self.fits,
+                                 relevant=tuple(np.asarray(tr.relevant) for tr in tops))
 
     def summary(self):
         """Posterior summaries of the calibration and aggregation stages (az.summary rows)."""

@@ -1,0 +1,204 @@
+"""The complete InferenceData of every relevance model fit, and comparing priors by PSIS-LOO.
+
+Statistical checks and how each fails when its property is removed:
+- the pointwise log likelihood sums to the log posterior minus the log prior (a wrong likelihood term,
+  or a missing unit, breaks the identity);
+- the numpy hooks agree with what PyMC computes from ``build_model()`` (log likelihood to 1e-8; prior
+  draws with the same mean within Monte Carlo error), so a new model without the hooks gets the same groups;
+- the prior draws of σ(θ) have the Beta(a, b) mean a/(a+b) (within 5 standard errors).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit, log_expit
+
+from bayeval.data import RankData
+from bayeval.relevance import (
+    FitResult,
+    RTCEstimator,
+    compare_priors,
+    estimate_probabilities,
+    prior_predictive_check,
+    prior_sensitivity,
+)
+from bayeval.relevance.aggregation import ExpertAggregation
+from bayeval.relevance.rank_coefficients import RankCoefficients, rank_wins
+from bayeval.relevance.simulate import simulate_aggregation, simulate_calibration, simulate_similarity
+from bayeval.synthetic import make_collection
+
+az = pytest.importorskip("arviz")
+pm = pytest.importorskip("pymc")
+
+OBSERVING = {
+    "calibration": lambda: simulate_calibration([-2.0, 0.5], [3.0, -1.0], cells_per_system=80, seed=1),
+    "aggregation": lambda: simulate_aggregation([1.5, -1.0], -0.7, n_docs=200, seed=3),
+    "similarity": lambda: simulate_similarity([-1.0, 0.3], [np.array([1.0, -0.5, 0.2]), np.array([0.8, 0.1])],
+                                              n_docs=100, seed=4),
+}
+
+
+def _rank():
+    return RankCoefficients(np.stack([rank_wins(6), rank_wins(6, 2.0)]), np.array([3.0, 6.0]),
+                            np.array([15.0, 5.0]), ("1", "2"))
+
+
+@pytest.fixture(scope="module")
+def data():
+    col = make_collection(n_topics=4, n_systems=4, n_docs=80, depth=30, judged_depth=6, seed=5)
+    return RankData.build(col.runs, col.judgments, depth=30)
+
+
+@pytest.mark.parametrize("name", list(OBSERVING))
+def test_every_group_and_loo_for_observing_models(name):
+    m = OBSERVING[name]()
+    f = m.fit("laplace", draws=200, chains=1, seed=0)
+    groups = set(f.idata.groups())
+    assert {"posterior", "log_likelihood", "posterior_predictive", "prior", "prior_predictive", "observed_data",
+            "constant_data"} <= groups
+    obs = m._observed()
+    ll = f.idata.log_likelihood[obs.name]
+    assert ll.shape == (1, 200, len(obs.successes))
+    assert f.idata.posterior_predictive[obs.name].shape == ll.shape
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loo = az.loo(f.idata)
+    assert np.isfinite(loo.elpd_loo) and loo.elpd_loo < 0
+    ax = az.plot_ppc(f.idata, num_pp_samples=20)
+    assert ax is not None
+
+
+def test_rank_coefficients_observe_no_judgments_but_have_a_prior():
+    f = _rank().fit("laplace", draws=50, chains=1, seed=0)
+    groups = set(f.idata.groups())
+    assert "prior" in groups and "constant_data" in groups
+    assert "log_likelihood" not in groups and "posterior_predictive" not in groups
+
+
+def test_pointwise_log_likelihood_is_the_log_posterior_minus_the_log_prior():
+    """Aggregation with intercept: log post = Σ_i ll_i + Σ_j [α log σ(λ_j) + β log σ(−λ_j)] − λ0²/(2 sd²)."""
+    m = OBSERVING["aggregation"]()
+    f = m.fit("laplace", draws=5, chains=1, seed=1)
+    ll = f.idata.log_likelihood["relevant"].values[0]
+    lam = f.draws("lam")
+    lam0 = f.draws("lam0")
+    a, b, sd = m.prior.alpha, m.prior.beta, m.prior.intercept_sd
+    for k in range(5):
+        prior = np.sum(a * log_expit(lam[k]) + b * log_expit(-lam[k])) - 0.5 * (lam0[k] / sd) ** 2
+        np.testing.assert_allclose(ll[k].sum(), m.log_posterior(lam[k], lam0[k]) - prior, rtol=1e-10)
+
+
+class _NoHooks(ExpertAggregation):
+    """An aggregation model without the numpy hooks: the groups come from its PyMC model."""
+
+    def _observed(self):
+        return NotImplemented
+
+    def _prior_draws(self, size, rng):
+        return NotImplemented
+
+
+def test_pymc_fallback_gives_the_same_log_likelihood_and_prior():
+    m = OBSERVING["aggregation"]()
+    f = m.fit("laplace", draws=40, chains=1, seed=2)
+    nh = _NoHooks(m.X, m.y, m.experts, m.w, m.prior)
+    g = nh.fit("laplace", draws=40, chains=1, seed=2)
+    np.testing.assert_allclose(g.flat_draws(), f.flat_draws())
+    ll_np = f.idata.log_likelihood["relevant"].values
+    ll_pm = g.idata.log_likelihood["relevant"].values
+    np.testing.assert_allclose(ll_pm, ll_np, rtol=1e-8, atol=1e-10)
+    assert "prior_predictive" in g.idata.groups() and "posterior_predictive" in g.idata.groups()
+    # prior of σ(λ): Beta(α, β), mean α/(α+β), from PyMC's draws as from the numpy ones
+    for idata in (f.idata, g.idata):
+        u = expit(idata.prior["lam"].values.reshape(-1))
+        a, b = m.prior.alpha, m.prior.beta
+        se = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)) / u.size)
+        assert abs(u.mean() - a / (a + b)) < 5 * se
+
+
+def test_rank_prior_draws_have_the_beta_mean():
+    m = _rank()
+    th = m._prior_draws(4000, np.random.default_rng(0))["theta"]
+    u = expit(th)
+    for t in range(2):
+        a, b = m.prior_a[t], m.prior_b[t]
+        se = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1)) / u[:, t].size)
+        assert abs(u[:, t].mean() - a / (a + b)) < 5 * se
+
+
+@pytest.mark.parametrize("config", ["rtc-default", "rtc-mtc", "rtc-weak", "rtc-intercept"])
+def test_pm_sample_prior_predictive_works_on_every_rtc_stage(data, config):
+    fit = RTCEstimator(config).fit(data)
+    for stage in ("rank", "calibration", "aggregation"):
+        with fit.models[stage].build_model(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pri = pm.sample_prior_predictive(20, random_seed=1)
+        assert set(fit.models[stage].param_spec.names) <= set(pri.prior.data_vars), (config, stage)
+
+
+@pytest.mark.parametrize("name", ["calibration", "similarity", "rank"])
+def test_netcdf_round_trip_rebuilds_the_fit(tmp_path, name):
+    m = _rank() if name == "rank" else OBSERVING[name]()
+    f = m.fit("laplace", draws=30, chains=1, seed=0)
+    path = tmp_path / "fit.nc"
+    f.idata.to_netcdf(str(path))
+    g = FitResult.from_idata(az.from_netcdf(str(path)))
+    assert type(g.source) is type(m) and g.method == "laplace"
+    np.testing.assert_allclose(g.flat_draws(), f.flat_draws())
+    np.testing.assert_allclose(g.mode.x, f.mode.x, rtol=1e-10, atol=1e-12)
+    assert set(g.idata.groups()) == set(f.idata.groups())
+    assert g.source.prior == m.prior
+
+
+def test_vi_is_one_chain_reported_as_vi():
+    m = OBSERVING["aggregation"]()
+    f = m.fit("vi", draws=50, chains=2, seed=0, vi_iterations=300)
+    assert f.core.posterior.sizes["chain"] == 1 and f.n_draws == 100
+    assert f.rhat().isna().all() and "r_hat" not in f.summary().columns
+    assert "ADVI" in f.idata.attrs["inference"] and "vi_final_loss" in f.idata.attrs
+    mp = m.fit("map")
+    assert mp.summary().attrs["inference"].startswith("posterior mode")
+
+
+def test_compare_priors_by_loo_on_the_judgments_one_has(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cmp = compare_priors(data, ["rtc-default", "rtc-mtc"], p_draws=100, draws=100, chains=1)
+    tab = cmp.to_frame()
+    assert cmp.kind == "loo" and set(tab.index) == {"rtc-default", "rtc-mtc"}
+    n = sum(int(tr.judged.sum()) for tr in data)
+    assert (tab["n"] == n).all()
+    assert sorted(tab["rank"]) == [0, 1] and cmp.best() == tab["elpd_loo"].idxmax()
+    for name, lo in cmp.loo.items():
+        bad = int((np.asarray(lo.pareto_k) > lo.good_k).sum())
+        assert tab.loc[name, "pareto_k_bad"] == bad
+        assert (bad > 0) == any(w.startswith(f"{name}:") for w in cmp.warnings)
+    with pytest.raises(Exception, match="posterior draws"):
+        compare_priors(data, ["rtc-default", "smoothed"], p_draws=20, draws=20, chains=1)
+
+
+def test_prior_predictive_check_and_sensitivity(data):
+    pp = prior_predictive_check(data, "rtc-default", draws=8, seed=0)
+    assert pp.expected.shape == (8, len(data.systems)) and np.all((pp.rate >= 0) & (pp.rate <= 1))
+    assert list(pp.to_frame().columns) == ["q5", "median", "q95"]
+    est = {c: estimate_probabilities(data, c, fit="laplace", p_draws=50, draws=50, chains=1) for c in
+           ("rtc-default", "rtc-mtc")}
+    sens = prior_sensitivity(data, est, mc_draws=200)
+    f = sens.to_frame()
+    n = len(data.systems)
+    assert len(f) == n * (n - 1) // 2
+    np.testing.assert_allclose(f["spread"], f[["rtc-default", "rtc-mtc"]].max(axis=1)
+                               - f[["rtc-default", "rtc-mtc"]].min(axis=1))
+
+
+def test_expected_measures_accepts_an_estimate(data):
+    from bayeval.expected import expected_measures
+    est = estimate_probabilities(data, "rtc", fit="laplace", p_draws=20, draws=20, chains=1)
+    a = expected_measures(data, est, method="delta").mean_expected()
+    b = expected_measures(data, est.arrays(), method="delta").mean_expected()
+    np.testing.assert_allclose(a, b)
+    mc = expected_measures(data, est, method="mc", seed=0)
+    assert mc.draws == 20  # the estimate's posterior draws of p drive the Monte Carlo
