@@ -121,7 +121,7 @@ def test_evaluate_model_rtc_map_gives_plugin_and_monte_carlo_confidence(files):
     so it estimates the same P(ΔMAP < 0 | p) as the plug-in column (exact moments + normal approximation):
     they agree up to the MC error (sd ≤ 0.5/√4000 ≈ 0.008) plus the normal approximation's error."""
     qrels, runs, _ = files
-    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--pairs", "--draws", "4000", "--format", "csv")
+    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--pairs", "--mc-draws", "4000", "--format", "csv")
     assert rc == 0, err
     frame = _pairs_csv(out)
     assert len(frame) == 3 and frame.p_less_bayes.between(0, 1).all()
@@ -134,7 +134,7 @@ def test_evaluate_model_laplace_propagates_parameter_uncertainty(files):
     variance Var[ΔMAP] = E[Var(ΔMAP | p)] + Var(E[ΔMAP | p]) — the Bayesian sd is not below the plug-in sd
     by more than Monte Carlo noise."""
     qrels, runs, _ = files
-    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--method", "laplace", "--fit-draws", "100",
+    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--method", "laplace", "--posterior-draws", "100",
                         "--p-draws", "100", "--pairs", "--format", "csv")
     assert rc == 0, err
     frame = _pairs_csv(out)
@@ -168,7 +168,7 @@ def test_evaluate_model_bad_input_exit_2(files, extra, fragment):
 @pytest.mark.slow
 def test_evaluate_model_rtc_mcmc(files):
     qrels, runs, _ = files
-    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--method", "mcmc", "--fit-draws", "200",
+    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--method", "mcmc", "--posterior-draws", "200",
                         "--tune", "200", "--p-draws", "100", "--pairs", "--format", "csv")
     assert rc == 0, err
     assert "r-hat" in err

@@ -99,17 +99,17 @@ def test_analyze_from_scores_file(files, tmp_path):
     assert rc == 0, err
     (tmp_path / "scores.csv").write_text(scores)
     rc, out, err = _cli("design", "analyze", "--design", design_csv, "--scores", tmp_path / "scores.csv",
-                        "--sites", d / "runs.tsv", "--draws", 500)
+                        "--sites", d / "runs.tsv", "--mc-draws", 500)
     assert rc == 0, err
     assert "within-site reusability" in out and "participant comparison" in out
     rc, out, err = _cli("design", "analyze", "--design", design_csv, "--scores", tmp_path / "scores.csv",
-                        "--sites", d / "runs.tsv", "--draws", 500, "--format", "csv")
+                        "--sites", d / "runs.tsv", "--mc-draws", 500, "--format", "csv")
     frame = pd.read_csv(io.StringIO(out))
     assert list(frame["kind"]) == ["within", "between", "participant"]
     assert {"O_both", "E_omission", "p_value", "method"} <= set(frame.columns)
     for table, column in (("groups", "group"), ("sites", "tau_participant"), ("runs", "reuse"), ("pairs", "p_reuse")):
         rc, out, err = _cli("design", "analyze", "--design", design_csv, "--scores", tmp_path / "scores.csv",
-                            "--sites", d / "runs.tsv", "--table", table, "--format", "json", "--draws", 200)
+                            "--sites", d / "runs.tsv", "--table", table, "--format", "json", "--mc-draws", 200)
         assert rc == 0, err
         assert column in json.loads(out)[0]
 
@@ -122,7 +122,7 @@ def test_analyze_simulates_pools_and_plots(files, tmp_path):
     png, saved = tmp_path / "reuse.png", tmp_path / "scores.csv"
     rc, out, err = _cli("design", "analyze", "--design", design_csv, "--sites", d / "runs.tsv", "--qrels",
                         d / "qrels", "--runs", d / "runs", "--pool-depth", 10, "--plot", png, "--save-scores", saved,
-                        "--table", "sites", "--format", "csv", "--draws", 200)
+                        "--table", "sites", "--format", "csv", "--mc-draws", 200)
     assert rc == 0, err
     assert "depth-10 pools" in err and png.stat().st_size > 1000
     assert list(pd.read_csv(io.StringIO(out))["site"]) == ["G0", "G1", "G2", "G3", "all"]
@@ -130,7 +130,7 @@ def test_analyze_simulates_pools_and_plots(files, tmp_path):
     assert set(frame.columns) == {"run", "topic", "measure", "value"} and len(frame) == 8 * 24
     # without --pool-depth the qrels are used as the design's judgments
     rc, out, err = _cli("design", "analyze", "--design", design_csv, "--sites", d / "runs.tsv", "--qrels",
-                        d / "qrels", "--runs", d / "runs", "--measure", "P@10", "--draws", 200)
+                        d / "qrels", "--runs", d / "runs", "--measure", "P@10", "--mc-draws", 200)
     assert rc == 0, err and "P@10" in out
 
 

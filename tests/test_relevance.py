@@ -427,7 +427,7 @@ def test_cli_estimate_laplace_draws_out(collection_files, tmp_path):
     from bayeval.cli.main import main
     nc = tmp_path / "d.nc"
     rc = main(["estimate", str(collection_files / "qrels"), str(collection_files / "runs"), "--fit", "laplace",
-               "--draws", "50", "--chains", "2", "--p-draws", "20", "--out", str(tmp_path / "p.txt"),
+               "--posterior-draws", "50", "--chains", "2", "--p-draws", "20", "--out", str(tmp_path / "p.txt"),
                "--draws-out", str(nc), "--format", "csv"])
     assert rc == 0
     idata = az.from_netcdf(nc)

@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from bayeval.cli._flags import add_mc_draws
 from bayeval.cli._inputs import add_format_argument, positive_int, probability
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
@@ -110,7 +111,7 @@ def register(sub) -> None:
                    help="multiple-comparison adjustment within each site / pair of sites (default none)")
     z.add_argument("--method", choices=("auto", "chi2", "monte-carlo"), default="auto",
                    help="goodness-of-fit test; auto: Monte Carlo when an expected count is below 5")
-    z.add_argument("--draws", type=positive_int, default=10000, help="Monte Carlo draws (default 10000)")
+    add_mc_draws(z, 10000, old="--draws")
     z.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
     z.add_argument("--table", choices=TABLES, default="summary",
                    help="what to print: summary (the report; with csv/json the agreement table), agreement, "
@@ -281,7 +282,7 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.save_scores:
         scores.to_frame().to_csv(args.save_scores, index=False, lineterminator="\n", float_format="%.6g")
     res = analyze_design(scores, design, site_of, alpha=args.alpha, test=args.test, adjust=args.adjust,
-                         method=args.method, draws=args.draws, seed=args.seed)
+                         method=args.method, draws=args.mc_draws, seed=args.seed)
     if args.plot:
         import matplotlib
 

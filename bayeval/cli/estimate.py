@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bayeval.cli._flags import add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection, positive_int
 from bayeval.errors import BayevalInputError
 
@@ -35,7 +36,7 @@ def register(sub) -> None:
     p.add_argument("--draws-out", metavar="FILE",
                    help="write posterior draws of p (netCDF InferenceData; needs --fit laplace|mcmc|vi)")
     p.add_argument("--p-draws", type=positive_int, default=200, help="posterior draws of p to keep (default 200)")
-    p.add_argument("--draws", type=positive_int, default=1000, help="posterior draws per chain (default 1000)")
+    add_posterior_draws(p, 1000, old="--draws")
     p.add_argument("--tune", type=positive_int, default=1000, help="NUTS tuning steps per chain (default 1000)")
     p.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
     p.add_argument("--cores", type=positive_int, default=1, help="processes for NUTS chains (default 1)")
@@ -147,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     data = RankData.build(runs, qrels, depth=args.depth)
     est = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
                                  seed=args.seed, extra=_extra(args.extra) or None, stage_methods=stages,
-                                 draws=args.draws,
+                                 draws=args.posterior_draws,
                                  tune=args.tune, chains=args.chains, cores=args.cores, **kw)
     # only documents some run retrieves within depth (the pool), never judged-only ones
     pooled = []

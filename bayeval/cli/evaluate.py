@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import (
     add_collection_arguments,
     add_format_argument,
@@ -48,7 +49,7 @@ def register(sub) -> None:
                    help="paper: the papers' closed form; delta: 2nd-order delta method; exact: exact moments; "
                         "mc: Monte Carlo (default exact). With --model, map|laplace|mcmc|vi is short for --fit "
                         "(and the moments are then exact)")
-    p.add_argument("--draws", type=positive_int, default=2000, help="Monte Carlo draws (default 2000)")
+    add_mc_draws(p, 2000, old="--draws")
     p.add_argument("--seed", type=int, default=0, help="Monte Carlo and fit seed (default 0)")
     p.add_argument("--measures", default="AP", help="comma-separated measures (default AP), e.g. AP,P@10,nDCG@10")
     p.add_argument("--pairs", action="store_true", help="confidence for every pair of runs")
@@ -65,7 +66,7 @@ def register(sub) -> None:
     g.add_argument("--model-depth", type=positive_int, default=None,
                    help="rank positions of the rank-coefficient model (default: --depth, at most 100); "
                         "documents below it count as unretrieved for the model")
-    g.add_argument("--fit-draws", type=positive_int, default=1000, help="posterior draws per chain (default 1000)")
+    add_posterior_draws(g, 1000, old="--fit-draws")
     g.add_argument("--tune", type=positive_int, default=1000, help="NUTS tuning steps per chain (default 1000)")
     g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
     g.add_argument("--p-draws", type=positive_int, default=200,
@@ -107,7 +108,7 @@ def _fit_model(args: argparse.Namespace, data, fit: str):
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
                                  seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
                                  stage_methods=stage_methods(args.stage_fit, fit) if cfg.kind == "rtc" else None,
-                                 draws=args.fit_draws, tune=args.tune, chains=args.chains)
+                                 draws=args.posterior_draws, tune=args.tune, chains=args.chains)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
             import numpy as np
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     probs = read_probabilities(args.probabilities) if args.probabilities else None
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
-    mc = {"draws": args.draws, "seed": args.seed} if method == "mc" else {}
+    mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
     est, source = None, method
     if fit is not None:
         cfg, est = _fit_model(args, data, fit)
@@ -143,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
             if est is not None:
                 from bayeval.relevance import bayesian_confidence
 
-                bc = bayesian_confidence(data, est, measure=m, draws=args.draws, plugin_method=method,
+                bc = bayesian_confidence(data, est, measure=m, draws=args.mc_draws, plugin_method=method,
                                          seed=args.seed)
                 frame = bc.to_frame(per_topic=args.per_topic)
                 title = (f"P({m}_a - {m}_b < 0): plug-in ({method}) and Bayesian (Monte Carlo over "

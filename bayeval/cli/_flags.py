@@ -1,0 +1,48 @@
+"""One flag vocabulary for the draw counts of every sub-command.
+
+- ``--mc-draws N``: Monte Carlo draws of relevance (expected measures, P(Δ < 0));
+- ``--posterior-draws N``: posterior draws per chain of a relevance model's fit (with ``--chains``,
+  ``--tune``).
+
+The earlier spellings (``--draws``, ``--fit-draws``) still work for a while; they print a one-line
+deprecation notice on stderr and are hidden from ``--help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bayeval.cli._inputs import positive_int
+
+__all__ = ["add_mc_draws", "add_posterior_draws"]
+
+
+class _DeprecatedAlias(argparse.Action):
+    """An old spelling of a flag: sets the new flag's value and says so on stderr."""
+
+    def __init__(self, option_strings, dest, replacement: str, **kwargs):
+        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
+        self.replacement = replacement
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"bayeval: warning: {option_string} is deprecated; use {self.replacement}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_mc_draws(parser, default: int = 2000, *, old: str | None = None) -> None:
+    """``--mc-draws`` (and the deprecated ``old`` spelling, if any)."""
+    parser.add_argument("--mc-draws", type=positive_int, default=default, metavar="N",
+                        help=f"Monte Carlo draws of relevance (default {default})")
+    if old:
+        parser.add_argument(old, dest="mc_draws", type=positive_int, action=_DeprecatedAlias,
+                            replacement="--mc-draws")
+
+
+def add_posterior_draws(parser, default: int = 1000, *, old: str | None = None) -> None:
+    """``--posterior-draws`` (and the deprecated ``old`` spelling, if any)."""
+    parser.add_argument("--posterior-draws", type=positive_int, default=default, metavar="N",
+                        help=f"posterior draws per chain of the relevance model's fit (default {default})")
+    if old:
+        parser.add_argument(old, dest="posterior_draws", type=positive_int, action=_DeprecatedAlias,
+                            replacement="--posterior-draws")

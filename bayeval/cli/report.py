@@ -1,0 +1,89 @@
+"""``bayeval report``: paper-ready tables and a figure with the uncertainty of incomplete judgments."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bayeval.cli._flags import add_mc_draws, add_posterior_draws
+from bayeval.cli._inputs import add_collection_arguments, load_collection, positive_int, probability
+from bayeval.errors import BayevalInputError
+
+__all__ = ["register"]
+
+_FITS = ("map", "laplace", "mcmc", "vi")
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "report", help="LaTeX/markdown tables and a figure: E[MAP] with intervals, judged@k, rank, confidences",
+        description="Evaluate every run under uncertain relevance and write a report: per run E[MAP] (or "
+                    "the mean of --measure) with its interval, judged@k and rank; the pairwise confidence "
+                    "matrix P(row > column) marked at 0.95 and 0.99; and a figure. With --out DIR it writes "
+                    "report.tex (booktabs), report.md, report.png and report.pdf into DIR; without, it prints "
+                    "the markdown. p of unjudged documents comes from --model (fitted on the spot) or "
+                    "--default-p.")
+    add_collection_arguments(p)
+    p.add_argument("--measure", default="AP", help="per-topic measure whose mean is reported (default AP: MAP)")
+    p.add_argument("--level", type=_level, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--judged-k", type=positive_int, default=10, metavar="K",
+                   help="k of the judged@k column (default 10)")
+    p.add_argument("--default-p", type=probability, default=0.5,
+                   help="probability of relevance of unjudged documents without --model (default 0.5)")
+    p.add_argument("--method", choices=("exact", "delta", "paper", "mc"), default=None,
+                   help="moments: exact, delta, paper or mc (default: mc with a sampled --fit, else exact)")
+    add_mc_draws(p, 2000)
+    p.add_argument("--seed", type=int, default=0, help="seed of the fit and the Monte Carlo draws (default 0)")
+    p.add_argument("--out", metavar="DIR", help="directory to write report.{tex,md,png,pdf} (default: print markdown)")
+    g = p.add_argument_group("relevance model")
+    g.add_argument("--model", metavar="MODEL",
+                   help="estimate p with a relevance model: rtc | uniform | smoothed | a configuration name or "
+                        ".toml path")
+    g.add_argument("--fit", choices=_FITS, default="laplace",
+                   help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
+    g.add_argument("--model-depth", type=positive_int, default=None,
+                   help="rank positions of the rank-coefficient model (default: --depth, at most 100)")
+    add_posterior_draws(g, 1000)
+    g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
+    g.add_argument("--p-draws", type=positive_int, default=200, help="posterior draws of p to use (default 200)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bayeval.data.rankdata import RankData
+    from bayeval.reporting import make_report
+
+    qrels, runs = load_collection(args)
+    data = RankData.build(runs, qrels, depth=args.depth)
+    probs = None
+    if args.model is not None:
+        from bayeval.cli.estimate import stage_methods
+        from bayeval.relevance import estimate_probabilities, load_config
+
+        cfg = load_config(args.model)
+        if cfg.kind == "similarity":
+            raise BayevalInputError("--model similarity: needs document texts; use 'bayeval estimate' first")
+        depth = args.model_depth or min(args.depth or 100, 100)
+        probs = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
+                                       seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
+                                       stage_methods=stage_methods([], args.fit) if cfg.kind == "rtc" else None,
+                                       draws=args.posterior_draws, chains=args.chains)
+    rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
+                      method=args.method, default_p=args.default_p, mc_draws=args.mc_draws, seed=args.seed)
+    if args.out:
+        paths = rep.save(args.out)
+        print(rep.summary())
+        print("wrote " + ", ".join(str(v) for v in paths.values()), file=sys.stderr)
+    else:
+        sys.stdout.write(rep.to_markdown())
+    return 0

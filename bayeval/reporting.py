@@ -1,0 +1,300 @@
+r"""Paper-ready reports with uncertainty: per-run tables, the pairwise confidence matrix and a figure.
+
+:func:`make_report` evaluates every run under uncertain relevance (:func:`bayeval.expected.expected_measures`
+and :func:`bayeval.expected.compare_systems`, with a relevance model's posterior draws of p when given) and
+returns a frozen :class:`Report`:
+
+- per run: :math:`E[\mathrm{MAP}]` (or the mean of another measure), its interval
+  :math:`E\pm z_{(1+\ell)/2}\sqrt{\mathrm{Var}}` at level :math:`\ell` (clipped to [0, 1]), judged@k
+  (mean over topics of the fraction of the top k holding a judged document) and the rank by E;
+- the pairwise confidence matrix :math:`C_{ab}=P(\mathrm{MAP}_a>\mathrm{MAP}_b)=P(\Delta_{ab}>0)`, marked
+  † at 0.95 and ‡ at 0.99;
+
+rendered as LaTeX (booktabs) and markdown tables and a figure (E with intervals; the confidence heatmap).
+Like ranx's ``Report``, with the uncertainty of incomplete judgments in every number.
+
+References
+----------
+E. Bassani (2022). ranx: a blazing-fast Python library for ranking evaluation and comparison. ECIR.
+B. Carterette, J. Allan, R. Sitaraman (2006). Minimal test collections for retrieval evaluation. SIGIR.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bayeval.errors import BayevalInputError
+
+__all__ = ["MARKERS", "Report", "make_report"]
+
+#: Confidence thresholds and their markers (LaTeX, plain text), strongest first.
+MARKERS = ((0.99, r"$^{\ddagger}$", "‡"), (0.95, r"$^{\dagger}$", "†"))
+
+
+def _mean_name(measure: str) -> str:
+    return "MAP" if measure == "AP" else f"mean {measure}"
+
+
+def _marker(c: float, latex: bool) -> str:
+    for thr, tex, txt in MARKERS:
+        if c >= thr:
+            return tex if latex else txt
+    return ""
+
+
+def _tex(text: str) -> str:
+    """Escape LaTeX's special characters in a run name or header."""
+    out = str(text)
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
+        out = out.replace(a, b) if a != "\\" else out.replace(a, "\x00")
+    out = out.replace("\x00", r"\textbackslash{}")
+    for a, b in (("±", r"$\pm$"), ("·", r"$\cdot$"), ("≥", r"$\geq$"), ("†", r"$^\dagger$"), ("‡", r"$^\ddagger$")):
+        out = out.replace(a, b)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """Per-run expected measure with intervals, judged@k and rank, and the pairwise confidence matrix.
+
+    Attributes
+    ----------
+    measure : str
+        The per-topic measure (``"AP"``: the report shows E[MAP]).
+    level : float
+        Level of the intervals.
+    judged_k : int
+    runs : DataFrame
+        Index ``run`` (ordered by rank); columns ``expected, sd, lower, upper, judged_at_k, rank``.
+    confidence : DataFrame
+        Square, runs in rank order: ``confidence.loc[a, b]`` = P(measure_a > measure_b) (NaN on the diagonal).
+    source : str
+        Where the probabilities of relevance came from and how the moments were computed.
+    topics : int
+    """
+
+    measure: str
+    level: float
+    judged_k: int
+    runs: pd.DataFrame
+    confidence: pd.DataFrame
+    source: str
+    topics: int
+
+    # tables ------------------------------------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """The per-run table (a copy)."""
+        return self.runs.copy()
+
+    def _legend(self) -> str:
+        pct = f"{100 * self.level:g}%"
+        return (f"E[{_mean_name(self.measure)}] over {self.topics} topics with unjudged documents relevant at "
+                f"random ({self.source}); interval: {pct}, E ± z·sd; judged@{self.judged_k}: mean fraction of "
+                f"the top {self.judged_k} judged; rank by E. Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99.")
+
+    def _run_rows(self) -> list[tuple[str, str, str, str]]:
+        rows = []
+        for run, r in self.runs.iterrows():
+            rows.append((str(run), f"{r['expected']:.4f}", f"[{r['lower']:.4f}, {r['upper']:.4f}]",
+                         f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}"))
+        return rows
+
+    def _headers(self) -> tuple[str, ...]:
+        return ("run", f"E[{_mean_name(self.measure)}]", f"{100 * self.level:g}% interval",
+                f"judged@{self.judged_k}", "rank")
+
+    def to_markdown(self) -> str:
+        """The per-run table and the confidence matrix as GitHub markdown, with the legend."""
+        h = self._headers()
+        lines = ["| " + " | ".join(h) + " |", "|" + "|".join([":---"] + ["---:"] * (len(h) - 1)) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in self._run_rows()]
+        names = list(self.confidence.index)
+        lines += ["", "| P(row > column) | " + " | ".join(names) + " |",
+                  "|:---|" + "|".join(["---:"] * len(names)) + "|"]
+        for a in names:
+            cells = []
+            for b in names:
+                c = self.confidence.loc[a, b]
+                cells.append("—" if a == b else f"{c:.3f}{_marker(c, False)}")
+            lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        lines += ["", self._legend()]
+        return "\n".join(lines) + "\n"
+
+    def to_latex(self) -> str:
+        """Two booktabs tables (per run; confidence matrix) for a paper (needs ``\\usepackage{booktabs}``)."""
+        h = self._headers()
+        pct = f"{100 * self.level:g}\\%"
+        lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{lrrrr}", r"\toprule",
+                 " & ".join(_tex(x).replace(f"{100 * self.level:g}%", pct) for x in h) + r" \\", r"\midrule"]
+        lines += [" & ".join(_tex(c) for c in r) + r" \\" for r in self._run_rows()]
+        lines += [r"\bottomrule", r"\end{tabular}",
+                  rf"\caption{{{_tex(self._legend().split(' Confidence:')[0])}}}", r"\end{table}", ""]
+        names = list(self.confidence.index)
+        lines += [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "r" * len(names) + "}", r"\toprule",
+                  " & ".join([""] + [_tex(n) for n in names]) + r" \\", r"\midrule"]
+        for a in names:
+            cells = [_tex(a)]
+            for b in names:
+                c = self.confidence.loc[a, b]
+                cells.append("--" if a == b else f"{c:.3f}{_marker(c, True)}")
+            lines.append(" & ".join(cells) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}",
+                  rf"\caption{{P({_tex(_mean_name(self.measure))} of row $>$ column); $^\dagger\geq 0.95$, "
+                  r"$^\ddagger\geq 0.99$.}", r"\end{table}"]
+        return "\n".join(lines) + "\n"
+
+    def summary(self) -> str:
+        """Plain aligned text (the per-run table), for a terminal or a log."""
+        h = self._headers()
+        rows = self._run_rows()
+        w = [max(len(h[i]), *(len(r[i]) for r in rows)) for i in range(len(h))]
+        fmt = lambda r: "  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(r))  # noqa: E731
+        strong = int(np.nansum(self.confidence.to_numpy() >= 0.95))
+        n = len(self.confidence)
+        return "\n".join([fmt(h), *map(fmt, rows),
+                          f"{strong} of {n * (n - 1) // 2} pairs ordered with confidence ≥ 0.95", self._legend()])
+
+    # figure ------------------------------------------------------------------------------------------
+    def plot(self, *, figsize=None):
+        """A figure with E[MAP] and its interval per run (left) and the confidence heatmap (right)."""
+        import matplotlib.pyplot as plt
+
+        n = len(self.runs)
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize or (4 + 0.55 * n, 0.9 + 0.32 * n),
+                                       gridspec_kw={"width_ratios": [1, 1.3]}, layout="constrained")
+        y = np.arange(n)[::-1]
+        r = self.runs
+        ax1.errorbar(r["expected"], y, xerr=[r["expected"] - r["lower"], r["upper"] - r["expected"]], fmt="o",
+                     color="C0", capsize=2, ms=4)
+        ax1.set_yticks(y, list(r.index))
+        ax1.set_xlabel(f"E[{_mean_name(self.measure)}], {100 * self.level:g}% interval")
+        ax1.grid(axis="x", color="0.9")
+        C = self.confidence.to_numpy(dtype=float)
+        im = ax2.imshow(C, vmin=0.0, vmax=1.0, cmap="RdBu")
+        names = list(self.confidence.index)
+        ax2.set_xticks(range(n), names, rotation=90)
+        ax2.set_yticks(range(n), names)
+        for i in range(n):
+            for j in range(n):
+                if i != j and _marker(C[i, j], False):
+                    ax2.text(j, i, _marker(C[i, j], False), ha="center", va="center", fontsize=7, color="white")
+        fig.colorbar(im, ax=ax2, label="P(row > column)", shrink=0.8)
+        ax2.set_title("† ≥ 0.95, ‡ ≥ 0.99", fontsize=8)
+        return fig
+
+    def save(self, directory: str | os.PathLike, *, stem: str = "report", formats=("png", "pdf")) -> dict[str, Path]:
+        """Write ``<stem>.tex``, ``<stem>.md`` and the figure ``<stem>.<fmt>`` into ``directory``; return the paths."""
+        import matplotlib.pyplot as plt
+
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        out = {"tex": d / f"{stem}.tex", "md": d / f"{stem}.md"}
+        out["tex"].write_text(self.to_latex(), encoding="utf-8")
+        out["md"].write_text(self.to_markdown(), encoding="utf-8")
+        fig = self.plot()
+        for fmt in formats:
+            out[fmt] = d / f"{stem}.{fmt}"
+            fig.savefig(out[fmt], dpi=150, metadata={"CreationDate": None} if fmt == "pdf" else None)
+        plt.close(fig)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Report(measure={self.measure!r}, runs={len(self.runs)}, topics={self.topics}, level={self.level})"
+
+
+def _judged_at(data, k: int) -> np.ndarray:
+    """Per run, the mean over topics of the fraction of its top k holding a judged document."""
+    from bayeval.measures import judged_at
+
+    out = np.zeros(len(data.systems))
+    for tr in data:
+        jr = np.append(tr.judged, False)[tr.ranked]  # (S, D); padding (-1) → False
+        out += judged_at(jr, k) if jr.shape[1] else 0.0
+    return out / max(len(data), 1)
+
+
+def make_report(data, probabilities=None, *, measure: str = "AP", level: float = 0.95, judged_k: int = 10,
+                method: str | None = None, default_p: float = 0.5, mc_draws: int = 2000, seed=0) -> Report:
+    """Evaluate every run of ``data`` under uncertain relevance and build a :class:`Report`.
+
+    Parameters
+    ----------
+    data : RankData
+    probabilities : None, RelevanceProbabilities, RelevanceEstimate or arrays
+        As in :func:`~bayeval.expected.expected_measures`; an estimate with posterior draws is used by
+        Monte Carlo over them (parameter uncertainty included).
+    measure : str
+        Per-topic measure (``"AP"`` → E[MAP]).
+    level : float
+        Interval level, in (0, 1).
+    judged_k : int
+        The k of judged@k.
+    method : {"exact", "delta", "paper", "mc"}, optional
+        Moments; default ``"mc"`` for an estimate with draws, else ``"exact"``.
+    default_p : float
+        p of unjudged documents absent from ``probabilities``.
+    mc_draws : int
+        Monte Carlo draws (``method="mc"``).
+    seed : int
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> from bayeval.data import RankData
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=20, judged_depth=5, seed=1)
+    >>> rep = make_report(RankData.build(col.runs, col.judgments), default_p=0.1)
+    >>> list(rep.runs.columns), rep.runs["rank"].tolist()
+    (['expected', 'sd', 'lower', 'upper', 'judged_at_k', 'rank'], [1, 2, 3])
+    """
+    from bayeval.data.rankdata import RankData
+    from bayeval.expected import compare_systems, expected_measures
+
+    if not isinstance(data, RankData):
+        raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
+    if not 0.0 < float(level) < 1.0:
+        raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
+    if not isinstance(judged_k, int | np.integer) or judged_k < 1:
+        raise BayevalInputError(f"judged_k: must be a positive integer, got {judged_k!r}")
+    if len(data.systems) < 2:
+        raise BayevalInputError(f"data: a report compares runs; got {len(data.systems)} run")
+    has_draws = bool(getattr(probabilities, "has_draws", False))
+    method = method or ("mc" if has_draws else "exact")
+    mc = {"draws": mc_draws, "seed": seed} if method == "mc" else {}
+    ev = expected_measures(data, probabilities, default_p=default_p, measures=[measure], method=method,
+                           progress=False, **mc)
+    cmp = compare_systems(data, probabilities, default_p=default_p, measure=measure, method=method, progress=False,
+                          **mc)
+    e = ev.mean_expected()[0]
+    sd = np.sqrt(np.maximum(ev.mean_variance()[0], 0.0))
+    lo, hi = ev.confidence_interval(level)
+    order = np.argsort(-e, kind="stable")
+    names = np.asarray(data.systems, dtype=object)
+    rank = np.empty(len(e), dtype=np.int64)
+    rank[order] = np.arange(1, len(e) + 1)
+    runs = pd.DataFrame({"expected": e, "sd": sd, "lower": lo[0], "upper": hi[0],
+                         "judged_at_k": _judged_at(data, judged_k), "rank": rank}, index=pd.Index(names, name="run")).iloc[order]
+    S = len(names)
+    C = np.full((S, S), np.nan)
+    C[cmp.index_a, cmp.index_b] = 1.0 - cmp.map_p_less
+    C[cmp.index_b, cmp.index_a] = cmp.map_p_less
+    conf = pd.DataFrame(C[np.ix_(order, order)], index=names[order], columns=names[order])
+    model = getattr(probabilities, "model", None)
+    if model:
+        src = f"p from {model} ({getattr(probabilities, 'method', '')}), {method}"
+    elif probabilities is None:
+        src = f"p = {default_p:g}, {method}"
+    else:
+        src = f"given p, {method}"
+    if method == "mc":
+        src += f", {ev.draws} draws"
+    return Report(measure, float(level), int(judged_k), runs, conf, src, len(data))
