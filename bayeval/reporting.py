@@ -282,7 +282,8 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     rank = np.empty(len(e), dtype=np.int64)
     rank[order] = np.arange(1, len(e) + 1)
     runs = pd.DataFrame({"expected": e, "sd": sd, "lower": lo[0], "upper": hi[0],
-                         "judged_at_k": _judged_at(data, judged_k), "rank": rank}, index=pd.Index(names, name="run")).iloc[order]
+                         "judged_at_k": _judged_at(data, judged_k), "rank": rank},
+                        index=pd.Index(names, name="run")).iloc[order]
     S = len(names)
     C = np.full((S, S), np.nan)
     C[cmp.index_a, cmp.index_b] = 1.0 - cmp.map_p_less
