@@ -1,8 +1,16 @@
-"""Writing result tables as an aligned table, csv or json."""
+"""Writing result tables for people (aligned text) and programs (csv, json).
+
+``table`` output never cuts a number: each column gets one number format (integers without decimals;
+decimals fixed per column, or scientific notation for a column of small values such as variances),
+and the table is drawn by rich only on a terminal wide enough for it; otherwise — narrow terminal,
+pipe, file — it is plain aligned text that keeps every character. Columns with a known meaning get a
+legend line under the table (:data:`LEGENDS`). An empty result says so on stderr in every format.
+"""
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from typing import TextIO
 
@@ -11,23 +19,98 @@ import pandas as pd
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["FORMATS", "write_frame"]
+__all__ = ["FORMATS", "LEGENDS", "format_columns", "write_frame"]
 
 FORMATS = ("table", "csv", "json")
 
+#: Legend of columns that several sub-commands print (table output only).
+LEGENDS = {
+    "expected": "expected value of the measure, unjudged documents relevant at random",
+    "variance": "variance of the measure under that randomness",
+    "delta_expected": "E[measure_a - measure_b]",
+    "delta_variance": "Var[measure_a - measure_b]",
+    "p_less": "P(measure_a - measure_b < 0): confidence that run b is better",
+    "p_less_plugin": "P(a - b < 0) at the point probabilities (Bernoulli uncertainty only)",
+    "p_less_bayes": "P(a - b < 0) over posterior draws of p (parameter uncertainty too)",
+    "sd_plugin": "sd of a - b, plug-in",
+    "sd_bayes": "sd of a - b, Bayesian",
+    "prob": "probability of relevance of an unjudged document",
+    "judged_at_k": "fraction of the top k holding a judged document",
+    "r_hat": "rank-normalised split r-hat (NUTS only; < 1.01 is good)",
+    "ess_bulk": "bulk effective sample size",
+}
+
+_SMALL = 1e-3  # a column whose non-zero values all lie below this is printed in scientific notation
+
+
+def _column_format(values: pd.Series, digits: int):
+    """One formatter for a whole column."""
+    kind = values.dtype.kind
+    if kind == "b":
+        return lambda v: "yes" if v else "no"
+    if kind in "iu":
+        return lambda v: f"{int(v):d}"
+    if kind != "f":
+        return lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)
+    finite = values[np.isfinite(values.to_numpy(dtype=float))]
+    if (len(finite) and np.all(finite == np.round(finite)) and np.abs(finite).max() > 1
+            and np.abs(finite).max() < 1e15):
+        return lambda v: "NA" if not np.isfinite(v) else f"{int(v):d}"  # counts stored as floats (not 0/1 rates)
+    nonzero = np.abs(finite[finite != 0])
+    if len(nonzero) and nonzero.max() < _SMALL:
+        return lambda v: "NA" if not np.isfinite(v) else f"{v:.3e}"
+    return lambda v: "NA" if not np.isfinite(v) else f"{v:.{digits}f}"
+
+
+def format_columns(frame: pd.DataFrame, digits: int = 4) -> list[list[str]]:
+    """Every cell as text, one format per column (see the module docstring); rows of strings."""
+    cols = [[_column_format(frame[c], digits)(v) for v in frame[c].tolist()] for c in frame.columns]
+    return [list(r) for r in zip(*cols, strict=True)] if cols else []
+
+
+def _plain(frame: pd.DataFrame, cells: list[list[str]], title: str | None) -> str:
+    heads = [str(c) for c in frame.columns]
+    right = [frame[c].dtype.kind in "fiub" for c in frame.columns]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(heads)]
+
+    def line(vals):
+        return "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(vals, widths, right, strict=True)).rstrip()
+
+    out = [] if title is None else [title]
+    out += [line(heads), "  ".join("-" * w for w in widths)]
+    out += [line(r) for r in cells]
+    return "\n".join(out) + "\n"
+
+
+def _legend(frame: pd.DataFrame) -> list[str]:
+    return [f"  {c}: {LEGENDS[c]}" for c in frame.columns if c in LEGENDS]
+
 
 def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *, title: str | None = None,
-                float_digits: int = 4) -> None:
-    """Print ``frame`` as ``table`` (rich; every text printed literally, never as markup), ``csv`` or ``json``
-    (a list of records)."""
+                float_digits: int = 4, legend: dict | None = None, empty: str = "no rows") -> None:
+    """Print ``frame`` as ``table`` (aligned; rich only on a terminal wide enough), ``csv`` or ``json``
+    (a list of records). ``legend`` adds or overrides column explanations; ``empty`` is said on stderr
+    when the frame has no rows."""
     out = out or sys.stdout
+    if fmt not in FORMATS:
+        raise BayevalInputError(f"--format: must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if frame.empty:
+        print(f"bayeval: note: {empty}" + (f" ({title})" if title else ""), file=sys.stderr)
     if fmt == "csv":
         frame.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
-    elif fmt == "json":
+        return
+    if fmt == "json":
         records = frame.replace({np.nan: None}).to_dict(orient="records")
         json.dump(records, out, indent=1, default=_json_default)
         out.write("\n")
-    elif fmt == "table":
+        return
+    cells = format_columns(frame, float_digits)
+    plain = _plain(frame, cells, title)
+    legends = _legend(frame) + [f"  {k}: {v}" for k, v in (legend or {}).items() if k in frame.columns]
+    tty = getattr(out, "isatty", lambda: False)()
+    width = shutil.get_terminal_size((80, 24)).columns
+    fits = max(len(s) for s in plain.splitlines()) + 4 <= width
+    if tty and fits:
         from rich.console import Console
         from rich.table import Table
         from rich.text import Text
@@ -35,21 +118,15 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *, tit
         # Text, not str: rich would read names such as 'lam[sys01]' or 'a[/x]' as markup
         table = Table(title=None if title is None else Text(title), show_edge=False, header_style="bold")
         for col in frame.columns:
-            table.add_column(Text(str(col)), justify="right" if frame[col].dtype.kind in "fiu" else "left")
-        for row in frame.itertuples(index=False):
-            table.add_row(*(Text(_cell(v, float_digits)) for v in row))
-        Console(file=out, width=200 if not out.isatty() else None).print(table)
+            table.add_column(Text(str(col)), justify="right" if frame[col].dtype.kind in "fiub" else "left",
+                             no_wrap=True)
+        for row in cells:
+            table.add_row(*(Text(v) for v in row))
+        Console(file=out, width=width).print(table)
     else:
-        raise BayevalInputError(f"--format: must be one of {', '.join(FORMATS)}, got {fmt!r}")
-
-
-def _cell(v, digits: int) -> str:
-    if isinstance(v, (float, np.floating)):
-        if np.isnan(v):
-            return "nan"
-        # small non-zero values (variances) keep their significant digits
-        return f"{v:.2e}" if v != 0 and abs(v) < 10.0 ** -digits * 50 else f"{v:.{digits}f}"
-    return str(v)
+        out.write(plain)
+    if legends:
+        out.write("\n".join(legends) + "\n")
 
 
 def _json_default(v):

@@ -1,0 +1,46 @@
+"""Tables for people: no number cut, one format per column, legends, empty results said."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr
+
+import numpy as np
+import pandas as pd
+
+from bayeval.cli._output import format_columns, write_frame
+
+
+def test_piped_table_keeps_every_number_whole_however_wide():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({f"a_long_column_name_{i}": rng.random(5) for i in range(12)})
+    frame["run"] = [f"run-with-a-long-name-{i}" for i in range(5)]
+    out = io.StringIO()  # not a terminal: plain aligned text, never truncated
+    write_frame(frame, "table", out)
+    text = out.getvalue()
+    assert "…" not in text
+    for v in frame.iloc[:, :12].to_numpy().ravel():
+        assert f"{v:.4f}" in text
+    lines = text.splitlines()
+    assert len({len(line) for line in lines[2:7]}) == 1  # aligned rows
+
+
+def test_one_format_per_column():
+    frame = pd.DataFrame({"variance": [2.3e-5, 1.1e-4, 0.0], "expected": [0.25, 0.5, 1.0], "judged": [3.0, 10.0, 0.0],
+                          "p_less": [1.0, 0.0, 1.0], "n": [1, 2, 3], "ok": [True, False, True]})
+    cells = format_columns(frame)
+    assert [r[0] for r in cells] == ["2.300e-05", "1.100e-04", "0.000e+00"]  # small values: scientific
+    assert [r[1] for r in cells] == ["0.2500", "0.5000", "1.0000"]
+    assert [r[2] for r in cells] == ["3", "10", "0"]  # counts stored as floats
+    assert [r[3] for r in cells] == ["1.0000", "0.0000", "1.0000"]  # a 0/1 probability keeps its decimals
+    assert [r[4] for r in cells] == ["1", "2", "3"] and [r[5] for r in cells] == ["yes", "no", "yes"]
+
+
+def test_legend_and_empty_notice():
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stderr(err):
+        write_frame(pd.DataFrame({"run_a": [], "p_less": []}), "csv", out, title="pairs")
+    assert out.getvalue().strip() == "run_a,p_less" and "no rows" in err.getvalue()
+    out = io.StringIO()
+    write_frame(pd.DataFrame({"run": ["a"], "p_less": [0.25]}), "table", out)
+    assert "p_less: P(measure_a - measure_b < 0)" in out.getvalue()
