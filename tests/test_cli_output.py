@@ -44,3 +44,29 @@ def test_legend_and_empty_notice():
     out = io.StringIO()
     write_frame(pd.DataFrame({"run": ["a"], "p_less": [0.25]}), "table", out)
     assert "p_less: P(measure_a - measure_b < 0)" in out.getvalue()
+
+
+def test_every_option_of_every_subcommand_has_help_with_its_default():
+    import argparse
+
+    from bayeval.cli.main import build_parser
+
+    missing, no_default = [], []
+
+    def walk(parser, path):
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    walk(sub, [*path, name])
+                continue
+            if a.dest in ("help", "version") or a.help == argparse.SUPPRESS:
+                continue
+            if not a.help:
+                missing.append((" ".join(path), a.option_strings or a.dest))
+            elif (a.option_strings and a.default not in (None, False, [], argparse.SUPPRESS)
+                  and "default" not in a.help):
+                no_default.append((" ".join(path), a.option_strings))
+
+    walk(build_parser(), [])
+    assert not missing, missing
+    assert not no_default, no_default

@@ -105,18 +105,18 @@ def register(sub) -> None:
     z.add_argument("--measure", default=None, help="measure (default AP; with --scores, the file's only one)")
     z.add_argument("--fill-missing", type=float, default=None, metavar="X",
                    help="with --scores: value for (run, topic) pairs absent from the file (e.g. 0)")
-    z.add_argument("--alpha", type=_level, default=0.05, help="significance level of the pairwise tests (0.05)")
+    z.add_argument("--alpha", type=_level, default=0.05, help="significance level of the pairwise tests (default 0.05)")
     z.add_argument("--test", choices=("t", "wilcoxon"), default="t", help="pairwise test (default paired t)")
     z.add_argument("--adjust", choices=("none", "bonferroni", "holm"), default="none",
                    help="multiple-comparison adjustment within each site / pair of sites (default none)")
     z.add_argument("--method", choices=("auto", "chi2", "monte-carlo"), default="auto",
-                   help="goodness-of-fit test; auto: Monte Carlo when an expected count is below 5")
+                   help="goodness-of-fit test; auto: Monte Carlo when an expected count is below 5 (default auto)")
     add_mc_draws(z, 10000, old="--draws")
     z.add_argument("--seed", type=int, default=0, help="Monte Carlo seed (default 0)")
     z.add_argument("--table", choices=TABLES, default="summary",
                    help="what to print: summary (the report; with csv/json the agreement table), agreement, "
                         "groups (per site / pair), sites (tau, RMSE), runs (baseline/reuse means), pairs, "
-                        "scores (per-topic values)")
+                        "scores (per-topic values); default summary")
     z.add_argument("--plot", metavar="FILE", help="save the baseline-vs-reuse plot (png, pdf, svg)")
     z.add_argument("--save-scores", metavar="FILE", help="write the per-topic scores used as csv")
     add_format_argument(z)

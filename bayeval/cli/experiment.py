@@ -91,8 +91,10 @@ def register(sub) -> None:
                         description="Confidence bins, bookmaker W, judgments, Kendall tau, paired tests.")
     s.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
     s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
-    s.add_argument("--what", choices=("overall", "bins", "pair-type", "similarity", "tests"), default="overall")
-    s.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    s.add_argument("--what", choices=("overall", "bins", "pair-type", "similarity", "tests"), default="overall",
+                   help="overall: per method; bins: accuracy per confidence bin; pair-type, similarity: breakdowns; "
+                        "tests: paired tests between methods (default overall)")
+    s.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default table)")
     s.set_defaults(func=_stats)
 
     g = acts.add_parser("report", help="write the markdown page (and figures) of a study",
@@ -144,16 +146,17 @@ def _register_similarity(studies, parser_class) -> None:
 
     s = acts.add_parser("stats", help="the paper's statistics of a trial table",
                         description="Judgments, Kendall tau, pairwise accuracy (all and significant pairs), W.")
-    s.add_argument("table", metavar="TABLE")
+    s.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
     s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
-    s.add_argument("--what", choices=("overall", "trials", "tests"), default="overall")
-    s.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    s.add_argument("--what", choices=("overall", "trials", "tests"), default="overall",
+                   help="overall: per method; trials: one row per trial; tests: paired tests (default overall)")
+    s.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default table)")
     s.set_defaults(func=_sim_stats)
 
     t = acts.add_parser("trajectory", help="tau as one trial's judgments accumulate (the paper's Figure 2)",
                         description="Re-run one trial, recording Kendall tau every N judgments, to a csv file.")
-    t.add_argument("collection", metavar="DIR")
-    t.add_argument("--out", required=True, metavar="FILE.csv")
+    t.add_argument("collection", metavar="DIR", help="collection directory: runs/, qrels.txt[.gz], optional texts")
+    t.add_argument("--out", required=True, metavar="FILE.csv", help="csv of the trajectory points to write")
     t.add_argument("--trial", type=int, default=0, help="trial number (default 0)")
     t.add_argument("--every", type=positive_int, default=25, help="judgments between points (default 25)")
     t.add_argument("--judgments", type=positive_int, default=None,
@@ -163,11 +166,12 @@ def _register_similarity(studies, parser_class) -> None:
 
     g = acts.add_parser("report", help="write the markdown page (and figures) of a study",
                         description="Write the markdown page of one collection's similarity study.")
-    g.add_argument("table", metavar="TABLE")
-    g.add_argument("--page", required=True, metavar="FILE.md")
-    g.add_argument("--title", default=None)
-    g.add_argument("--collection", default=None)
-    g.add_argument("--paper-trec", default="8", help="carterette-allan2007 Table 1 row quoted (3, 5-8; 'none')")
+    g.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
+    g.add_argument("--page", required=True, metavar="FILE.md", help="markdown page to write")
+    g.add_argument("--title", default=None, help="page title (default: from the collection)")
+    g.add_argument("--collection", default=None, help="the collection to report (if the table holds several)")
+    g.add_argument("--paper-trec", default="8",
+                   help="carterette-allan2007 Table 1 row quoted (3, 5-8; 'none'; default 8)")
     g.add_argument("--trajectory", default=None, metavar="FILE.csv", help="csv of 'trajectory' to plot")
     g.add_argument("--figures", default=None, metavar="PREFIX", help="write PREFIX-emap.png (and -tau.png)")
     g.add_argument("--runs-info", default=None, metavar="runs.tsv", help="run table marking manual runs")
@@ -179,7 +183,7 @@ def _register_similarity(studies, parser_class) -> None:
                         description="Build eight retrieval runs over the Cranfield 1400 texts and write runs/, "
                                     "qrels.txt (complete: cranqrel codes 1-4 relevant) and texts.tsv.")
     c.add_argument("source", metavar="CRANFIELD_DIR", help="cran.all.1400.gz, cran.qry.gz, cranqrel.gz")
-    c.add_argument("out", metavar="OUT_DIR")
+    c.add_argument("out", metavar="OUT_DIR", help="collection directory to write")
     c.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
     c.set_defaults(func=_sim_cranfield)
     sim.set_defaults(func=lambda args: (sim.print_help(sys.stderr), 2)[1])
@@ -198,7 +202,8 @@ def _similarity_settings(p) -> None:
                    help="comma-separated among sim, one, mtc, rtc, ip (default sim,one,ip)")
     p.add_argument("--similarity", choices=("rank-profile", "texts"), default=None,
                    help="similarity of MTC+sim (default: texts when DIR/texts.tsv exists, else rank-profile)")
-    p.add_argument("--similarity-config", default="similarity-default", help="similarity regression configuration")
+    p.add_argument("--similarity-config", default="similarity-default",
+                   help="similarity regression configuration (default similarity-default)")
     p.add_argument("--budget", type=_budget, default=5000, help="judgments per selection at most (default 5000)")
     p.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
     p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")

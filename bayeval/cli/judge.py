@@ -92,26 +92,26 @@ def register(sub) -> None:
     s.set_defaults(func=_init)
 
     s = cmds.add_parser("next", help="propose the next documents to judge")
-    s.add_argument("campaign", metavar="CAMPAIGN")
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
     s.add_argument("--n", type=positive_int, default=20, help="how many (default 20)")
     s.add_argument("--format", choices=("csv", "table", "json"), default="csv", help="output format (default csv)")
     s.add_argument("--out", metavar="FILE", help="write the csv to fill in here (columns topic,docno,grade,...)")
     s.set_defaults(func=_next)
 
     s = cmds.add_parser("record", help="record a file of judgments (all or nothing)")
-    s.add_argument("campaign", metavar="CAMPAIGN")
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
     s.add_argument("file", metavar="FILE", help="csv (topic,docno,grade) or qrels lines")
     s.add_argument("--source", choices=("human", "qrels", "model"), default="human",
                    help="who judged (default human)")
     s.set_defaults(func=_record)
 
     s = cmds.add_parser("status", help="judgments so far, confidence per pair, decided pairs")
-    s.add_argument("campaign", metavar="CAMPAIGN")
-    s.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+    s.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default table)")
     s.set_defaults(func=_status)
 
     s = cmds.add_parser("export", help="write every judgment as a qrels file")
-    s.add_argument("campaign", metavar="CAMPAIGN")
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
     s.add_argument("--qrels", required=True, metavar="FILE", help="qrels file to write")
     s.set_defaults(func=_export)
 
@@ -122,7 +122,7 @@ def register(sub) -> None:
     s.add_argument("runs", metavar="RUN", nargs="+", help="target runs (files or directories)")
     _selection_options(s, depth_default=100)
     s.add_argument("--budget", type=_nonneg, default=None, help="at most N judgments")
-    s.add_argument("--format", choices=("table", "json"), default="table")
+    s.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     s.add_argument("--progress", action="store_true", help="show a progress bar")
     s.set_defaults(func=_simulate)
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])

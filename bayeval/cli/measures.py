@@ -18,7 +18,8 @@ def register(sub) -> None:
                     "(trec_eval's default -c off), restricted to topics with judgments.")
     add_collection_arguments(p)
     p.add_argument("--measures", default="AP,P@10,nDCG@10,R-prec,RR,bpref",
-                   help="comma-separated measures, e.g. AP,AP@100,P@10,nDCG@10,R-prec,RR,bpref,recall@100")
+                   help="comma-separated measures, e.g. AP,AP@100,P@10,nDCG@10,R-prec,RR,bpref,recall@100 "
+                        "(default AP,P@10,nDCG@10,R-prec,RR,bpref)")
     p.add_argument("--per-topic", action="store_true", help="also print every topic's value")
     add_format_argument(p)
     p.set_defaults(func=run)
