@@ -218,11 +218,12 @@ class RelevanceModel:
         ----------
         method : {"map", "laplace", "mcmc", "vi"}
             ``"map"``: the fast path — Newton/IRLS on the model's log posterior in numpy (no PyMC);
-            one chain of one draw. ``"laplace"``: ``chains × draws`` draws from the Gaussian at that mode
-            with covariance the inverse negative Hessian. ``"mcmc"``: NUTS on :meth:`build_model`
-            started at the mode. ``"vi"``: mean-field ADVI on :meth:`build_model`.
+            one chain of one draw. ``"laplace"``: ``chains × draws`` independent draws from the Gaussian
+            at that mode with covariance the inverse negative Hessian, stored as one chain. ``"mcmc"``:
+            NUTS on :meth:`build_model` started at the mode (``chains`` chains). ``"vi"``: mean-field ADVI
+            on :meth:`build_model`, ``chains × draws`` draws stored as one chain.
         draws, tune, chains : int
-            Draws per chain (and NUTS tuning steps).
+            Draws per chain (and NUTS tuning steps); for Laplace and ADVI ``chains × draws`` draws in all.
         seed : int, SeedSequence or None
             Seed of every random choice (Laplace draws, the sampler's seed).
         cores : int or None
