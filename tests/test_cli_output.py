@@ -70,3 +70,24 @@ def test_every_option_of_every_subcommand_has_help_with_its_default():
     walk(build_parser(), [])
     assert not missing, missing
     assert not no_default, no_default
+
+
+def test_r_prec_error_speaks_the_command_line(tmp_path):
+    import io
+    from contextlib import redirect_stderr
+
+    from bayeval.cli.main import main
+    from bayeval.io.qrels import write_qrels
+    from bayeval.io.runs import write_run
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=2, n_systems=2, n_docs=30, depth=10, judged_depth=3, seed=1)
+    write_qrels(col.judgments, tmp_path / "q")
+    runs = []
+    for r in col.runs:
+        write_run(r, tmp_path / r.name)
+        runs.append(str(tmp_path / r.name))
+    err = io.StringIO()
+    with redirect_stderr(err):
+        rc = main(["evaluate", str(tmp_path / "q"), *runs, "--measures", "AP,R-prec"])
+    assert rc == 2 and "use --method mc" in err.getvalue() and "method='mc'" not in err.getvalue()

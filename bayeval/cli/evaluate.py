@@ -125,6 +125,9 @@ def run(args: argparse.Namespace) -> int:
 
     method, fit = _resolve_methods(args)
     measures = parse_measures(args.measures)
+    if method != "mc" and any(m.name == "R-prec" for m in measures):
+        raise BayevalInputError("--measures: R-prec has no closed form (its cutoff is the random R); "
+                                "use --method mc")
     probs = read_probabilities(args.probabilities) if args.probabilities else None
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
