@@ -272,7 +272,7 @@ def test_cli_campaign(tmp_path, files, col):
     assert {"run_a", "run_b", "p_less", "decided"} <= set(st["pairs"][0])
     rc, out, _ = _cli("judge", "status", camp)
     assert rc == 0 and "4 judgments" in out
-    rc, out, _ = _cli("judge", "export", camp, "--qrels", tmp_path / "x.qrels")
+    rc, out, _ = _cli("judge", "export", camp, "--out", tmp_path / "x.qrels")
     assert rc == 0 and len(read_qrels(tmp_path / "x.qrels").to_frame()) == 4 + camp_initial(col)
     rc, _, err = _cli("judge", "next", camp, "--n", "2", "--out", tmp_path / "todo.csv")
     assert rc == 0 and len(pd.read_csv(tmp_path / "todo.csv")) == 2

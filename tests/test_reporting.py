@@ -127,3 +127,16 @@ def test_front_door_does_not_import_pymc():
             "print('pymc' in sys.modules, 'pytensor' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False False"
+
+
+def test_one_progress_flag_and_judge_export_out(tmp_path):
+    from bayeval.cli.main import build_parser
+
+    parser = build_parser()
+    for argv in (["judge", "simulate", "q", "r"], ["bias", "manual-only", "q", "r", "--groups", "g"],
+                 ["experiment", "robustness", "run", "d", "--out", "t"]):
+        args = parser.parse_args(argv)
+        assert args.progress is None  # default: on a terminal
+        assert parser.parse_args([*argv, "--no-progress"]).progress is False
+    args = parser.parse_args(["judge", "export", "c.sqlite", "--out", "x.qrels"])
+    assert args.qrels == "x.qrels"

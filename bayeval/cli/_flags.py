@@ -2,7 +2,8 @@
 
 - ``--mc-draws N``: Monte Carlo draws of relevance (expected measures, P(Δ < 0));
 - ``--posterior-draws N``: posterior draws per chain of a relevance model's fit (with ``--chains``,
-  ``--tune``).
+  ``--tune``);
+- ``--progress`` / ``--no-progress``: a progress bar, by default on a terminal only.
 
 The earlier spellings (``--draws``, ``--fit-draws``) still work for a while; they print a one-line
 deprecation notice on stderr and are hidden from ``--help``.
@@ -15,10 +16,10 @@ import sys
 
 from bayeval.cli._inputs import positive_int
 
-__all__ = ["add_mc_draws", "add_posterior_draws"]
+__all__ = ["DeprecatedAlias", "add_mc_draws", "add_posterior_draws", "add_progress"]
 
 
-class _DeprecatedAlias(argparse.Action):
+class DeprecatedAlias(argparse.Action):
     """An old spelling of a flag: sets the new flag's value and says so on stderr."""
 
     def __init__(self, option_strings, dest, replacement: str, **kwargs):
@@ -35,7 +36,7 @@ def add_mc_draws(parser, default: int = 2000, *, old: str | None = None) -> None
     parser.add_argument("--mc-draws", type=positive_int, default=default, metavar="N",
                         help=f"Monte Carlo draws of relevance (default {default})")
     if old:
-        parser.add_argument(old, dest="mc_draws", type=positive_int, action=_DeprecatedAlias,
+        parser.add_argument(old, dest="mc_draws", type=positive_int, action=DeprecatedAlias,
                             replacement="--mc-draws")
 
 
@@ -44,5 +45,11 @@ def add_posterior_draws(parser, default: int = 1000, *, old: str | None = None) 
     parser.add_argument("--posterior-draws", type=positive_int, default=default, metavar="N",
                         help=f"posterior draws per chain of the relevance model's fit (default {default})")
     if old:
-        parser.add_argument(old, dest="posterior_draws", type=positive_int, action=_DeprecatedAlias,
+        parser.add_argument(old, dest="posterior_draws", type=positive_int, action=DeprecatedAlias,
                             replacement="--posterior-draws")
+
+
+def add_progress(parser) -> None:
+    """``--progress`` / ``--no-progress`` (``args.progress``: True, False, or None = on a terminal)."""
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bar (default: on a terminal)")

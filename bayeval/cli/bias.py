@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection, positive_int
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
@@ -57,7 +58,7 @@ def register(sub) -> None:
         s.add_argument("--per-run", metavar="FILE", help="write the tidy per-run table (csv) here")
         s.add_argument("--plot", metavar="FILE", help="save the score shift per run plot (png, pdf, svg)")
         s.add_argument("--plot-measure", default=None, help="measure of --plot (default AP if studied)")
-        s.add_argument("--progress", action="store_true", help="show a progress bar")
+        add_progress(s)
         add_format_argument(s)
         s.set_defaults(func=run, study=name)
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     study_fn = leave_one_group_out if args.study == "leave-one-group-out" else manual_only
     study = study_fn(runs, qrels, contributions, groups, measures=measures, pool_depth=args.pool_depth,
                      study_runs=study_runs, predictors=_predictors(args), expected_method=args.expected_method,
-                     progress=True if args.progress else None)
+                     progress=args.progress)
     table = study.table()
     if args.per_run:
         study.to_frame().to_csv(args.per_run, index=False, float_format="%.6g")

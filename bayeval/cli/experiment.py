@@ -16,6 +16,7 @@ import argparse
 import shlex
 import sys
 
+from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import positive_int
 from bayeval.errors import BayevalInputError
 
@@ -83,8 +84,7 @@ def register(sub) -> None:
     r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
     r.add_argument("--scheduler", default=None, metavar="ADDR",
                    help="Dask scheduler address (tcp://host:8786): run the trials on that cluster instead")
-    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar (default: on a terminal)")
+    add_progress(r)
     r.set_defaults(func=_run)
 
     s = acts.add_parser("stats", help="the papers' statistics of a trial table",
@@ -140,8 +140,7 @@ def _register_similarity(studies, parser_class) -> None:
     _similarity_settings(r)
     r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
     r.add_argument("--scheduler", default=None, metavar="ADDR", help="Dask scheduler address (tcp://host:8786)")
-    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar (default: on a terminal)")
+    add_progress(r)
     r.set_defaults(func=_sim_run)
 
     s = acts.add_parser("stats", help="the paper's statistics of a trial table",

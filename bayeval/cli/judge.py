@@ -17,6 +17,7 @@ import sys
 
 import pandas as pd
 
+from bayeval.cli._flags import DeprecatedAlias, add_progress
 from bayeval.cli._inputs import positive_int, probability
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
@@ -112,7 +113,8 @@ def register(sub) -> None:
 
     s = cmds.add_parser("export", help="write every judgment as a qrels file")
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
-    s.add_argument("--qrels", required=True, metavar="FILE", help="qrels file to write")
+    s.add_argument("--out", dest="qrels", metavar="FILE", help="qrels file to write (required)")
+    s.add_argument("--qrels", dest="qrels", action=DeprecatedAlias, replacement="--out")
     s.set_defaults(func=_export)
 
     s = cmds.add_parser("simulate", help="run a whole campaign against complete qrels",
@@ -123,7 +125,7 @@ def register(sub) -> None:
     _selection_options(s, depth_default=100)
     s.add_argument("--budget", type=_nonneg, default=None, help="at most N judgments")
     s.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
-    s.add_argument("--progress", action="store_true", help="show a progress bar")
+    add_progress(s)
     s.set_defaults(func=_simulate)
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
@@ -236,6 +238,8 @@ def _export(args) -> int:
     from bayeval.selection import Campaign
 
     with Campaign.open(args.campaign) as camp:
+        if args.qrels is None:
+            raise BayevalInputError("--out: give the qrels file to write")
         n = camp.export_qrels(args.qrels)
     print(f"wrote {n} judgments to {args.qrels}")
     return 0
@@ -254,7 +258,7 @@ def _simulate(args) -> int:
         kw.pop("config")
         kw.pop("refit_every")
     res = simulate(runs, qrels, method=method, pairs=args.pairs, budget=args.budget,
-                   progress=True if args.progress else None, **kw)
+                   progress=args.progress, **kw)
     if args.format == "json":
         json.dump(res.to_dict(), sys.stdout, indent=1)
         sys.stdout.write("\n")
