@@ -202,3 +202,15 @@ def test_expected_measures_accepts_an_estimate(data):
     np.testing.assert_allclose(a, b)
     mc = expected_measures(data, est, method="mc", seed=0)
     assert mc.draws == 20  # the estimate's posterior draws of p drive the Monte Carlo
+
+
+def test_pymc_fallback_with_an_improper_prior_has_no_prior_groups():
+    from bayeval.relevance.config import AggregationPrior
+
+    m = simulate_aggregation([1.0, -0.5], None, n_docs=150, seed=6)
+    nh = _NoHooks(m.X, m.y, m.experts, m.w, AggregationPrior(alpha=0.0, beta=1.0))  # Flat λ + Potential
+    g = nh.fit("laplace", draws=20, chains=1, seed=0)
+    groups = set(g.idata.groups())
+    assert "log_likelihood" in groups and "posterior_predictive" in groups
+    assert "prior" not in groups and "prior_predictive" not in groups
+    assert not nh._proper()

@@ -208,8 +208,11 @@ def complete_idata(fit):
         dims[f"{o.name}_trials"] = [o.dim]
     else:
         const_trials = {}
-    rec_attrs, constant = model_record(model)
-    attrs.update(rec_attrs)
+    if dataclasses.is_dataclass(model):
+        rec_attrs, constant = model_record(model)
+        attrs.update(rec_attrs)
+    else:  # the fit is complete but cannot be rebuilt from its idata
+        constant = {}
     constant = {**constant, **const_trials}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -234,10 +237,14 @@ def _pymc_groups(model, core, draws: int, seed: int, observed: bool, prior: bool
     with model.build_model(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if prior:
-            pri = pm.sample_prior_predictive(draws, random_seed=seed)
-            out["prior"] = pri.prior
-            if "prior_predictive" in pri.groups():
-                out["prior_predictive"] = pri.prior_predictive
+            try:
+                pri = pm.sample_prior_predictive(draws, random_seed=seed)
+            except NotImplementedError:  # a Flat (improper) prior has nothing to draw from
+                pri = None
+            if pri is not None:
+                out["prior"] = pri.prior
+                if "prior_predictive" in pri.groups():
+                    out["prior_predictive"] = pri.prior_predictive
         if observed and pm.modelcontext(None).observed_RVs:
             out["log_likelihood"] = pm.compute_log_likelihood(core, extend_inferencedata=False,
                                                               progressbar=False)
