@@ -38,6 +38,17 @@ LEGENDS = {
     "judged_at_k": "fraction of the top k holding a judged document",
     "r_hat": "rank-normalised split r-hat (NUTS only; < 1.01 is good)",
     "ess_bulk": "bulk effective sample size",
+    # simulation studies (docs/robustness-trec8.md, docs/similarity-trec8.md)
+    "accuracy": "share of pairs whose call (sign of ΔMAP) is right",
+    "W_mean": "bookmaker W̄: 0 calibrated, < 0 over-confident, > 0 under-confident",
+    "median_judgments": "median judgments per trial to reach the target confidence",
+    "mean_judgments": "mean judgments per trial",
+    "mean_tau": "mean Kendall τ between the runs' E[MAP] and their true MAP",
+    "decided": "share of trials whose selection reached the target confidence",
+    "goal_bins": "yes: every confidence bin's accuracy is at least its lower edge",
+    "calls_95": "share of pairs called with confidence ≥ 0.95",
+    "accuracy_95": "accuracy of the calls made with confidence ≥ 0.95 (NA: none)",
+    "seconds": "mean seconds per trial",
 }
 
 _SMALL = 1e-3  # a column whose non-zero values all lie below this is printed in scientific notation
