@@ -15,8 +15,8 @@ wins and *b* losses against a reference item with θ = 0), now with a generative
 
 References
 ----------
-J. B. McDonald (1984). Some generalized functions for the size distribution of income. Econometrica 52(3)
-(the type IV generalized logistic / "logistic-beta" family).
+N. L. Johnson, S. Kotz, N. Balakrishnan (1995). Continuous Univariate Distributions, Vol. 2, 2nd ed.,
+ch. 23 (logistic distributions; the type IV generalized logistic is the logit of a Beta variable).
 """
 
 from __future__ import annotations
