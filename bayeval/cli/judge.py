@@ -181,8 +181,10 @@ def _run_server(campaign: str, texts_path: str, topics_path: str | None, args) -
         from bayeval.serve.app import LOOPBACK, create_app
     except ModuleNotFoundError as exc:
         raise BayevalInputError(f"serve: {exc.name} is not installed; pip install 'bayeval[serve]'") from None
+    from bayeval.selection import Campaign
     from bayeval.serve.sources import load_texts, load_topics
 
+    Campaign.open(campaign).close()  # a bad campaign path fails before the texts are read
     texts = load_texts(texts_path)
     topics = load_topics(topics_path) if topics_path else {}
     loopback = args.host in LOOPBACK

@@ -274,11 +274,16 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         message = {404: "no such page", 405: "method not allowed here"}.get(exc.status_code, str(exc.detail))
         return refused(exc.status_code, message, request)
 
+    running = [0]  # lifespans open (a test may run two clients on one application): close after the last
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        running[0] += 1
         yield
-        pool.submit(desk.close).result()
-        pool.shutdown(wait=True)
+        running[0] -= 1
+        if running[0] == 0:
+            pool.submit(desk.close).result()
+            pool.shutdown(wait=True)
 
     from starlette.exceptions import HTTPException
 
