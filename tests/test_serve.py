@@ -41,8 +41,9 @@ def _client(campaign, **kw):
 
 
 def _login(c, name="alice"):
-    c.get("/")
-    r = c.post("/login", data={"name": name, "csrf": c.cookies["bayeval_csrf"]})
+    form = re.search(r'name="csrf" value="([^"]+)"', c.get("/").text).group(1)
+    assert form == c.cookies["bayeval_csrf"]  # the form's token is the cookie's
+    r = c.post("/login", data={"name": name, "csrf": form})
     assert r.status_code == 200, r.text
     return r
 
@@ -276,5 +277,6 @@ def test_cli_serve_bad_input_exits_2(tmp_path, campaign):
     for argv, words in ([str(campaign), "--texts", str(tmp_path / "none.tsv")], "none.tsv"), \
             ([str(tmp_path / "none.sqlite"), "--texts", str(tmp_path)], "does not exist"), \
             ([str(campaign), "--texts", str(tmp_path), "--port", "99999"], "port"):
-        r = subprocess.run([sys.executable, "-m", "bayeval.cli", "judge", "serve", *argv], capture_output=True, text=True)
+        r = subprocess.run([sys.executable, "-m", "bayeval.cli", "judge", "serve", *argv], capture_output=True,
+                           text=True)
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr

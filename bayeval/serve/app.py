@@ -104,10 +104,13 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
                             secure=secure_cookies)
 
     def csrf_of(request: Request) -> tuple[str, bool]:
+        """The CSRF token of this browser (the cookie's), or a new one for the cookie the response sets."""
         value = request.cookies.get(_CSRF_COOKIE, "")
         if re.fullmatch(r"[A-Za-z0-9_-]{32,64}", value):
             return value, False
-        return secrets.token_urlsafe(32), True
+        if not hasattr(request.state, "new_csrf"):
+            request.state.new_csrf = secrets.token_urlsafe(32)
+        return request.state.new_csrf, True
 
     def html(request: Request, body: str, status: int = 200) -> HTMLResponse:
         response = HTMLResponse(body, status_code=status)
