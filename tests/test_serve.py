@@ -280,3 +280,26 @@ def test_cli_serve_bad_input_exits_2(tmp_path, campaign):
         r = subprocess.run([sys.executable, "-m", "bayeval.cli", "judge", "serve", *argv], capture_output=True,
                            text=True)
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_campaign_retract_last_and_origin(campaign, col):
+    with Campaign.open(campaign) as camp, Campaign.open(campaign) as other:
+        before = float(camp.status().p_less[0])
+        judged = []
+        for _ in range(3):
+            c = camp.next(1)[0]
+            camp.record([(c.topic, c.docno, col.qrels.grade_of(c.topic, c.docno))], origin="serve:alice")
+            judged.append((c.topic, c.docno))
+        camp.record([(camp.next(1)[0].topic, camp.next(1)[0].docno, 0)], origin="serve:bob")
+        assert camp.by_origin("serve:alice")[0] == 3 and camp.by_origin("serve:alice")[1].docno == judged[-1][1]
+        assert other.status().judgments == 4
+        line = camp.retract_last("serve:alice")
+        assert (line.topic, line.docno) == judged[-1]
+        assert camp.by_origin("serve:alice")[0] == 2 and camp.status().judgments == 3
+        assert not camp.selector().is_judged(*judged[-1])
+        # another process that already holds a selector sees the retraction (rebuilt from the file)
+        assert other.status().judgments == 3 and not other.selector().is_judged(*judged[-1])
+        assert camp.retract_last("serve:nobody") is None
+        camp.retract_last("serve:alice"), camp.retract_last("serve:alice"), camp.retract_last("serve:bob")
+        assert camp.status().judgments == 0 and float(camp.status().p_less[0]) == pytest.approx(before)
+        assert other.status().judgments == 0

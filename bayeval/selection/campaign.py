@@ -270,7 +270,10 @@ class Campaign:
         """Apply judgments another process recorded since this one last looked (rebuild after a retraction)."""
         rows = self._conn.execute("SELECT id, topic, docno, grade FROM judgments WHERE id > ? AND source != "
                                   "'initial' ORDER BY id", (self._last_id,)).fetchall()
-        if rows:
+        if len(rows) == 1:  # the common case (one judgment recorded): the per-topic update, same state as replay
+            self._selector.record(rows[0][1], rows[0][2], rows[0][3])
+            self._last_id = rows[0][0]
+        elif rows:
             self._selector.replay([(r[1], r[2], r[3]) for r in rows])
             self._last_id = rows[-1][0]
         n = self._conn.execute("SELECT COUNT(*) FROM judgments WHERE source != 'initial'").fetchone()[0]

@@ -180,12 +180,24 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         item = desk.current(name)
         return (item, desk.progress(name), desk.last(name), item is None and desk.held_by_others(name))
 
+    # the state at the end of an assessor's POST, for the GET its 303 leads to (read once; reloads ask the desk)
+    views: dict[str, tuple] = {}
+
+    async def act(name: str, fn, *args):
+        """Run a state change in the desk's thread, then keep the page state it leaves for the redirect."""
+        def work():
+            fn(*args)
+            return page_state(name)
+        views.pop(name, None)
+        views[name] = await call(work)
+
     async def index(request: Request):
         name = assessor_of(request)
         csrf, _ = csrf_of(request)
         if name is None:
             return html(request, _page.login_page(desk.name, csrf))
-        item, progress, last, others = await call(page_state, name)
+        state = views.pop(name, None)
+        item, progress, last, others = state if state is not None else await call(page_state, name)
         if item is None:
             return html(request, _page.done_page(campaign=desk.name, assessor=name, csrf=csrf, progress=progress,
                                                  last=last, held_elsewhere=others))
@@ -202,7 +214,7 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         if len(name) > MAX_NAME or not _NAME.match(name):
             raise _Refused(400, f"name: 1 to {MAX_NAME} letters, digits, spaces or . @ ' - (starting with a "
                                 "letter or digit)")
-        await call(desk.next, name)
+        await act(name, desk.next, name)
         response = see_index()
         cookie(response, _NAME_COOKIE, quote(name), max_age=30 * 24 * 3600)
         return response
@@ -211,6 +223,7 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         await form(request)
         name = assessor_of(request)
         if name is not None:
+            views.pop(name, None)
             await call(desk.release, name)
         response = see_index()
         response.delete_cookie(_NAME_COOKIE, path="/")
@@ -218,7 +231,8 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
 
     async def next_doc(request: Request):
         await form(request)
-        await call(desk.next, need_assessor(request))
+        name = need_assessor(request)
+        await act(name, desk.next, name)
         return see_index()
 
     def judge_and_next(name, topic, docno, grade):
@@ -231,7 +245,7 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         raw = field(fields, "grade")
         if not re.fullmatch(r"-?\d{1,3}", raw):
             raise _Refused(400, f"field 'grade': expected one of {', '.join(map(str, grades))}, got {raw[:8]!r}")
-        await call(judge_and_next, name, field(fields, "topic"), field(fields, "docno"), int(raw))
+        await act(name, judge_and_next, name, field(fields, "topic"), field(fields, "docno"), int(raw))
         return see_index()
 
     def skip_and_next(name, topic, docno):
@@ -240,13 +254,16 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
 
     async def skip(request: Request):
         fields = await form(request)
-        await call(skip_and_next, need_assessor(request), field(fields, "topic"), field(fields, "docno"))
+        name = need_assessor(request)
+        await act(name, skip_and_next, name, field(fields, "topic"), field(fields, "docno"))
         return see_index()
 
     async def undo(request: Request):
         await form(request)
         name = need_assessor(request)
-        if await call(desk.undo, name) is None:
+        undone = []
+        await act(name, lambda: undone.append(desk.undo(name)))
+        if undone[0] is None:
             raise _Refused(409, "nothing to undo: you have no recorded judgment")
         return see_index()
 
