@@ -23,6 +23,7 @@ section{background:#fff;border:1px solid #ddd;border-radius:6px;padding:1em}
 .text{white-space:pre-wrap;line-height:1.45;max-height:60vh;overflow:auto}
 .missing{color:#a33;font-style:italic}
 .actions{grid-column:1/3;display:flex;gap:.5em;flex-wrap:wrap;align-items:center}
+.actions form{display:flex;gap:.5em;align-items:center}
 button{font-size:1.05em;padding:.45em .9em;border-radius:4px;border:1px solid #888;background:#eee;cursor:pointer}
 button.grade{background:#e8f0fe}
 kbd{border:1px solid #999;border-radius:3px;padding:0 .3em;font-size:.85em;background:#fff}
