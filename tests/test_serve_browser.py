@@ -166,3 +166,36 @@ def test_judge_by_keyboard_reload_kill_and_restart(tmp_path, monkeypatch):
         assert list(zip(f["topic"], f["docno"], f["grade"], strict=True)) == made  # none lost, none twice
         assert set(f["origin"]) == {"serve:alice"} and set(f["source"]) == {"human"}
         assert camp.status().judgments == 20
+
+
+@pytest.mark.data
+def test_demo_serve_on_cranfield(tmp_path, shared_data):
+    httpx = pytest.importorskip("httpx")
+    import re
+
+    port = free_port()
+    camp = tmp_path / "demo.sqlite"
+    log = open(tmp_path / "demo.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "bayeval.cli", "judge", "demo-serve", str(shared_data / "cranfield"),
+                             "--campaign", str(camp), "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            assert proc.poll() is None, (tmp_path / "demo.log").read_text()
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/progress.json").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline
+                time.sleep(0.3)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", follow_redirects=True) as c:
+            csrf = re.search(r'name="csrf" value="([^"]+)"', c.get("/").text).group(1)
+            page = c.post("/login", data={"name": "newcomer", "csrf": csrf}).text
+        assert 'id="title"' in page and 'id="text"' in page  # Cranfield's query and abstract, out of the box
+        assert "bm25" in page and "ql-1000" in page
+        with Campaign.open(camp) as c:
+            assert c.settings["method"] == "mtc" and len(c.pairs()) == 1
+    finally:
+        proc.kill()
+        proc.wait()
+        log.close()
