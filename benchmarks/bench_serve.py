@@ -80,8 +80,10 @@ class Server:
 class Assessor(threading.Thread):
     """Judges up to ``budget`` documents through the page; records latencies and acknowledged judgments."""
 
-    def __init__(self, name, server, qrels, budget, up: threading.Event, think: float = 0.0, seed: int = 0):
+    def __init__(self, name, server, qrels, budget, up: threading.Event, think: float = 0.0, seed: int = 0,
+                 stop: threading.Event | None = None):
         super().__init__(daemon=True)
+        self.stop = stop or threading.Event()
         self.think, self.rng = think, np.random.default_rng(seed)
         self.name_, self.server, self.qrels, self.budget, self.up = name, server, qrels, budget, up
         self.latencies, self.acked, self.retries, self.conflicts, self.error = [], [], 0, 0, None
@@ -94,7 +96,7 @@ class Assessor(threading.Thread):
                 page = self._call(c, lambda: c.get("/"))
                 csrf = CSRF.search(page.text).group(1)
                 page = self._call(c, lambda: c.post("/login", data={"name": self.name_, "csrf": csrf}))
-                while len(self.acked) < self.budget:
+                while len(self.acked) < self.budget and not self.stop.is_set():
                     m = SHOWN.search(page.text)
                     if m is None:
                         if 'id="next"' in page.text and ("nothing is left" in page.text or "No unjudged" in page.text):
@@ -148,7 +150,8 @@ def main() -> None:
                                                              "judging it (uniform on [0, 2 think]; 0: no pause)")
     ap.add_argument("--kill-think", type=float, default=0.05, help="the same in the kill phase")
     ap.add_argument("--kills", type=int, default=20)
-    ap.add_argument("--kill-per-assessor", type=int, default=60, help="judgments per assessor in the kill phase")
+    ap.add_argument("--kill-per-assessor", type=int, default=150, help="at most this many judgments per assessor "
+                                                                        "in the kill phase (it ends after the kills)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", default=None, help="directory to keep the campaign in (default a temporary one)")
     args = ap.parse_args()
@@ -212,8 +215,9 @@ def main() -> None:
           f"{'met' if p95 * 1000 <= 100 else 'NOT met'}")
 
     # durability: kill -9 at random moments while 4 assessors judge
-    team = [Assessor(f"killed{k}", server, qrels, args.kill_per_assessor, up, args.kill_think, args.seed + 100 + k)
-            for k in range(args.assessors)]
+    stop = threading.Event()
+    team = [Assessor(f"killed{k}", server, qrels, args.kill_per_assessor, up, args.kill_think, args.seed + 100 + k,
+                     stop) for k in range(args.assessors)]
     for t in team:
         t.start()
     restarts = []
@@ -225,6 +229,8 @@ def main() -> None:
         server.kill()
         restarts.append(server.start())
         up.set()
+    time.sleep(1.0)
+    stop.set()
     for t in team:
         t.join()
     for t in team:
