@@ -144,6 +144,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", default="ric8tpn,acsys8alo2", help="the two TREC-8 runs (a pair needing many "
                                                                   "judgments: 734 under RTC in docs/judging.md)")
+    ap.add_argument("--method", default="rtc", help="campaign method (default rtc; mtc shows the page without refits)")
     ap.add_argument("--assessors", type=int, default=4)
     ap.add_argument("--per-assessor", type=int, default=40, help="judgments per assessor in the latency phase")
     ap.add_argument("--think", type=float, default=1.0, help="mean seconds an assessor reads a document before "
@@ -169,8 +170,8 @@ def main() -> None:
     for p in work.glob("trec8.sqlite*"):
         p.unlink()
     t0 = time.perf_counter()
-    Campaign.create(camp_path, runs, measure="AP", alpha=0.95, method="rtc", depth=100).close()
-    print(f"campaign: {a} vs {b}, 50 topics, RTC, AP, depth 100; created in {time.perf_counter() - t0:.1f} s")
+    Campaign.create(camp_path, runs, measure="AP", alpha=0.95, method=args.method, depth=100).close()
+    print(f"campaign: {a} vs {b}, 50 topics, {args.method}, AP, depth 100; created in {time.perf_counter() - t0:.1f} s")
     texts = work / "texts.tsv"  # TREC-8 has no texts: a paragraph per document stands in
     with open(texts, "w") as fh:
         for d in sorted({str(d) for r in runs for t in r.topics for d in r.ranking(t)[:100]}):
@@ -246,10 +247,14 @@ def main() -> None:
     lost = [j for j in acked if recorded.get(j[:2]) != j[2]]
     dup = len(rows) - len(recorded)
     wrong = sum(g != qrels.grade_of(t, d) for t, d, g in rows)
+    twice = len(acked) - len({j[:2] for j in acked})  # one document judged by two assessors (recorded once)
+    if not restarts:
+        return
     print(f"kill -9: {len(restarts)} kills (restart {np.mean(restarts):.1f} s on average), "
           f"{sum(t.retries for t in team)} retried requests, {sum(t.conflicts for t in team)} refused as held by "
           f"another assessor after a restart; {len(acked)} judgments acknowledged in that phase, "
-          f"{len(rows)} in the file; lost {len(lost)}, duplicated {dup}, grade differing from the qrels {wrong}")
+          f"{len(rows)} in the file; lost {len(lost)}, duplicated {dup}, grade differing from the qrels {wrong}; "
+          f"{twice} documents acknowledged to two assessors")
     if lost or dup or wrong:
         raise SystemExit("FAILED: judgments lost or duplicated")
 

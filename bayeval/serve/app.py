@@ -14,7 +14,7 @@ bound elsewhere, and then every request needs the token (``?token=`` once, kept 
 ``Authorization: Bearer``); every POST needs the double-submit CSRF token (cookie + form field), is
 refused when the browser marks it cross-site (``Sec-Fetch-Site``) or its ``Origin`` is not this server;
 bodies are limited to :data:`MAX_BODY` bytes, fields to :data:`MAX_FIELD` characters, names to
-:data:`MAX_NAME`; cookies are HttpOnly and SameSite=Strict; pages carry a strict Content-Security-Policy.
+:data:`MAX_NAME`; cookies are HttpOnly and SameSite=Lax; pages carry a strict Content-Security-Policy.
 """
 
 from __future__ import annotations
@@ -82,6 +82,12 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         Host names accepted in the Host header (None: any, for a non-loopback bind with a token).
     lease_seconds : float
         How long a document stays reserved to the assessor it was given to.
+    secure_cookies : bool
+        Mark cookies ``Secure`` (behind an HTTPS proxy).
+
+    Returns
+    -------
+    An ASGI application (the security checks around the Starlette application, reachable as ``.app``).
     """
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -100,7 +106,9 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
 
     def cookie(response: Response, key: str, value: str, max_age: int | None = None) -> None:
-        response.set_cookie(key, value, max_age=max_age, path="/", httponly=True, samesite="strict",
+        # Lax, not Strict: a link to the page from elsewhere still finds the token and the name; a cross-site
+        # POST carries no cookie either way, and every POST is checked for the CSRF token besides
+        response.set_cookie(key, value, max_age=max_age, path="/", httponly=True, samesite="lax",
                             secure=secure_cookies)
 
     def csrf_of(request: Request) -> tuple[str, bool]:
