@@ -70,8 +70,6 @@ def start_server(argv, port, log):
 
 
 def test_judge_by_keyboard_reload_kill_and_restart(tmp_path, monkeypatch):
-    from selenium.common.exceptions import TimeoutException  # noqa: F401  (selenium present: chrome() checked)
-
     monkeypatch.setenv("SE_OFFLINE", "true")  # selenium must not look for drivers on the network
     col = make_collection(n_topics=6, n_systems=3, n_docs=60, depth=20, seed=1)
     camp_path = tmp_path / "c.sqlite"
@@ -87,16 +85,18 @@ def test_judge_by_keyboard_reload_kill_and_restart(tmp_path, monkeypatch):
     server = start_server(argv, port, log)
     driver = chrome(tmp_path / "profile")
     try:
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.action_chains import ActionChains
         from selenium.webdriver.common.by import By
         from selenium.webdriver.common.keys import Keys
         from selenium.webdriver.support.ui import WebDriverWait
 
-        wait = WebDriverWait(driver, 60)
+        # while a page is being replaced, reading it can fail in several ways: the waits look again
+        wait = WebDriverWait(driver, 60, ignored_exceptions=(WebDriverException,))
 
-        def text_of(css):
-            found = driver.find_elements(By.CSS_SELECTOR, css)
-            return found[0].text if found else None
+        def text_of(css):  # one script reads the element in one document (no stale references)
+            return driver.execute_script("var e = document.querySelector(arguments[0]); "
+                                         "return e === null ? null : e.textContent;", css)
 
         def shown():
             return text_of("#topic"), text_of("#docno")
