@@ -303,3 +303,32 @@ def test_campaign_retract_last_and_origin(campaign, col):
         camp.retract_last("serve:alice"), camp.retract_last("serve:alice"), camp.retract_last("serve:bob")
         assert camp.status().judgments == 0 and float(camp.status().p_less[0]) == pytest.approx(before)
         assert other.status().judgments == 0
+
+
+def test_random_requests_never_500(campaign):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    client = _client(campaign)
+    with client as c:
+        _login(c)
+        csrf = c.cookies["bayeval_csrf"]
+        texts = st.text(max_size=40)
+        fields = st.dictionaries(st.sampled_from(["csrf", "topic", "docno", "grade", "name", "x"]), texts, max_size=5)
+
+        @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(path=st.sampled_from(["/", "/login", "/logout", "/next", "/judge", "/skip", "/undo", "/progress.json",
+                                     "/static/judge.js", "/x"]),
+               method=st.sampled_from(["GET", "POST", "PUT"]), data=fields, raw=st.binary(max_size=64),
+               use_raw=st.booleans(), with_csrf=st.booleans())
+        def check(path, method, data, raw, use_raw, with_csrf):
+            if with_csrf:
+                data = {**data, "csrf": csrf}
+            if use_raw:
+                r = c.request(method, path, content=raw, headers={"content-type": "application/x-www-form-urlencoded"})
+            else:
+                r = c.request(method, path, data=data)
+            assert r.status_code < 500, (path, method, data, r.text)
+            assert r.status_code < 400 or r.text.strip()  # a refusal says why
+
+        check()

@@ -251,7 +251,7 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         fields = await form(request)
         name = need_assessor(request)
         raw = field(fields, "grade")
-        if not re.fullmatch(r"-?\d{1,3}", raw):
+        if not re.fullmatch(r"-?[0-9]{1,3}", raw):
             raise _Refused(400, f"field 'grade': expected one of {', '.join(map(str, grades))}, got {raw[:8]!r}")
         await act(name, judge_and_next, name, field(fields, "topic"), field(fields, "docno"), int(raw))
         return see_index()
