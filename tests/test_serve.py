@@ -131,6 +131,7 @@ def test_two_assessors_never_hold_the_same_document(campaign, col):
 def test_lease_expires(tmp_path, campaign):
     now = [0.0]
     desk = Desk(campaign, lease_seconds=10, clock=lambda: now[0])
+    assert desk.progress().summary().startswith("0 judgments") and len(desk.progress().to_frame()) == 1
     a = desk.next("alice")
     b = desk.next("bob")
     assert a != b

@@ -56,6 +56,16 @@ class Progress:
     done: bool
     exhausted: bool
 
+    def summary(self) -> str:
+        decided = sum(1 for p in self.pairs if p[4])
+        return (f"{self.judgments} judgments ({self.mine} by this assessor); {decided}/{len(self.pairs)} pairs decided "
+                f"at alpha={self.alpha:g} on {self.measure}" + ("; done" if self.done else ""))
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(list(self.pairs), columns=["run_a", "run_b", "expected", "p_less", "decided"])
+
     def to_dict(self) -> dict:
         return {"measure": self.measure, "alpha": self.alpha, "judgments": self.judgments, "mine": self.mine,
                 "done": self.done, "exhausted": self.exhausted,
