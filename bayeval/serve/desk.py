@@ -154,7 +154,8 @@ class Desk:
         sel = self.campaign.selector()
         if sel.done:
             return None
-        skipped = self._skipped.get(assessor, set())
+        skipped = self._skipped.setdefault(assessor, set())
+        skipped -= {k for k in skipped if sel.is_judged(*k)}  # judged by someone else since: no longer in the way
         blocked = {k for k in list(self._holder) if self._other_holder(assessor, k) is not None} | skipped
         n = 1 + len(blocked)  # the top n always hold one document that is neither leased nor skipped
         for c in self.campaign.next(n):
