@@ -6,6 +6,8 @@
 - ``bayeval judge status CAMPAIGN``
 - ``bayeval judge export CAMPAIGN --qrels FILE``
 - ``bayeval judge simulate QRELS RUN... --method mtc|rtc|pool --alpha 0.95 [--depth D] [--budget N] [--seed S]``
+- ``bayeval judge serve CAMPAIGN --texts DOCS [--topics TOPICS] [--host 127.0.0.1] [--port 8000]``: the judging page
+- ``bayeval judge demo-serve [CRANFIELD_DIR]``: a campaign on Cranfield, served
 """
 
 from __future__ import annotations
@@ -127,7 +129,99 @@ def register(sub) -> None:
     s.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     add_progress(s)
     s.set_defaults(func=_simulate)
+
+    s = cmds.add_parser("serve", help="a judging page for assessors (needs bayeval[serve])",
+                        description="Serve the campaign's judging page: topic and document side by side, a key per "
+                                    "grade, the campaign's next document for each assessor (docs/judging.md).")
+    s.add_argument("campaign", metavar="CAMPAIGN")
+    _serve_options(s, texts_required=True)
+    s.set_defaults(func=_serve)
+
+    s = cmds.add_parser("demo-serve", help="create a campaign on Cranfield and serve its judging page",
+                        description="Build two Cranfield runs (BM25 and query likelihood), create a campaign "
+                                    "on them (or reuse it) and serve the judging page with Cranfield's texts.")
+    s.add_argument("cranfield", metavar="CRANFIELD_DIR", nargs="?", default="../shared/data/cranfield",
+                   help="directory of cran.all.1400.gz, cran.qry.gz, cranqrel.gz (default ../shared/data/cranfield)")
+    s.add_argument("--campaign", default="cranfield-demo.sqlite", help="campaign file, created when absent "
+                                                                      "(default cranfield-demo.sqlite)")
+    s.add_argument("--method", choices=_METHODS, default="mtc", help="selection method (default mtc)")
+    _serve_options(s, texts_required=False)
+    s.set_defaults(func=_demo_serve)
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number in 0..65535, got {text!r}")
+    return value
+
+
+def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:
+    if texts_required:
+        p.add_argument("--texts", required=True, metavar="DOCS",
+                       help="document texts: docno<TAB>text lines, or Cranfield's directory")
+    p.add_argument("--topics", metavar="TOPICS", help="topic statements: a TREC topics file or "
+                                                      "topic<TAB>title[<TAB>desc[<TAB>narr]] lines")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other address "
+                                                       "requires the token printed at start)")
+    p.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    p.add_argument("--lease-seconds", type=positive_int, default=600,
+                   help="how long a document stays reserved to its assessor (default 600)")
+
+
+def _run_server(campaign: str, texts_path: str, topics_path: str | None, args) -> int:
+    import os
+    import secrets
+
+    try:
+        import uvicorn
+
+        from bayeval.serve.app import LOOPBACK, create_app
+    except ModuleNotFoundError as exc:
+        raise BayevalInputError(f"serve: {exc.name} is not installed; pip install 'bayeval[serve]'") from None
+    from bayeval.selection import Campaign
+    from bayeval.serve.sources import load_texts, load_topics
+
+    Campaign.open(campaign).close()  # a bad campaign path fails before the texts are read
+    texts = load_texts(texts_path)
+    topics = load_topics(topics_path) if topics_path else {}
+    loopback = args.host in LOOPBACK
+    token = None if loopback else secrets.token_urlsafe(24)
+    app = create_app(campaign, texts=texts, topics=topics, token=token, allowed_hosts=LOOPBACK if loopback else None,
+                     lease_seconds=float(args.lease_seconds))
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{host}:{args.port}/" + ("" if token is None else f"?token={token}")
+    print(f"judging {os.path.basename(campaign)}: {len(texts)} texts, {len(topics)} topic statements; "
+          f"open {url}  (Ctrl-C stops)", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    return 0
+
+
+def _serve(args) -> int:
+    return _run_server(args.campaign, args.texts, args.topics, args)
+
+
+def _demo_serve(args) -> int:
+    import os
+
+    from bayeval.serve.sources import cranfield_dir
+
+    if cranfield_dir(args.cranfield) is None:
+        raise BayevalInputError(f"CRANFIELD_DIR: {args.cranfield} does not hold cran.all.1400.gz")
+    if not os.path.exists(args.campaign):
+        from bayeval.bias.cranfield import cranfield_runs, load_cranfield
+        from bayeval.data.run import RunSet
+        from bayeval.selection import Campaign
+
+        runs = cranfield_runs(load_cranfield(args.cranfield), depth=100)
+        pair = RunSet(tuple(r for r in runs if r.name in ("bm25", "ql-1000")))
+        Campaign.create(args.campaign, pair, measure="AP", method=args.method, depth=100).close()
+        print(f"created {args.campaign}: bm25 vs ql-1000 on Cranfield's 225 queries, {args.method}, AP", flush=True)
+    return _run_server(args.campaign, args.cranfield, args.topics or args.cranfield, args)
 
 
 def _is_qrels(path: str) -> bool:

@@ -267,12 +267,19 @@ class Campaign:
         return self._selector
 
     def _catch_up(self) -> None:
-        """Apply judgments another process recorded since this one last looked."""
+        """Apply judgments another process recorded since this one last looked (rebuild after a retraction)."""
         rows = self._conn.execute("SELECT id, topic, docno, grade FROM judgments WHERE id > ? AND source != "
                                   "'initial' ORDER BY id", (self._last_id,)).fetchall()
-        if rows:
+        if len(rows) == 1:  # the common case (one judgment recorded): the per-topic update, same state as replay
+            self._selector.record(rows[0][1], rows[0][2], rows[0][3])
+            self._last_id = rows[0][0]
+        elif rows:
             self._selector.replay([(r[1], r[2], r[3]) for r in rows])
             self._last_id = rows[-1][0]
+        n = self._conn.execute("SELECT COUNT(*) FROM judgments WHERE source != 'initial'").fetchone()[0]
+        if n != self._selector.judgments:  # another process retracted a judgment: replay what is left
+            self._selector = None
+            self.selector()
 
     # ----------------------------------------------------------------- operations
     def next(self, n: int = 20) -> list[Candidate]:
@@ -295,11 +302,13 @@ class Campaign:
                 raise
         return cands
 
-    def record(self, judgments, *, source: str = "human") -> RecordResult:
+    def record(self, judgments, *, source: str = "human", origin: str | None = None) -> RecordResult:
         """Record judgments: a path of a judgments file, or ``(topic, docno, grade)`` tuples / JudgmentLines.
 
         All or nothing: every line is checked first (known topic and document, integer grade, no grade
         conflicting with a recorded one or with another line), then all are written in one transaction.
+        ``origin`` labels judgments given as tuples (who or what made them, e.g. ``serve:alice``); a file's
+        judgments are labelled ``file:line``.
 
         Raises
         ------
@@ -308,6 +317,7 @@ class Campaign:
         """
         if source not in SOURCES or source == "initial":
             raise BayevalInputError(f"source: must be one of human, qrels, model; got {source!r}")
+        label = origin
         origin = None
         if isinstance(judgments, (str, os.PathLike)):
             origin = os.fspath(judgments)
@@ -326,6 +336,7 @@ class Campaign:
         conn.execute("BEGIN IMMEDIATE")
         try:
             self._catch_up()
+            sel = self._selector
             new, dup, seen = [], 0, {}
             for ln in lines:
                 try:
@@ -347,7 +358,7 @@ class Campaign:
             conn.executemany("INSERT INTO judgments (topic, docno, grade, source, time, origin) VALUES "
                              "(?, ?, ?, ?, ?, ?)",
                              [(ln.topic, ln.docno, int(ln.grade), source, now,
-                               None if origin is None else f"{origin}:{ln.line}") for ln in new])
+                               label if origin is None else f"{origin}:{ln.line}") for ln in new])
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -355,6 +366,36 @@ class Campaign:
             raise
         self._catch_up()
         return RecordResult(len(new), dup)
+
+    def retract_last(self, origin: str) -> JudgmentLine | None:
+        """Delete the most recent judgment recorded with ``origin`` (an assessor's undo); returns it, or None.
+
+        The deletion is one transaction; the selector is rebuilt from the remaining judgments (a replay,
+        so the campaign is in the state it had before that judgment was recorded).
+        """
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute("SELECT id, topic, docno, grade FROM judgments WHERE origin = ? AND source != "
+                               "'initial' ORDER BY id DESC LIMIT 1", (str(origin),)).fetchone()
+            if row is not None:
+                conn.execute("DELETE FROM judgments WHERE id = ?", (row[0],))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        if row is None:
+            return None
+        self._selector = None
+        return JudgmentLine(row[1], row[2], int(row[3]), 0)
+
+    def by_origin(self, origin: str) -> tuple[int, JudgmentLine | None]:
+        """How many judgments carry ``origin``, and the most recent of them (None when there is none)."""
+        n = self._conn.execute("SELECT COUNT(*) FROM judgments WHERE origin = ?", (str(origin),)).fetchone()[0]
+        row = self._conn.execute("SELECT topic, docno, grade FROM judgments WHERE origin = ? ORDER BY id DESC "
+                                 "LIMIT 1", (str(origin),)).fetchone()
+        return int(n), (None if row is None else JudgmentLine(row[0], row[1], int(row[2]), 0))
 
     def judge(self, assessor, *, budget: int | None = None, source: str | None = None) -> int:
         """Run the judging loop against ``assessor`` (``judge(topic, docno) -> grade``), one committed
