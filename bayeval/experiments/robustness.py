@@ -13,7 +13,8 @@ A trial
    Laplace, giving posterior draws of p);
 4. computes :math:`E[\mathrm{MAP}]` for the k runs and :math:`P(\Delta MAP<0)` for all k(k−1)/2
    pairs with each confidence method of :func:`bayeval.expected.compare_systems` (the papers'
-   closed form ``paper``, ``delta``, ``exact``, Monte Carlo ``mc`` — over posterior draws for *bayes*);
+   closed form ``paper``, ``delta``, ``exact``, Monte Carlo ``mc`` — all over posterior draws for
+   *bayes*, the closed forms combined over the draws by the law of total variance);
 5. scores them against MAP on the complete qrels at the same depth.
 
 A fourth method, ``ip`` (incremental pooling), judges as many documents of the originals as MTC
@@ -67,7 +68,7 @@ class RobustnessConfig:
         Confidence at which the selection stops (default 0.95).
     methods : tuple of str
         Among ``"mtc"`` (p = 0.5), ``"rtc"`` (RTC selection, RTC MAP estimate), ``"bayes"`` (RTC
-        selection, Laplace posterior of the RTC model, Monte Carlo over its draws), ``"ip"``
+        selection, Laplace posterior of the RTC model, every confidence over its draws), ``"ip"``
         (incremental pooling with MTC's number of judgments; needs ``"mtc"``).
     confidences : tuple of str
         Confidence methods of :func:`bayeval.expected.compare_systems`.
@@ -347,7 +348,8 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
                                              draws=config.p_draws, seed=fit_seed)
             for conf in config.confidences:
                 mc = conf == "mc"
-                probs = draws if (mc and draws is not None) else point
+                # posterior draws reach every confidence method (closed forms: law of total variance)
+                probs = draws if draws is not None else point
                 mc_rng = np.random.default_rng(s_mc.spawn(1)[0]) if mc else None
                 kw = {"draws": config.mc_draws, "seed": mc_rng} if mc else {}
                 cmp = compare_systems(data, probs, default_p=0.5, method=conf, progress=False, **kw)
