@@ -471,3 +471,16 @@ def test_bad_arguments_name_themselves(small):
     ev = expected_measures(small)
     with pytest.raises(BayevalInputError, match="^level:"):
         ev.confidence_interval(1.5)
+
+
+def test_delta_method_uses_exact_quadrature_where_r_is_mostly_zero():
+    """Var R > μ_R² (no judged relevant document, p small): the expansion about μ_R fails (its variance grows like
+    1/μ_R) and the delta method gives the exact moments; where R is concentrated it is its own approximation."""
+    ra, rb = [1, 2, 3, 0, 0], [3, 2, 1, 0, 0]
+    rare = np.full(5, 0.01)  # μ_R = 0.05, Var R = 0.0495 > 0.0025
+    exact = delta_ap_moments(ra, rb, rare, method="exact")
+    assert delta_ap_moments(ra, rb, rare, method="delta") == pytest.approx(exact, rel=1e-9, abs=1e-15)
+    assert exact[1] < 0.01
+    common = np.array([0.9, 0.3, 0.6, 0.5, 0.8])  # μ_R = 3.1, Var R = 0.99
+    d, e = delta_ap_moments(ra, rb, common, method="delta"), delta_ap_moments(ra, rb, common, method="exact")
+    assert d != pytest.approx(e, rel=1e-9) and d == pytest.approx(e, abs=0.02)

@@ -345,13 +345,27 @@ def test_bayesian_confidence_point_estimate_matches_plugin(data):
     assert "plug-in" in bc.summary()
 
 
-def test_bayesian_confidence_with_draws_is_less_certain(data):
+def test_bayesian_confidence_with_draws_propagates_parameter_uncertainty(data):
+    """Law of total variance: Var[ΔMAP] = E_p[Var(ΔMAP | p)] + Var_p(E[ΔMAP | p]). Monte Carlo over the Laplace
+    draws of p and the exact moments per draw combined over the draws agree (up to MC error, sd of a variance
+    ≈ Var·√(2/4000) = 2%), and the second term is not negligible here: the draws' spread of E[ΔMAP | p] exceeds
+    the plug-in variance. Replacing the draws by copies of the point estimate makes that term 0 and fails."""
+    from bayeval.expected import compare_systems
+
     est = RTCEstimator().estimate(data, "laplace", draws=200, chains=2, p_draws=200, seed=2)
-    bc = bayesian_confidence(data, est, draws=2000, seed=2)
-    f = bc.to_frame()
+    bc = bayesian_confidence(data, est, draws=4000, seed=2)
     assert bc.parameter_uncertainty
-    # parameter uncertainty adds variance: sd of ΔMAP is at least the plug-in one (up to MC error)
-    assert np.all(f["sd_bayes"] >= 0.9 * f["sd_plugin"])
+    mc_var = bc.bayesian.map_variance
+    closed = bayesian_confidence(data, est, method="exact")
+    np.testing.assert_allclose(closed.bayesian.map_variance, mc_var, rtol=0.12)
+    np.testing.assert_allclose(closed.bayesian.map_expected, bc.bayesian.map_expected,
+                               atol=4 * float(np.sqrt(mc_var.max() / 4000)))
+    draws = est.arrays(draws=True)
+    between = np.var([compare_systems(data, [p[d] for p in draws], method="exact").map_expected
+                      for d in range(draws[0].shape[0])], axis=0)
+    plugin_var = bc.plugin.map_variance
+    assert np.all(between > plugin_var)
+    assert np.all(closed.bayesian.map_variance > 2 * plugin_var)
 
 
 # --- scores and diagnostics -------------------------------------------------------------------------------
