@@ -106,6 +106,7 @@ def test_demo_runs_as_a_subprocess():
                            "--docs", "100", "--depth", "30"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "E[MAP]" in proc.stdout and "P(MAP_a - MAP_b < 0)" in proc.stdout
+    assert "Laplace posterior" in proc.stdout and "contain the true MAP for" in proc.stdout
 
 
 # --- evaluate with a relevance model (issue 3): plug-in and Bayesian P(ΔMAP < 0) ---------------------------
