@@ -199,6 +199,31 @@ def test_load_collection_errors(tmp_path, collection_dir):
 
 
 # ------------------------------------------------------------------ trials and studies
+def test_bayes_closed_forms_use_the_posterior_draws(collection_dir, monkeypatch):
+    """Every confidence of the bayes estimate gets its posterior draws of p: Monte Carlo all 200, the closed forms
+    closed_form_draws = 40 of them (combined by the law of total variance), and the closed-form Var[ΔMAP] agrees
+    with Monte Carlo over the same draws (4000 draws; 40 of 200 draws: the between-draw part to about 20%)."""
+    import bayeval.expected as expected
+
+    seen = []
+    real = expected.compare_systems
+
+    def spy(data, probabilities=None, **kw):
+        seen.append((kw["method"], np.shape(probabilities[0])))
+        return real(data, probabilities, **kw)
+
+    monkeypatch.setattr(expected, "compare_systems", spy)
+    col = load_collection(collection_dir)
+    cfg = RobustnessConfig(seed=4, **{**FAST, "methods": ("bayes",), "confidences": ("exact", "delta", "mc"),
+                                      "mc_draws": 4000, "p_draws": 200, "closed_form_draws": 40,
+                                      "bayes_stages": "calibration+aggregation", "bayes_config": "rtc-mtc"})
+    rows = run_trial(col, cfg, 0)
+    assert {m: s[0] for m, s in seen} == {"exact": 40, "delta": 40, "mc": 200}
+    ex = rows[rows["confidence"] == "exact"]["var_delta"].to_numpy()
+    mc = rows[rows["confidence"] == "mc"]["var_delta"].to_numpy()
+    np.testing.assert_allclose(ex, mc, rtol=0.3)
+
+
 def test_trial_rows_are_reproducible_and_consistent(collection_dir):
     col = load_collection(collection_dir)
     cfg = RobustnessConfig(seed=3, **FAST)

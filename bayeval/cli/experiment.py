@@ -78,6 +78,9 @@ def register(sub) -> None:
     r.add_argument("--bayes-stages", default="aggregation", choices=("aggregation", "calibration+aggregation"),
                    help="stages of the bayes model that are sampled (default aggregation)")
     r.add_argument("--mc-draws", type=positive_int, default=1000, help="Monte Carlo draws (default 1000)")
+    r.add_argument("--closed-form-draws", type=positive_int, default=25,
+                   help="posterior draws of p the bayes closed forms (paper, delta, exact) combine by the law of "
+                        "total variance (default 25 of the 200)")
     r.add_argument("--run-effect-sd", type=float, default=0.0,
                    help="sd of a random log-odds effect per run in the bayes draws (default 0: none)")
     r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
@@ -319,7 +322,7 @@ def _run(args: argparse.Namespace) -> int:
                            confidences=args.confidences, budget=args.budget, selection_config=args.selection_config,
                            estimate_config=args.estimate_config, bayes_config=args.bayes_config,
                            bayes_fit=args.bayes_fit, bayes_stages=args.bayes_stages, mc_draws=args.mc_draws,
-                           run_effect_sd=args.run_effect_sd,
+                           closed_form_draws=args.closed_form_draws, run_effect_sd=args.run_effect_sd,
                            seed=args.seed)
     res = run_study(col, cfg, args.trials, out=args.out, workers=args.workers, scheduler=args.scheduler,
                     progress=args.progress)
