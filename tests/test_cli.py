@@ -138,7 +138,8 @@ def test_evaluate_model_laplace_propagates_parameter_uncertainty(files):
     the Bayesian sd is at least 1.4 times the plug-in one for every pair (about 1.7–2.0 measured). With copies of
     the point estimate in place of the draws both sds would be equal."""
     qrels, runs, _ = files
-    common = ["--model", "rtc", "--fit-draws", "100", "--p-draws", "100", "--pairs", "--format", "csv"]
+    common = ["--model", "rtc", "--fit-draws", "100", "--p-draws", "100", "--closed-form-draws", "100", "--pairs",
+              "--format", "csv"]
     rc, out, err = _cli("evaluate", qrels, *runs, "--method", "laplace", *common)
     assert rc == 0, err
     closed = _pairs_csv(out)

@@ -22,6 +22,7 @@ from bayeval.expected import (
     delta_ap_moments,
     expected_measures,
     p_less_normal,
+    thin_draws,
 )
 from bayeval.expected import _reference as ref
 from bayeval.synthetic import make_collection
@@ -484,3 +485,13 @@ def test_delta_method_uses_exact_quadrature_where_r_is_mostly_zero():
     common = np.array([0.9, 0.3, 0.6, 0.5, 0.8])  # μ_R = 3.1, Var R = 0.99
     d, e = delta_ap_moments(ra, rb, common, method="delta"), delta_ap_moments(ra, rb, common, method="exact")
     assert d != pytest.approx(e, rel=1e-9) and d == pytest.approx(e, abs=0.02)
+
+
+def test_thin_draws_keeps_evenly_spaced_rows_shared_by_every_topic():
+    draws = [np.arange(200.0)[:, None] * np.ones((1, 3)), np.arange(200.0)[:, None] * np.ones((1, 4))]
+    thin = thin_draws(draws, 5)
+    np.testing.assert_array_equal(thin[0][:, 0], [0, 50, 100, 149, 199])  # linspace(0, 199, 5) rounded
+    np.testing.assert_array_equal(thin[1][:, 0], thin[0][:, 0])
+    assert thin_draws(draws, 300)[0].shape == (200, 3) and thin_draws([np.ones(3)], 5)[0].shape == (3,)
+    with pytest.raises(BayevalInputError, match="closed_form_draws"):
+        thin_draws(draws, 1)

@@ -366,7 +366,7 @@ def test_bayesian_confidence_with_draws_propagates_parameter_uncertainty(data):
     bc = bayesian_confidence(data, est, draws=4000, seed=2)
     assert bc.parameter_uncertainty
     mc_var = bc.bayesian.map_variance
-    closed = bayesian_confidence(data, est, method="exact")
+    closed = bayesian_confidence(data, est, method="exact", closed_form_draws=200)
     np.testing.assert_allclose(closed.bayesian.map_variance, mc_var, rtol=0.12)
     np.testing.assert_allclose(closed.bayesian.map_expected, bc.bayesian.map_expected,
                                atol=4 * float(np.sqrt(mc_var.max() / 4000)))

@@ -74,6 +74,9 @@ def register(sub) -> None:
     g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
     g.add_argument("--p-draws", type=positive_int, default=200,
                    help="posterior draws of p used by the Bayesian confidence (default 200)")
+    g.add_argument("--closed-form-draws", type=positive_int, default=25,
+                   help="of those, how many (evenly spaced) --method paper|delta|exact combines by the law of total "
+                        "variance (default 25; each costs one closed-form pass)")
     add_format_argument(p)
     p.set_defaults(func=run)
 
@@ -137,6 +140,10 @@ def run(args: argparse.Namespace) -> int:
         cfg, est = _fit_model(args, data, fit)
         # every method uses the posterior draws of p when there are any (closed forms by the law of total variance)
         probs = est.arrays(draws=est.has_draws)
+        if method != "mc":
+            from bayeval.expected import thin_draws
+
+            probs = thin_draws(probs, args.closed_form_draws)
         source = f"{method}, p from {cfg.name} ({fit})"
     if not (args.pairs and args.format != "table"):
         exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
@@ -148,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
                 from bayeval.relevance import bayesian_confidence
 
                 bc = bayesian_confidence(data, est, measure=m, draws=args.draws, plugin_method=method,
-                                         method=method, seed=args.seed)
+                                         method=method, closed_form_draws=args.closed_form_draws, seed=args.seed)
                 frame = bc.to_frame(per_topic=args.per_topic)
                 how = "Monte Carlo" if method == "mc" else f"{method}, law of total variance"
                 title = (f"P({m}_a - {m}_b < 0): plug-in ({method}) and Bayesian ({how} over "

@@ -241,15 +241,6 @@ def _select(method: str, runs_c, qrels, topics, cfg: RobustnessConfig, budget, s
     return sel
 
 
-def _thin(draws: list[np.ndarray], n: int) -> list[np.ndarray]:
-    """At most ``n`` evenly spaced rows of every topic's posterior draws (the same rows in every topic)."""
-    rows = draws[0].shape[0]
-    if rows <= n:
-        return draws
-    keep = np.unique(np.linspace(0, rows - 1, n).round().astype(np.int64))
-    return [d[keep] for d in draws]
-
-
 def _tau(x: np.ndarray, y: np.ndarray) -> float:
     from scipy.stats import kendalltau
 
@@ -283,7 +274,7 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
     the estimate made afterwards). Topics are independent under every analytic confidence.
     """
     from bayeval.data import RankData
-    from bayeval.expected import compare_systems, expected_measures
+    from bayeval.expected import compare_systems, expected_measures, thin_draws
     from bayeval.experiments.table import COLUMNS
     from bayeval.relevance import RTCEstimator
 
@@ -366,7 +357,7 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
                 mc = conf == "mc"
                 # posterior draws reach every confidence method (closed forms: law of total variance over
                 # closed_form_draws of them, evenly spaced)
-                probs = point if draws is None else draws if mc else _thin(draws, config.closed_form_draws)
+                probs = point if draws is None else draws if mc else thin_draws(draws, config.closed_form_draws)
                 mc_rng = np.random.default_rng(s_mc.spawn(1)[0]) if mc else None
                 kw = {"draws": config.mc_draws, "seed": mc_rng} if mc else {}
                 cmp = compare_systems(data, probs, default_p=0.5, method=conf, progress=False, **kw)
