@@ -22,8 +22,10 @@ from bayeval.expected import (
     delta_ap_moments,
     expected_measures,
     p_less_normal,
+    thin_draws,
 )
 from bayeval.expected import _reference as ref
+from bayeval.synthetic import make_collection
 
 # ---------------------------------------------------------------------------------------------
 # a small random collection: every topic has at most 11 documents
@@ -351,8 +353,66 @@ def test_posterior_draws_hook(small):
     np.testing.assert_allclose(ev.all_variance[0], map_rows.var(axis=0, ddof=1), atol=1e-12)
     d = map_rows[:, cmp.index_a] - map_rows[:, cmp.index_b]
     np.testing.assert_allclose(cmp.map_p_less, (d < 0).mean(axis=0) + 0.5 * (d == 0).mean(axis=0), atol=1e-12)
-    with pytest.raises(BayevalInputError, match="method='mc'"):
-        expected_measures(small, draws, method="exact")
+    # the closed forms over the same rows: each row is certain (Var_d = 0, E_d = AP of the row), so by the law of
+    # total variance E = mean over rows and Var = variance over rows (ddof 0), per topic and for MAP
+    for method in ("exact", "delta", "paper"):
+        ev = expected_measures(small, draws, method=method)
+        np.testing.assert_allclose(ev.expected[0], per_row.mean(axis=0), atol=1e-12)
+        np.testing.assert_allclose(ev.variance[0], per_row.var(axis=0), atol=1e-12)
+        np.testing.assert_allclose(ev.all_variance[0], map_rows.var(axis=0), atol=1e-12)
+        cmp = compare_systems(small, draws, method=method)
+        np.testing.assert_allclose(cmp.map_expected, d.mean(axis=0), atol=1e-12)
+        np.testing.assert_allclose(cmp.map_variance, d.var(axis=0), atol=1e-12)
+
+
+def _shared_shift_draws(data, rows, seed, sd=1.0):
+    """Posterior-like draws of p: a logit shift per draw shared by every topic, plus document noise."""
+    rng = np.random.default_rng(seed)
+    shift = rng.normal(0.0, sd, rows)
+    return [1 / (1 + np.exp(-(-1.7 + shift[:, None] + rng.normal(0, 0.5, (rows, tr.n_docs))))) for tr in data]
+
+
+@pytest.mark.parametrize("method", ["exact", "delta", "paper"])
+def test_closed_forms_over_draws_are_the_law_of_total_variance(small, method):
+    """E = mean_d E_d; Var = mean_d Var_d + var_d E_d, per topic and for ΔMAP (var over draws of the per-draw
+    mean over topics), checked against one closed-form call per draw."""
+    draws = _shared_shift_draws(small, 12, seed=3)
+    cmp = compare_systems(small, draws, method=method)
+    per = [compare_systems(small, [p[d] for p in draws], method=method) for d in range(12)]
+    e_d = np.array([c.delta_expected for c in per])
+    v_d = np.array([c.delta_variance for c in per])
+    np.testing.assert_allclose(cmp.delta_expected, e_d.mean(0), atol=1e-12)
+    np.testing.assert_allclose(cmp.delta_variance, v_d.mean(0) + e_d.var(0), atol=1e-12)
+    map_e_d = np.array([c.map_expected for c in per])
+    map_v_d = np.array([c.map_variance for c in per])
+    np.testing.assert_allclose(cmp.map_expected, map_e_d.mean(0), atol=1e-12)
+    np.testing.assert_allclose(cmp.map_variance, map_v_d.mean(0) + map_e_d.var(0), atol=1e-12)
+    ev = expected_measures(small, draws, method=method, measures=["AP", "P@5"])
+    per_ev = [expected_measures(small, [p[d] for p in draws], method=method, measures=["AP", "P@5"])
+              for d in range(12)]
+    all_e = np.array([x.all_expected for x in per_ev])
+    np.testing.assert_allclose(ev.all_variance, np.mean([x.all_variance for x in per_ev], 0) + all_e.var(0),
+                               atol=1e-12)
+
+
+def test_exact_over_draws_equals_monte_carlo_over_the_same_draws():
+    """Exact quadrature per draw + the law of total variance gives the moments Monte Carlo over the same posterior
+    draws estimates: E[ΔMAP] within 4 MC standard errors sqrt(Var/N), Var[ΔMAP] within 4 * Var * sqrt(2/N)."""
+    col = make_collection(n_topics=6, n_systems=4, n_docs=60, depth=20, judged_depth=4, seed=3)
+    small = RankData.build(col.runs, col.judgments, depth=20)
+    draws = _shared_shift_draws(small, 200, seed=5)
+    n = 100_000
+    ex = compare_systems(small, draws, method="exact")
+    mc = compare_systems(small, draws, method="mc", draws=n, seed=7)
+    assert np.all(np.abs(ex.map_expected - mc.map_expected) < 4 * np.sqrt(ex.map_variance / n))
+    assert np.all(np.abs(ex.map_variance - mc.map_variance) < 4 * ex.map_variance * np.sqrt(2 / n))
+    ev = expected_measures(small, draws, method="exact")
+    evm = expected_measures(small, draws, method="mc", draws=n, seed=8)
+    assert np.all(np.abs(ev.all_expected - evm.all_expected) < 4 * np.sqrt(ev.all_variance / n))
+    assert np.all(np.abs(ev.all_variance - evm.all_variance) < 4 * ev.all_variance * np.sqrt(2 / n))
+    # the draws' shared shift is real uncertainty: the point p (mean of the draws) misses much of the variance
+    point = compare_systems(small, [p.mean(0) for p in draws], method="exact")
+    assert ex.map_variance.sum() > 1.5 * point.map_variance.sum()
 
 
 def test_monte_carlo_is_reproducible(small):
@@ -412,3 +472,26 @@ def test_bad_arguments_name_themselves(small):
     ev = expected_measures(small)
     with pytest.raises(BayevalInputError, match="^level:"):
         ev.confidence_interval(1.5)
+
+
+def test_delta_method_uses_exact_quadrature_where_r_is_mostly_zero():
+    """Var R > μ_R² (no judged relevant document, p small): the expansion about μ_R fails (its variance grows like
+    1/μ_R) and the delta method gives the exact moments; where R is concentrated it is its own approximation."""
+    ra, rb = [1, 2, 3, 0, 0], [3, 2, 1, 0, 0]
+    rare = np.full(5, 0.01)  # μ_R = 0.05, Var R = 0.0495 > 0.0025
+    exact = delta_ap_moments(ra, rb, rare, method="exact")
+    assert delta_ap_moments(ra, rb, rare, method="delta") == pytest.approx(exact, rel=1e-9, abs=1e-15)
+    assert exact[1] < 0.01
+    common = np.array([0.9, 0.3, 0.6, 0.5, 0.8])  # μ_R = 3.1, Var R = 0.99
+    d, e = delta_ap_moments(ra, rb, common, method="delta"), delta_ap_moments(ra, rb, common, method="exact")
+    assert d != pytest.approx(e, rel=1e-9) and d == pytest.approx(e, abs=0.02)
+
+
+def test_thin_draws_keeps_evenly_spaced_rows_shared_by_every_topic():
+    draws = [np.arange(200.0)[:, None] * np.ones((1, 3)), np.arange(200.0)[:, None] * np.ones((1, 4))]
+    thin = thin_draws(draws, 5)
+    np.testing.assert_array_equal(thin[0][:, 0], [0, 50, 100, 149, 199])  # linspace(0, 199, 5) rounded
+    np.testing.assert_array_equal(thin[1][:, 0], thin[0][:, 0])
+    assert thin_draws(draws, 300)[0].shape == (200, 3) and thin_draws([np.ones(3)], 5)[0].shape == (3,)
+    with pytest.raises(BayevalInputError, match="closed_form_draws"):
+        thin_draws(draws, 1)

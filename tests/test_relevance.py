@@ -191,12 +191,20 @@ def test_map_and_laplace_share_the_idata_shape():
     sd = f_map.mode.sd()
     np.testing.assert_array_less(np.abs(f_lap.flat_draws().mean(0) - f_map.mode.x), 4 * sd / np.sqrt(600))
     np.testing.assert_allclose(f_lap.flat_draws().std(0), sd, rtol=0.15)
+    # the draws keep the posterior correlations (−H)⁻¹ (here about −0.66 between lam0 and each lam; the sampling
+    # error of a correlation from 600 draws is ≲ 0.04), not just the marginal sds
+    cov = np.zeros((len(sd), len(sd)))
+    for idx, block in f_map.mode.covariance_blocks():
+        cov[np.ix_(idx, idx)] = block
+    np.testing.assert_allclose(np.corrcoef(f_lap.flat_draws().T), cov / np.outer(sd, sd), atol=0.12)
+    assert abs(cov[0, 2] / (sd[0] * sd[2])) > 0.5
     # independent draws from an approximation: one chain, no r-hat pretending to diagnose it
     assert f_lap.core.posterior.sizes["chain"] == 1 and f_lap.rhat().isna().all()
     assert "r_hat" not in f_lap.summary().columns and "Laplace" in f_lap.idata.attrs["inference"]
     assert list(f_lap.to_frame().columns) == ["param", "mode", "mean", "sd", "q2.5", "q97.5"]
-    ci = f_map.confidence_interval(0.9)
-    assert np.all(ci["lower"] < f_map.mode.x) and np.all(ci["upper"] > f_map.mode.x)
+    ci = f_map.confidence_interval(0.9)  # the Laplace interval: mode ± z_0.95 sd
+    np.testing.assert_allclose(ci["upper"] - f_map.mode.x, 1.6448536269514722 * sd, rtol=1e-9)
+    np.testing.assert_allclose(f_map.mode.x - ci["lower"], 1.6448536269514722 * sd, rtol=1e-9)
 
 
 def test_fit_rejects_bad_method():
@@ -347,13 +355,27 @@ def test_bayesian_confidence_point_estimate_matches_plugin(data):
     assert "plug-in" in bc.summary()
 
 
-def test_bayesian_confidence_with_draws_is_less_certain(data):
+def test_bayesian_confidence_with_draws_propagates_parameter_uncertainty(data):
+    """Law of total variance: Var[ΔMAP] = E_p[Var(ΔMAP | p)] + Var_p(E[ΔMAP | p]). Monte Carlo over the Laplace
+    draws of p and the exact moments per draw combined over the draws agree (up to MC error, sd of a variance
+    ≈ Var·√(2/4000) = 2%), and the second term is not negligible here: the draws' spread of E[ΔMAP | p] exceeds
+    the plug-in variance. Replacing the draws by copies of the point estimate makes that term 0 and fails."""
+    from bayeval.expected import compare_systems
+
     est = RTCEstimator().estimate(data, "laplace", draws=200, chains=2, p_draws=200, seed=2)
-    bc = bayesian_confidence(data, est, draws=2000, seed=2)
-    f = bc.to_frame()
+    bc = bayesian_confidence(data, est, draws=4000, seed=2)
     assert bc.parameter_uncertainty
-    # parameter uncertainty adds variance: sd of ΔMAP is at least the plug-in one (up to MC error)
-    assert np.all(f["sd_bayes"] >= 0.9 * f["sd_plugin"])
+    mc_var = bc.bayesian.map_variance
+    closed = bayesian_confidence(data, est, method="exact", closed_form_draws=200)
+    np.testing.assert_allclose(closed.bayesian.map_variance, mc_var, rtol=0.12)
+    np.testing.assert_allclose(closed.bayesian.map_expected, bc.bayesian.map_expected,
+                               atol=4 * float(np.sqrt(mc_var.max() / 4000)))
+    draws = est.arrays(draws=True)
+    between = np.var([compare_systems(data, [p[d] for p in draws], method="exact").map_expected
+                      for d in range(draws[0].shape[0])], axis=0)
+    plugin_var = bc.plugin.map_variance
+    assert np.all(between > plugin_var)
+    assert np.all(closed.bayesian.map_variance > 2 * plugin_var)
 
 
 # --- scores and diagnostics -------------------------------------------------------------------------------
@@ -458,7 +480,12 @@ def test_rtc_mtc_config_is_the_paper(data):
     cp = fit.calibration.map_estimate()
     want = expit(cp["A"][None, :] + cp["B"][None, :] * q[0][des.positions[0]])
     np.testing.assert_allclose(fit.features[0], want)
-    assert logit(0.5) == 0.0 and tr.n_docs == fit.features[0].shape[0]
+    # p of an unjudged document: σ(Σ_j λ_j f_ij) on the probability features themselves (not their logits), no λ0
+    lam = fit.aggregation.map_estimate()["lam"]
+    unjudged = ~tr.judged
+    p = fit.probabilities(draws=None).p[0]
+    np.testing.assert_allclose(p[unjudged], expit(fit.features[0][unjudged] @ lam), rtol=1e-9)
+    assert not np.allclose(p[unjudged], expit(logit(np.clip(fit.features[0][unjudged], 1e-6, 1 - 1e-6)) @ lam))
 
 
 def test_aggregation_validation():

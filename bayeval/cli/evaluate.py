@@ -5,7 +5,10 @@ Probabilities of relevance of unjudged documents come from ``--probabilities`` (
 and ``--pairs`` every pair gets two confidences side by side: the *plug-in* P(Δ < 0) at the point
 probabilities (Bernoulli uncertainty only, computed by ``--method``) and the *Bayesian* one by Monte
 Carlo over posterior draws of p (parameter + Bernoulli uncertainty;
-:func:`bayeval.relevance.bayesian_confidence`).
+:func:`bayeval.relevance.bayesian_confidence`). ``--method paper|delta|exact`` with a sampled fit computes
+the moments given each posterior draw of p and combines them by the law of total variance (E = mean of
+E_d, Var = mean of Var_d + variance of E_d), so that the closed forms are Bayesian too; ``--method mc``
+samples.
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ def register(sub) -> None:
                     "document as relevant with probability p (from --probabilities, from a relevance model "
                     "fitted with --model, else --default-p), and with --pairs the confidence "
                     "P(measure_a - measure_b < 0) for every pair of runs. With --model and --pairs both the "
-                    "plug-in confidence (at the point p) and the Bayesian one (Monte Carlo over posterior "
-                    "draws of p; --fit laplace|mcmc|vi adds the parameter uncertainty) are reported. "
+                    "plug-in confidence (at the point p) and the Bayesian one (over posterior draws of p, "
+                    "by --method: a closed form per draw combined by the law of total variance, or Monte "
+                    "Carlo; --fit laplace|mcmc|vi adds the parameter uncertainty) are reported. "
                     "With --pairs and csv/json output only the pairs table is written.")
     add_collection_arguments(p)
     p.add_argument("--probabilities", metavar="FILE",
@@ -71,6 +75,9 @@ def register(sub) -> None:
     g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
     g.add_argument("--p-draws", type=positive_int, default=200,
                    help="posterior draws of p used by the Bayesian confidence (default 200)")
+    g.add_argument("--closed-form-draws", type=positive_int, default=25,
+                   help="of those, how many (evenly spaced) --method paper|delta|exact combines by the law of total "
+                        "variance (default 25; each costs one closed-form pass)")
     add_format_argument(p)
     p.set_defaults(func=run)
 
@@ -135,8 +142,12 @@ def run(args: argparse.Namespace) -> int:
     est, source = None, method
     if fit is not None:
         cfg, est = _fit_model(args, data, fit)
-        # Monte Carlo moments use the posterior draws of p when there are any
-        probs = est.arrays(draws=method == "mc" and est.has_draws)
+        # every method uses the posterior draws of p when there are any (closed forms by the law of total variance)
+        probs = est.arrays(draws=est.has_draws)
+        if method != "mc":
+            from bayeval.expected import thin_draws
+
+            probs = thin_draws(probs, args.closed_form_draws)
         source = f"{method}, p from {cfg.name} ({fit})"
     if not (args.pairs and args.format != "table"):
         exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
@@ -148,9 +159,10 @@ def run(args: argparse.Namespace) -> int:
                 from bayeval.relevance import bayesian_confidence
 
                 bc = bayesian_confidence(data, est, measure=m, draws=args.mc_draws, plugin_method=method,
-                                         seed=args.seed)
+                                         method=method, closed_form_draws=args.closed_form_draws, seed=args.seed)
                 frame = bc.to_frame(per_topic=args.per_topic)
-                title = (f"P({m}_a - {m}_b < 0): plug-in ({method}) and Bayesian (Monte Carlo over "
+                how = "Monte Carlo" if method == "mc" else f"{method}, law of total variance"
+                title = (f"P({m}_a - {m}_b < 0): plug-in ({method}) and Bayesian ({how} over "
                          f"{'posterior draws of p' if est.has_draws else 'the point p'}), {cfg.name} ({fit})")
             else:
                 cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)

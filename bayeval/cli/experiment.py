@@ -3,7 +3,9 @@
 - ``bayeval experiment robustness run DIR --trials N --out TABLE.parquet [--workers W | --scheduler ADDR]``
   runs (or resumes) the carterette2007 §4.3 robustness study on the collection in DIR
   (``runs/``, ``qrels.txt[.gz]``, optional ``runs.tsv``);
-- ``bayeval experiment robustness stats TABLE`` prints the papers' statistics of a trial table;
+- ``bayeval experiment robustness stats TABLE [--what overall|proper|reliability|...] [--runs-info runs.tsv]``
+  prints the papers' statistics of a trial table and the proper scores of P(ΔMAP < 0) (Brier, log score,
+  reliability bins, sharpness; :mod:`bayeval.stats.forecast`);
 - ``bayeval experiment robustness report TABLE --page PAGE.md [--figures PREFIX]`` writes the markdown
   page (with figures) that docs/robustness-*.md are;
 - ``bayeval experiment similarity run|stats|trajectory|report|cranfield`` — the same for the similarity
@@ -77,6 +79,9 @@ def register(sub) -> None:
     r.add_argument("--bayes-stages", default="aggregation", choices=("aggregation", "calibration+aggregation"),
                    help="stages of the bayes model that are sampled (default aggregation)")
     r.add_argument("--mc-draws", type=positive_int, default=1000, help="Monte Carlo draws (default 1000)")
+    r.add_argument("--closed-form-draws", type=positive_int, default=25,
+                   help="posterior draws of p the bayes closed forms (paper, delta, exact) combine by the law of "
+                        "total variance (default 25 of the 200)")
     r.add_argument("--run-effect-sd", type=float, default=0.0,
                    help="sd of a random log-odds effect per run in the bayes draws (default 0: none)")
     r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
@@ -91,9 +96,13 @@ def register(sub) -> None:
                         description="Confidence bins, bookmaker W, judgments, Kendall tau, paired tests.")
     s.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
     s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
-    s.add_argument("--what", choices=("overall", "bins", "pair-type", "similarity", "tests"), default="overall",
-                   help="overall: per method; bins: accuracy per confidence bin; pair-type, similarity: breakdowns; "
-                        "tests: paired tests between methods (default overall)")
+    s.add_argument("--what", choices=("overall", "proper", "reliability", "bins", "pair-type", "similarity", "tests"),
+                   default="overall",
+                   help="overall: per method, with Brier, log score and sharpness; proper: proper scores by pair type "
+                        "and run type; reliability: bins of P(ΔMAP<0); bins: accuracy per confidence bin; pair-type, "
+                        "similarity: breakdowns; tests: paired tests between methods (default overall)")
+    s.add_argument("--runs-info", default=None, metavar="runs.tsv",
+                   help="run table marking manual runs (adds the automatic/manual split; default none)")
     s.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default table)")
     s.set_defaults(func=_stats)
 
@@ -317,7 +326,7 @@ def _run(args: argparse.Namespace) -> int:
                            confidences=args.confidences, budget=args.budget, selection_config=args.selection_config,
                            estimate_config=args.estimate_config, bayes_config=args.bayes_config,
                            bayes_fit=args.bayes_fit, bayes_stages=args.bayes_stages, mc_draws=args.mc_draws,
-                           run_effect_sd=args.run_effect_sd,
+                           closed_form_draws=args.closed_form_draws, run_effect_sd=args.run_effect_sd,
                            seed=args.seed)
     res = run_study(col, cfg, args.trials, out=args.out, workers=args.workers, scheduler=args.scheduler,
                     progress=args.progress)
@@ -346,8 +355,9 @@ def _stats(args: argparse.Namespace) -> int:
     from bayeval.experiments import read_table, robustness_statistics
 
     frame = _one_collection(read_table(args.table), args.collection)
-    st = robustness_statistics(frame)
+    st = robustness_statistics(frame, manual=_manual_runs(args.runs_info) if args.runs_info else None)
     table = {"overall": st.overall.drop(columns=["W_by_type", "W_by_similarity"]), "bins": st.bins,
+             "proper": st.proper, "reliability": st.reliability,
              "pair-type": st.by_pair_type, "similarity": st.by_similarity, "tests": st.tests}[args.what]
     write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials")
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -79,6 +80,46 @@ def _show(progress, big: bool):
     return bool(progress)
 
 
+def _over_draws(moments, p: np.ndarray):
+    r"""Analytic moments of one topic under posterior draws of p, by the law of total variance.
+
+    ``moments(q)`` gives (E, Var) given one vector q of probabilities. For ``p`` of shape (n,) it is
+    called once; for posterior draws, shape (D, n), once per draw d, and
+
+    .. math:: E = \frac1D\sum_d E_d,\qquad
+              \mathrm{Var} = \underbrace{\frac1D\sum_d \mathrm{Var}_d}_{\text{within}}
+              + \frac1D\sum_d (E_d - E)^2 .
+
+    Returns ``(E, Var, within, E_d)``; ``E_d`` has shape (D, ...) (None for a single p): the callers
+    sum it over topics per draw (:func:`_mean_over_topics`).
+    """
+    if p.ndim == 1:
+        e, v = moments(p)
+        return e, v, v, None
+    e_d, v_d = zip(*(moments(np.ascontiguousarray(row)) for row in p), strict=True)
+    e_d, v_d = np.asarray(e_d), np.asarray(v_d)
+    within = v_d.mean(axis=0)
+    return e_d.mean(axis=0), within + e_d.var(axis=0), within, e_d
+
+
+def _mean_over_topics(expected: np.ndarray, within: np.ndarray, per_draw_sum: np.ndarray | None):
+    r"""E and Var of the mean over topics (last axis of ``expected`` and ``within``).
+
+    Topics are independent given p: :math:`\mathrm{Var}_d[\bar X] = \frac1{T^2}\sum_t\mathrm{Var}_d[X_t]`.
+    With posterior draws the same draw d holds in every topic, so the variance over draws is taken of the
+    mean over topics (``per_draw_sum``: :math:`\sum_t E_d[X_t]`, draws on the last axis), not summed per topic:
+    :math:`\mathrm{Var}[\bar X] = \frac1{T^2}\sum_t \frac1D\sum_d\mathrm{Var}_d[X_t]
+    + \mathrm{var}_d\big(\frac1T\sum_t E_d[X_t]\big)`.
+    """
+    n_top = expected.shape[-1]
+    if not n_top:
+        return np.zeros(expected.shape[:-1]), np.zeros(expected.shape[:-1])
+    mean_v = within.sum(axis=-1) / n_top**2
+    if per_draw_sum is not None:
+        mean_v = mean_v + (per_draw_sum / n_top).var(axis=-1)
+    return expected.mean(axis=-1), mean_v
+
+
 def _resolve_pairs(data: RankData, pairs) -> tuple[np.ndarray, np.ndarray]:
     n_sys = len(data.systems)
     if pairs is None:
@@ -131,9 +172,11 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
         :class:`~bayeval.relevance.RelevanceEstimate` — gives its posterior draws of p with
         ``method="mc"`` (when it has draws) and its point p otherwise.
         Arrays (a sequence in ``data.topics`` order, or a mapping topic → array) are aligned with
-        each topic's ``docnos``; shape ``(n_t,)``, or ``(draws, n_t)`` posterior draws of p for
-        ``method="mc"`` (draw d samples X from row ``d % rows``; the same row index for every
-        topic). Judged documents always keep their judgment.
+        each topic's ``docnos``; shape ``(n_t,)``, or ``(draws, n_t)`` posterior draws of p (the same
+        row index is the same draw in every topic). With draws, ``"mc"`` samples X of draw d from row
+        ``d % rows``; the analytic methods compute the moments given each row and combine them by the
+        law of total variance (Notes), so that parameter uncertainty reaches every method. Judged
+        documents always keep their judgment.
     default_p : float
         Probability of relevance of unjudged documents absent from ``probabilities``.
     measures : str or sequence of str
@@ -171,6 +214,12 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
     :math:`E[S/R] = \int_0^\infty G(e^{-s}) E_{u(s)}[S]\,ds` with :math:`G(t) = \prod_k(1-p_k+p_kt)`
     and :math:`u_k = p_kt/(1-p_k+p_kt)`.
 
+    With D posterior draws :math:`p^{(d)}` an analytic method gives :math:`E_d, \mathrm{Var}_d` given each, and
+    :math:`E = \frac1D\sum_d E_d`, :math:`\mathrm{Var} = \frac1D\sum_d\mathrm{Var}_d + \frac1D\sum_d(E_d-E)^2`
+    (law of total variance) per topic; over topics the second term is the variance over draws of
+    :math:`\frac1T\sum_t E_d[AP_t]`, since a draw is shared by every topic. These are the moments Monte
+    Carlo over the same draws estimates (docs/expected.md); the cost is D analytic passes.
+
     References
     ----------
     .. [1] B. Carterette, J. Allan, R. Sitaraman. Minimal test collections for retrieval
@@ -201,11 +250,13 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
         raise BayevalInputError(f"measures: duplicates in {names}")
     for spec in specs:
         _check_spec(spec, method, "measures")
-    probs = resolve(data, probabilities, default_p, allow_draws=method == "mc")
+    probs = resolve(data, probabilities, default_p, allow_draws=True)
     rows = probs[0].shape[0] if probs and probs[0].ndim == 2 else None
     n_sys, n_top, n_meas = len(data.systems), len(data), len(specs)
     expected = np.zeros((n_meas, n_sys, n_top))
     variance = np.zeros((n_meas, n_sys, n_top))
+    within = np.zeros((n_meas, n_sys, n_top))
+    per_draw_sum = np.zeros((n_meas, n_sys, rows)) if (rows is not None and method != "mc") else None
     n_draws = None
     if method == "mc":
         n_draws = _check_draws(draws, rows)
@@ -225,16 +276,17 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
                 per_draw_mean[i] += vals
         else:
             for i, spec in enumerate(specs):
-                e, v = eng.analytic_system_moments(ranked, lengths, judged, grades, p, spec, method, nodes)
-                expected[i, :, t] = e
-                variance[i, :, t] = v
+                e, v, w, e_d = _over_draws(partial(eng.analytic_system_moments, ranked, lengths, judged, grades,
+                                                   spec=spec, method=method, nodes=nodes), p)
+                expected[i, :, t], variance[i, :, t], within[i, :, t] = e, v, w
+                if e_d is not None:
+                    per_draw_sum[i] += e_d.T
     if method == "mc":
         per_draw_mean /= n_top
         mean_e = per_draw_mean.mean(axis=2)
         mean_v = per_draw_mean.var(axis=2, ddof=1)
     else:
-        mean_e = expected.mean(axis=2)
-        mean_v = variance.sum(axis=2) / n_top**2
+        mean_e, mean_v = _mean_over_topics(expected, within, per_draw_sum)
     return ExpectedEvaluation(tuple(names), tuple(data.systems), tuple(data.topics), method, expected, variance,
                               mean_e, mean_v, n_draws)
 
@@ -271,6 +323,8 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
     and for the mean over topics (:math:`E[\Delta MAP] = \frac1T\sum_t E[\Delta AP_t]`,
     :math:`\mathrm{Var}[\Delta MAP] = \frac1{T^2}\sum_t \mathrm{Var}[\Delta AP_t]`). Where the
     variance is 0 the sign is certain: P = 1 if E < 0, 0 if E > 0 and 0.5 if E = 0 (a tie).
+    With posterior draws of p, E and Var are combined over the draws by the law of total variance as in
+    :func:`expected_measures` (per topic, and for ΔMAP with the variance over draws of the per-draw mean).
     Monte Carlo: the fraction of draws with Δ < 0, a tie (Δ = 0 exactly, e.g. R = 0 or identical
     rankings) counting one half so that P(Δ < 0) + P(Δ > 0) = 1 as above; the same draws serve every
     pair and topic, so ΔMAP keeps any dependence that posterior draws of p create between topics.
@@ -300,7 +354,7 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
     spec = parse_measure(measure, "measure")
     _check_spec(spec, method, "measure")
     pa, pb = _resolve_pairs(data, pairs)
-    probs = resolve(data, probabilities, default_p, allow_draws=method == "mc")
+    probs = resolve(data, probabilities, default_p, allow_draws=True)
     rows = probs[0].shape[0] if probs and probs[0].ndim == 2 else None
     n_pairs, n_top = len(pa), len(data)
     e = np.zeros((n_pairs, n_top))
@@ -323,13 +377,17 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
         if n_pairs:
             mck.pair_draw_stats(values, pa, pb, e, v, p_less, map_e, map_v, map_p)
     else:
+        within = np.zeros((n_pairs, n_top))
+        per_draw_sum = np.zeros((n_pairs, rows)) if rows is not None else None
         for t in bar:
             ranked, lengths, judged, grades = _topic_arrays(data[t])
-            e[:, t], v[:, t] = eng.analytic_pair_moments(ranked, lengths, judged, grades, probs[t], spec, method,
-                                                         nodes, pa, pb)
+            e[:, t], v[:, t], within[:, t], e_d = _over_draws(partial(
+                eng.analytic_pair_moments, ranked, lengths, judged, grades, spec=spec, method=method, nodes=nodes,
+                pa=pa, pb=pb), probs[t])
+            if e_d is not None:
+                per_draw_sum += e_d.T
         p_less = p_less_normal(e, v)
-        map_e = e.mean(axis=1) if n_top else np.zeros(n_pairs)
-        map_v = v.sum(axis=1) / max(n_top, 1) ** 2
+        map_e, map_v = _mean_over_topics(e, within, per_draw_sum)
         map_p = p_less_normal(map_e, map_v)
     return PairwiseComparison(spec.name, method, tuple(data.systems), tuple(data.topics), pa, pb, e, v, p_less,
                               map_e, map_v, map_p, n_draws)

@@ -6,7 +6,8 @@
 - :func:`run_study` — many trials in this process, on local cores or on a Dask cluster, resumable;
 - :mod:`~bayeval.experiments.table` — the tidy trial table (parquet/csv);
 - :func:`robustness_statistics` and friends — confidence bins, bookmaker W̄, judgments, Kendall τ,
-  paired tests, breakdowns by pair type and run similarity;
+  paired tests, breakdowns by pair type and run similarity, and the proper scores of P(ΔMAP < 0)
+  (:func:`proper_scores`: Brier, log score, reliability bins, sharpness; :mod:`bayeval.stats.forecast`);
 - :mod:`~bayeval.experiments.plots`, :mod:`~bayeval.experiments.report` — figures and markdown pages;
 - :class:`SimilarityStudyConfig`, :func:`run_similarity_trial`, :func:`similarity_trajectory` — MTC+sim vs
   MTC+one vs incremental pooling (Carterette & Allan 2007), run by the same :func:`run_study`;
@@ -39,6 +40,7 @@ from bayeval.experiments.statistics import (
     calls,
     confidence_bins,
     paired_tests,
+    proper_scores,
     robustness_statistics,
     wilson_interval,
 )
@@ -62,6 +64,7 @@ __all__ = [
     "load_collection",
     "pair_similarity",
     "paired_tests",
+    "proper_scores",
     "read_table",
     "robustness_statistics",
     "run_study",

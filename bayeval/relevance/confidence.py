@@ -10,7 +10,10 @@ The Bayesian confidence integrates over the posterior of the model's parameters 
     \approx \frac1K\sum_k \mathbb 1[\Delta\mathrm{MAP}(X^{(k)})<0],\quad X^{(k)}_i\sim\mathrm{Bernoulli}(p^{(k)}_i),
 
 with :math:`p^{(k)}` a posterior draw of every document's probability (Monte Carlo through
-:func:`bayeval.expected.compare_systems` with ``method="mc"``).
+:func:`bayeval.expected.compare_systems` with ``method="mc"``), or in closed form (``method="exact"``,
+``"delta"``, ``"paper"``): the moments of Δ given each draw, combined by the law of total variance
+:math:`E=\overline{E_k}`, :math:`\mathrm{Var}=\overline{\mathrm{Var}_k}+\mathrm{var}_k(E_k)`, then
+:math:`\Phi(-E/\sqrt{\mathrm{Var}})` (docs/expected.md).
 
 :func:`run_effect_draws` adds what a relevance model fitted on a few runs' judgments cannot know: whether
 the documents only *other* runs retrieve are more or less often relevant than it predicts. Each run gets
@@ -39,7 +42,8 @@ class BayesianConfidence:
     Attributes
     ----------
     bayesian : bayeval.expected.PairwiseComparison
-        Monte Carlo over posterior draws of p (parameter + Bernoulli uncertainty).
+        Over posterior draws of p (parameter + Bernoulli uncertainty): Monte Carlo, or a closed form per draw
+        combined by the law of total variance (its ``method``).
     plugin : bayeval.expected.PairwiseComparison
         With the point p (Bernoulli uncertainty only).
     parameter_uncertainty : bool
@@ -65,8 +69,10 @@ class BayesianConfidence:
         f = self.to_frame()
         conf = lambda x: np.maximum(x, 1 - x)  # noqa: E731
         cp, cb = conf(f["p_less_plugin"].to_numpy()), conf(f["p_less_bayes"].to_numpy())
+        how = (f"mc, {self.bayesian.draws} draws" if self.bayesian.method == "mc"
+               else f"{self.bayesian.method} over the posterior draws")
         lines = [f"P(Δ{self.plugin.measure} < 0): {len(f)} pairs; plug-in ({self.plugin.method}) vs Bayesian "
-                 f"(mc, {self.bayesian.draws} draws{'' if self.parameter_uncertainty else ', point p only'})"]
+                 f"({how}{'' if self.parameter_uncertainty else ', point p only'})"]
         for a in (0.95, 0.9):
             lines.append(f"  confidence >= {a:.2f}: plug-in {int((cp >= a).sum())}, Bayesian {int((cb >= a).sum())}")
         lines.append(f"  mean |P_bayes - P_plugin| = {np.abs(f['p_less_bayes'] - f['p_less_plugin']).mean():.4f}")
@@ -74,8 +80,8 @@ class BayesianConfidence:
 
 
 def bayesian_confidence(data: RankData, estimate: RelevanceEstimate, *, measure: str = "AP", pairs=None,
-                        draws: int | None = 2000, plugin_method: str = "exact", seed=0,
-                        progress: bool | None = None) -> BayesianConfidence:
+                        draws: int | None = 2000, plugin_method: str = "exact", method: str = "mc",
+                        closed_form_draws: int = 25, seed=0, progress: bool | None = None) -> BayesianConfidence:
     """P(Δ < 0) for pairs of systems: Monte Carlo over the posterior of p, and the plug-in version.
 
     Parameters
@@ -91,6 +97,12 @@ def bayesian_confidence(data: RankData, estimate: RelevanceEstimate, *, measure:
         Monte Carlo draws (each uses posterior draw ``d % n_draws`` of p).
     plugin_method : {"exact", "delta", "paper", "mc"}
         How the plug-in confidence is computed at the point p.
+    method : {"mc", "exact", "delta", "paper"}
+        How the Bayesian confidence is computed over the posterior draws of p: Monte Carlo (default), or the
+        closed form given each draw combined by the law of total variance.
+    closed_form_draws : int
+        How many (evenly spaced) posterior draws a closed-form ``method`` combines (default 25; each costs one
+        closed-form pass; :func:`bayeval.expected.thin_draws`).
     seed : int or None
 
     Examples
@@ -104,15 +116,17 @@ def bayesian_confidence(data: RankData, estimate: RelevanceEstimate, *, measure:
     >>> list(bc.to_frame().columns)[-2:]
     ['sd_plugin', 'sd_bayes']
     """
-    from bayeval.expected import compare_systems
+    from bayeval.expected import compare_systems, thin_draws
 
     if not isinstance(estimate, RelevanceEstimate):
         raise BayevalInputError(f"estimate: expected a RelevanceEstimate, got {type(estimate).__name__}")
     if tuple(estimate.topics) != tuple(data.topics):
         raise BayevalInputError("estimate: made on a different collection (topics differ from data's)")
     probs = estimate.arrays(draws=estimate.has_draws)
-    bayes = compare_systems(data, probs, pairs=pairs, measure=measure, method="mc", draws=draws, seed=seed,
-                            progress=progress)
+    if method != "mc":
+        probs = thin_draws(probs, closed_form_draws)
+    bayes = compare_systems(data, probs, pairs=pairs, measure=measure, method=method,
+                            draws=draws if method == "mc" else None, seed=seed, progress=progress)
     plug = compare_systems(data, estimate.arrays(), pairs=pairs, measure=measure, method=plugin_method,
                            draws=draws if plugin_method == "mc" else None, seed=seed, progress=progress)
     return BayesianConfidence(bayes, plug, estimate.has_draws)
