@@ -34,6 +34,9 @@ class FileFormatError(BayevalInputError):
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
 
+    def __reduce__(self):  # rebuilt from its three fields, so that it crosses process boundaries (workers)
+        return type(self), (self.path, self.line, self.reason)
+
 
 class DataNotice(UserWarning):
     """An irregularity a reader tolerated (a renamed run, duplicate documents dropped, ...).

@@ -7,13 +7,13 @@ import os
 
 from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.errors import FileFormatError
-from bayeval.io._files import decode, read_bytes, split_lines
+from bayeval.io._files import decode, is_comment, read_bytes, split_lines
 
 __all__ = ["read_probabilities", "write_probabilities"]
 
 
 def read_probabilities(path: str | os.PathLike) -> RelevanceProbabilities:
-    """Read ``topic Q0 docno prob`` lines (plain or gzip); each prob must lie in [0, 1].
+    """Read ``topic Q0 docno prob`` lines (plain or gzip); each prob must lie in [0, 1]; ``#`` lines are skipped.
 
     Raises
     ------
@@ -24,9 +24,9 @@ def read_probabilities(path: str | os.PathLike) -> RelevanceProbabilities:
     path = str(path)
     out: dict[str, dict[str, float]] = {}
     for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
-        fields = raw.split()
-        if not fields:
+        if is_comment(raw):
             continue
+        fields = raw.split()
         if len(fields) != 4:
             raise FileFormatError(path, lineno, f"expected 4 columns 'topic Q0 docno prob', found {len(fields)}")
         topic = decode(fields[0], path, lineno)
