@@ -224,3 +224,46 @@ def test_probability_files(tmp_path):
     assert read_probabilities(tmp_path / "out").to_frame().equals(probs.to_frame())
     with pytest.raises(FileFormatError, match=r"bad:2: probability '1.5'"):
         read_probabilities(_write(tmp_path / "bad", "1 Q0 a 0.2\n1 Q0 b 1.5\n"))
+
+
+# ------------------------------------------------------------------------------------------ bayeval check
+def test_check_reports_irregularities_and_exits_zero(tmp_path, capsys):
+    from bayeval.cli.main import main
+
+    d = tmp_path / "runs"
+    d.mkdir()
+    _write(d / "input.a.gz", "1 Q0 x 1 2 cap\n1 Q0 y 2 2 cap\n1 Q0 x 3 1 cap\n3 Q0 z 1 1 cap\n", gz=True)
+    _write(d / "b.run", "1 Q0 x 1 1 cap\n2 Q0 x 1 1 cap\n")
+    _write(d / "msm.tsv", "1\ty\t1\n1\tw\t2\n")
+    _write(d / "README", "These are the runs.\n")
+    q = _write(tmp_path / "qrels", "1 0 x 1\n1 0 y 0\n2 0 x 1\n4 0 x 1\n")
+    assert main(["check", str(q), str(d)]) == 0
+    out = capsys.readouterr().out
+    assert "runs    3 read (2 trec, 1 msmarco), 0 could not be read" in out
+    assert "topics  2 evaluated (judged and answered by some run); only in runs: 1 (3); only in qrels: 1 (4)" in out
+    assert "skipped 1 file(s) that are not runs: README" in out
+    assert "input.a.gz:3: 1 repeated document(s)" in out and "2 run(s) share their tag" in out
+    lines = {ln.split()[0]: ln for ln in out.splitlines() if ln[:2] in ("a ", "b ", "ms")}
+    # a: topic 1 ranks x, y (both judged), topic 3 has no judgments -> judged@10 = 2/10; one tie (x, y at 2)
+    assert lines["a"].split()[1:8] == ["trec", "2", "2", "1", "1", "0.20", "0.02"]
+    assert "tag cap shared: named by file; 1 repeated dropped (line 3)" in lines["a"]
+    # msm: topic 1 ranks y (judged) then w (not): unjudged share of the top 100 = 1/2
+    assert lines["msm"].split()[1:10] == ["msmarco", "1", "2", "0", "0", "0.10", "0.01", "0.50", "answers"]
+    assert main(["check", str(q), str(d), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.startswith("run,file,layout,topics,docs_per_topic,repeated,ties,judged@10")
+
+
+def test_check_names_every_bad_file_and_exits_two(tmp_path, capsys):
+    from bayeval.cli.main import main
+
+    good = _write(tmp_path / "good", "1 Q0 x 1 1 g\n")
+    bad1 = _write(tmp_path / "bad1", "1 Q0 x 1 1 b\n1 Q0 y 2 nan b\n")
+    bad2 = _write(tmp_path / "bad2", "1 Q0 x 1 1\n")
+    q = _write(tmp_path / "qrels", "1 0 x 1\n")
+    assert main(["check", str(q), str(good), str(bad1), str(bad2)]) == 2
+    out = capsys.readouterr().out
+    assert f"{bad1}:2: score 'nan' is not a finite number" in out
+    assert f"{bad2}:1: expected 6 columns" in out and "runs    1 read (1 trec), 2 could not be read" in out
+    assert main(["check", str(tmp_path / "none"), str(good)]) == 2
+    assert "none: no such file" in capsys.readouterr().out
+    assert main(["check", str(q), str(good), str(bad1), "--strict"]) == 2

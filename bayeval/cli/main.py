@@ -21,7 +21,7 @@ from bayeval.errors import BayevalInputError, DataNotice
 __all__ = ["build_parser", "main"]
 
 # sub-command modules, in the order `bayeval --help` lists them
-_COMMANDS = ("demo", "measures", "evaluate", "estimate", "design", "bias", "judge", "experiment")
+_COMMANDS = ("check", "demo", "measures", "evaluate", "estimate", "design", "bias", "judge", "experiment")
 
 
 class _Parser(argparse.ArgumentParser):

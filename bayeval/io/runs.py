@@ -135,12 +135,19 @@ def read_run(path: str | os.PathLike, name: str | None = None, *, strict: bool =
 
 
 def read_run_files(paths: str | os.PathLike | Iterable[str | os.PathLike], *, run_names: str = "auto",
-                   strict: bool = False, threads: int = 2, progress: bool | None = None) -> tuple[RunFile, ...]:
-    """Read run files and say what was found in each; :func:`read_runs` without the notices.
+                   strict: bool = False, threads: int = 2, progress: bool | None = None,
+                   errors: list[str] | None = None) -> tuple[RunFile, ...]:
+    """Read run files and say what was found in each; :func:`read_runs` without the per-file notices.
 
     Files given by name must be runs. In a directory, every regular file not starting with ``.`` is
     read, and a file whose first data line fits no run layout (a README, a runs.tsv table, a binary
     file) is skipped with a notice (``strict``: an error).
+
+    Parameters
+    ----------
+    errors : list, optional
+        When given, a file that cannot be read is left out and its one-line message appended here,
+        instead of raising (``bayeval check`` reports every bad file at once).
 
     Returns
     -------
@@ -161,14 +168,19 @@ def read_run_files(paths: str | os.PathLike | Iterable[str | os.PathLike], *, ru
         raise BayevalInputError("runs: no run files given")
     show = (len(files) > 20) if progress is None else progress
 
-    def one(item: tuple[str, bool]) -> RunFile | str:
+    def one(item: tuple[str, bool]) -> RunFile | str | BayevalInputError:
         path, listed = item
-        if listed and not strict:
-            data = read_bytes(path)
-            if _layout_of(data) is None:
-                return path
-            return _read_file(path, strict, data)
-        return _read_file(path, strict)
+        try:
+            if listed and not strict:
+                data = read_bytes(path)
+                if _layout_of(data) is None:
+                    return path
+                return _read_file(path, strict, data)
+            return _read_file(path, strict)
+        except BayevalInputError as exc:
+            if errors is None:
+                raise
+            return exc
 
     if threads > 1 and len(files) > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -177,14 +189,24 @@ def read_run_files(paths: str | os.PathLike | Iterable[str | os.PathLike], *, ru
     else:
         out = [one(f) for f in track(files, description="reading runs", enabled=None if show else False)]
     skipped = [p for p in out if isinstance(p, str)]
-    read = [rf for rf in out if not isinstance(rf, str)]
+    read = [rf for rf in out if isinstance(rf, RunFile)]
+    if errors is not None:
+        errors.extend(str(e) for e in out if isinstance(e, BayevalInputError))
     if skipped:
         shown = ", ".join(Path(p).name for p in skipped[:5]) + (" …" if len(skipped) > 5 else "")
         warnings.warn(f"{Path(skipped[0]).parent}: skipped {len(skipped)} file(s) that are not runs: {shown}",
                       DataNotice, stacklevel=2)
     if not read:
+        if errors:
+            return ()
         raise BayevalInputError(f"runs: no run files among {len(files)} file(s) given")
-    return _name_runs(read, run_names, strict)
+    try:
+        return _name_runs(read, run_names, strict)
+    except BayevalInputError as exc:
+        if errors is None:
+            raise
+        errors.append(str(exc))
+        return ()
 
 
 def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *, run_names: str = "auto",
