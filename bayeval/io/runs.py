@@ -43,7 +43,7 @@ from bayeval.io._files import decode, is_comment, read_bytes, split_lines
 from bayeval.progress import track
 
 __all__ = ["RUN_NAME_RULES", "RunFile", "read_run", "read_run_files", "read_runs", "run_name_from_file",
-           "write_run"]
+           "run_file_names", "write_run"]
 
 _COLUMNS = ["topic", "q0", "docno", "rank", "score", "tag"]
 TREC, MSMARCO, MSMARCO_SCORE = "trec", "msmarco", "msmarco-score"
@@ -156,14 +156,7 @@ def read_run_files(paths: str | os.PathLike | Iterable[str | os.PathLike], *, ru
     """
     if run_names not in RUN_NAME_RULES:
         raise BayevalInputError(f"run_names: expected one of {', '.join(RUN_NAME_RULES)}, got {run_names!r}")
-    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    files: list[tuple[str, bool]] = []  # (path, from a directory)
-    for item in items:
-        q = Path(item)
-        if q.is_dir():
-            files.extend((str(x), True) for x in sorted(q.iterdir()) if x.is_file() and not x.name.startswith("."))
-        else:
-            files.append((str(q), False))
+    files = _expand(paths)
     if not files:
         raise BayevalInputError("runs: no run files given")
     show = (len(files) > 20) if progress is None else progress
@@ -192,10 +185,7 @@ def read_run_files(paths: str | os.PathLike | Iterable[str | os.PathLike], *, ru
     read = [rf for rf in out if isinstance(rf, RunFile)]
     if errors is not None:
         errors.extend(str(e) for e in out if isinstance(e, BayevalInputError))
-    if skipped:
-        shown = ", ".join(Path(p).name for p in skipped[:5]) + (" …" if len(skipped) > 5 else "")
-        warnings.warn(f"{Path(skipped[0]).parent}: skipped {len(skipped)} file(s) that are not runs: {shown}",
-                      DataNotice, stacklevel=2)
+    _skipped_notice(skipped)
     if not read:
         if errors:
             return ()
@@ -243,35 +233,97 @@ def write_run(run: Run, path: str | os.PathLike, tag: str | None = None) -> None
             fh.write(f"{t} Q0 {d} {r} {s!r} {tag or run.name}\n")
 
 
-# ---------------------------------------------------------------------- naming and notices
+# ---------------------------------------------------------------------- files, naming and notices
+def _expand(paths) -> list[tuple[str, bool]]:
+    """``(path, from a directory)`` of every file named or in a directory named (sorted, no dot files)."""
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    files: list[tuple[str, bool]] = []
+    for item in items:
+        q = Path(item)
+        if q.is_dir():
+            files.extend((str(x), True) for x in sorted(q.iterdir()) if x.is_file() and not x.name.startswith("."))
+        else:
+            files.append((str(q), False))
+    return files
+
+
+def _skipped_notice(skipped: Sequence[str]) -> None:
+    if skipped:
+        shown = ", ".join(Path(p).name for p in skipped[:5]) + (" …" if len(skipped) > 5 else "")
+        warnings.warn(f"{Path(skipped[0]).parent}: skipped {len(skipped)} file(s) that are not runs: {shown}",
+                      DataNotice, stacklevel=3)
+
+
 def _renamed(run: Run, name: str) -> Run:
     return run if run.name == name else Run(name, run.topics, run.offsets, run.docno_array, run.scores)
 
 
 def _name_runs(files: Sequence[RunFile], rule: str, strict: bool) -> tuple[RunFile, ...]:
+    names = _names([(rf.path, rf.tag) for rf in files], rule, strict)
+    return tuple(RunFile(rf.path, _renamed(rf.run, name), rf.tag, rf.layout, rf.duplicates, rf.duplicate_line,
+                         rf.mixed_tags, renamed) for rf, (name, renamed) in zip(files, names, strict=True))
+
+
+def _names(files: Sequence[tuple[str, str | None]], rule: str, strict: bool) -> list[tuple[str, bool]]:
+    """``(name, renamed)`` of each ``(path, tag)`` under the naming rule (module notes)."""
     by_tag: dict[str, list[str]] = {}
-    for rf in files:
-        if rf.tag is not None:
-            by_tag.setdefault(rf.tag, []).append(rf.path)
+    for path, tag in files:
+        if tag is not None:
+            by_tag.setdefault(tag, []).append(path)
     out, where = [], {}
-    for rf in files:
-        shared = rf.tag is not None and len(by_tag[rf.tag]) > 1
-        if rf.tag is None or rule == "file" or (rule == "auto" and shared):
+    for path, tag in files:
+        shared = tag is not None and len(by_tag[tag]) > 1
+        if tag is None or rule == "file" or (rule == "auto" and shared):
             if strict and rule == "auto" and shared:
-                other = next(q for q in by_tag[rf.tag] if q != rf.path)
-                raise BayevalInputError(f"{rf.path}: run tag {rf.tag!r} is also the tag of {other} "
+                other = next(q for q in by_tag[tag] if q != path)
+                raise BayevalInputError(f"{path}: run tag {tag!r} is also the tag of {other} "
                                         "(strict; --run-names file names runs by their files)")
-            name = run_name_from_file(rf.path)
+            name = run_name_from_file(path)
         else:
-            name = rf.tag
+            name = tag
         if name in where:
             hint = "" if rule == "file" else "; --run-names file names runs by their files"
-            raise BayevalInputError(f"runs: two runs are named {name!r} ({where[name]} and {rf.path}){hint}")
-        where[name] = rf.path
-        renamed = rf.tag is not None and name != rf.tag and rule == "auto"
-        out.append(RunFile(rf.path, _renamed(rf.run, name), rf.tag, rf.layout, rf.duplicates, rf.duplicate_line,
-                           rf.mixed_tags, renamed))
-    return tuple(out)
+            raise BayevalInputError(f"runs: two runs are named {name!r} ({where[name]} and {path}){hint}")
+        where[name] = path
+        out.append((name, tag is not None and name != tag and rule == "auto"))
+    return out
+
+
+def run_file_names(paths: str | os.PathLike | Iterable[str | os.PathLike], run_names: str = "auto"
+                   ) -> list[tuple[str, str]]:
+    """``(name, path)`` of each run file, named as :func:`read_runs` names them, from first data lines only.
+
+    For readers that read runs lazily (the simulation studies), so that a run has one name everywhere.
+    Files in directories whose first data line fits no run layout are skipped with one notice.
+    """
+    if run_names not in RUN_NAME_RULES:
+        raise BayevalInputError(f"run_names: expected one of {', '.join(RUN_NAME_RULES)}, got {run_names!r}")
+    pairs, skipped = [], []
+    for path, listed in _expand(paths):
+        line = _first_data_line(path)
+        if listed and _layout_of(line) is None:
+            skipped.append(path)
+            continue
+        fields = line.split()
+        pairs.append((path, fields[5].decode("utf-8", "replace") if len(fields) == 6 else None))
+    _skipped_notice(skipped)
+    return [(name, path) for (name, _), (path, _) in zip(_names(pairs, run_names, False), pairs, strict=True)]
+
+
+def _first_data_line(path: str) -> bytes:
+    import gzip
+
+    with open(path, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    try:
+        with (gzip.open(path, "rb") if gz else open(path, "rb")) as fh:
+            for k, raw in enumerate(fh):
+                raw = raw[3:] if k == 0 and raw[:3] == b"\xef\xbb\xbf" else raw
+                if not is_comment(raw):
+                    return raw
+    except (OSError, EOFError) as exc:
+        raise FileFormatError(path, None, f"corrupt gzip data ({exc})") from None
+    return b""
 
 
 def _notify(files: Sequence[RunFile]) -> None:
