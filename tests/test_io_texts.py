@@ -57,3 +57,17 @@ def test_embeddings_roundtrip_and_errors(tmp_path):
     bad.write_text("not an archive")
     with pytest.raises(FileFormatError, match="bad.npz: expected an .npz"):
         read_embeddings(bad)
+
+
+def test_requires_python_agrees_with_the_toml_reader():
+    # relevance/config.py reads TOML with tomllib (3.11+) or, before 3.11, tomli: the metadata must say so
+    import pathlib
+    import re
+    import tomllib
+
+    meta = tomllib.loads((pathlib.Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    floor = re.fullmatch(r">=\s*3\.(\d+)", meta["requires-python"])
+    assert floor is not None
+    if int(floor.group(1)) < 11:
+        assert any(d.replace(" ", "").startswith("tomli") and "python_version<'3.11'" in d.replace(" ", "")
+                   for d in meta["dependencies"])
