@@ -8,6 +8,14 @@ readers of other formats, with :func:`decode` (a field as UTF-8, or an error nam
 
 from bayeval.io._files import decode, is_comment, read_bytes, read_text, split_lines
 from bayeval.io.cranfield import read_cranfield
+from bayeval.io.frames import (
+    qrels_from_frame,
+    qrels_from_records,
+    qrels_to_frame,
+    runs_from_frame,
+    runs_from_records,
+    runs_to_frame,
+)
 from bayeval.io.probabilities import read_probabilities, write_probabilities
 from bayeval.io.qrels import read_prels, read_qrels, write_qrels
 from bayeval.io.runs import read_run, read_runs, write_run
@@ -18,6 +26,9 @@ __all__ = [
     "decode",
     "is_comment",
     "manual_runs",
+    "qrels_from_frame",
+    "qrels_from_records",
+    "qrels_to_frame",
     "read_bytes",
     "read_cranfield",
     "read_embeddings",
@@ -29,6 +40,9 @@ __all__ = [
     "read_runs",
     "read_text",
     "read_texts",
+    "runs_from_frame",
+    "runs_from_records",
+    "runs_to_frame",
     "split_lines",
     "write_probabilities",
     "write_qrels",
