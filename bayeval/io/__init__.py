@@ -7,6 +7,7 @@ readers of other formats, with :func:`decode` (a field as UTF-8, or an error nam
 """
 
 from bayeval.io._files import decode, is_comment, read_bytes, read_text, split_lines
+from bayeval.io.check import CollectionCheck, check_collection
 from bayeval.io.cranfield import read_cranfield
 from bayeval.io.frames import (
     qrels_from_frame,
@@ -23,6 +24,8 @@ from bayeval.io.tables import manual_runs, read_run_table
 from bayeval.io.texts import read_embeddings, read_texts
 
 __all__ = [
+    "CollectionCheck",
+    "check_collection",
     "decode",
     "is_comment",
     "manual_runs",

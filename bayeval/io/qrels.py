@@ -27,16 +27,20 @@ __all__ = ["read_prels", "read_qrels", "write_qrels"]
 
 def _parse_grade(field: bytes, path: str, lineno: int) -> int:
     try:
-        return int(field)
+        grade = int(field)
     except ValueError:
         try:
             value = float(field)
         except ValueError:
             value = None
-        if value is not None and value.is_integer():
-            return int(value)
-        raise FileFormatError(path, lineno, f"relevance grade {field.decode('utf-8', 'replace')!r} "
-                                            "is not an integer") from None
+        if value is None or not value.is_integer():
+            raise FileFormatError(path, lineno, f"relevance grade {field.decode('utf-8', 'replace')!r} "
+                                                "is not an integer") from None
+        grade = int(value)
+    if abs(grade) >= 2**62:
+        raise FileFormatError(path, lineno, f"relevance grade {field.decode('utf-8', 'replace')[:20]!r} "
+                                            "is out of range")
+    return grade
 
 
 def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, prob_col: int | None,

@@ -189,7 +189,8 @@ def read_run_files(paths: str | os.PathLike | Iterable[str | os.PathLike], *, ru
     if not read:
         if errors:
             return ()
-        raise BayevalInputError(f"runs: no run files among {len(files)} file(s) given")
+        where = Path(files[0][0]).parent if files[0][1] else files[0][0]
+        raise BayevalInputError(f"{where}: no run files among the {len(files)} file(s) given")
     try:
         return _name_runs(read, run_names, strict)
     except BayevalInputError as exc:
@@ -403,6 +404,8 @@ def _parse_fast(data: bytes):
 
     if data[:1] in (b" ", b"\t", b"#") or b"\n#" in data or b"\x0b" in data or b"\x0c" in data:
         return None
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # Arrow ends lines at a lone CR too
+        return None
     # Exactly one separator character: a tab file with no space, or a space file with no tab.
     # Then a wrong column count (doubled, leading or trailing separators) makes Arrow raise.
     if b"\t" not in data:
@@ -475,9 +478,14 @@ def _in_trec_eval_order(tcode: np.ndarray, scores: np.ndarray, docnos: np.ndarra
 
 
 def _first_tag(data: bytes) -> str:
-    end = data.find(b"\n")
-    first = data if end < 0 else data[:end]
-    return first.split()[-1].decode("utf-8", "replace")
+    """The tag of the first non-blank line (Arrow skips blank lines too)."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        fields = (data[start:] if end < 0 else data[start:end]).split()
+        if fields or end < 0:
+            return fields[-1].decode("utf-8", "replace")
+        start = end + 1
 
 
 def _parse_checked(data: bytes, path: str, strict: bool) -> _Parsed:
@@ -520,7 +528,7 @@ def _parse_checked(data: bytes, path: str, strict: bool) -> _Parsed:
             docno = decode(fields[1], path, lineno)
             try:
                 score = -float(int(fields[2]))
-            except ValueError:
+            except (ValueError, OverflowError):
                 raise FileFormatError(path, lineno, f"rank {fields[2].decode('utf-8', 'replace')!r} is not an "
                                                     "integer") from None
             if layout == MSMARCO_SCORE:
@@ -541,8 +549,9 @@ def _parse_checked(data: bytes, path: str, strict: bool) -> _Parsed:
     docno_arr = np.array(docnos_col, dtype=object)
     score_arr = np.array(scores_col, dtype=np.float64)
     line_arr = np.array(lines_col, dtype=np.int64)
-    t_uniq, t_code = np.unique(topic_arr.astype(str), return_inverse=True)
-    _, d_code = np.unique(docno_arr.astype(str), return_inverse=True)
+    # object arrays of str sort by code point, which is UTF-8 byte order (trec_eval's strcmp)
+    t_uniq, t_code = np.unique(topic_arr, return_inverse=True)
+    _, d_code = np.unique(docno_arr, return_inverse=True)
     order = np.lexsort((-d_code, -score_arr, t_code))
     # a document repeated within a topic: keep its first occurrence in ranked order (the file's first
     # line among equal (score, docno) rows, as lexsort is stable)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+import zipfile
 
 import numpy as np
 
@@ -98,7 +99,7 @@ def read_texts(path: str | os.PathLike, *, strict: bool = False) -> dict[str, st
 def _json_record(raw: bytes, path: str, lineno: int) -> tuple[str, str]:
     try:
         rec = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         rec = None
     if isinstance(rec, dict):
         docno = rec.get("docno", rec.get("doc_id"))
@@ -124,13 +125,17 @@ def read_embeddings(path: str | os.PathLike) -> dict[str, np.ndarray]:
         is not finite.
     """
     path = str(path)
+    if not os.path.isfile(path):
+        raise FileFormatError(path, None, "no such file")
     try:
-        with np.load(path, allow_pickle=False) as z:
+        z = np.load(path, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise ValueError("not an .npz archive")
+        with z:
             docnos, vectors = z["docnos"], z["vectors"]
-    except FileNotFoundError:
-        raise FileFormatError(path, None, "no such file") from None
-    except (KeyError, ValueError, OSError, EOFError) as exc:
-        raise FileFormatError(path, None, f"expected an .npz with arrays 'docnos' and 'vectors' ({exc})") from None
+    except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile, NotImplementedError) as exc:
+        reason = " ".join(str(exc).split())[:120]
+        raise FileFormatError(path, None, f"expected an .npz with arrays 'docnos' and 'vectors' ({reason})") from None
     if vectors.ndim != 2 or docnos.ndim != 1 or len(vectors) != len(docnos):
         raise FileFormatError(path, None, f"'vectors' must be (N, d) with one row per docno; got {vectors.shape} "
                                           f"for {docnos.shape} docnos")
