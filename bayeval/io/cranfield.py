@@ -54,7 +54,8 @@ def read_smart_records(path: str | os.PathLike) -> list[dict[str, str]]:
     recs: list[dict[str, str]] = []
     cur: dict[str, str] | None = None
     key = None
-    for lineno, line in enumerate(text.splitlines(keepends=True), start=1):
+    for lineno, line in enumerate(text.split("\n"), start=1):  # only \n ends a line, as in every reader
+        line += "\n"
         if line.startswith(".I"):
             fields = line.split()
             if len(fields) < 2:
