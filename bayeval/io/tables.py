@@ -61,29 +61,32 @@ def read_run_table(path: str | os.PathLike, required: tuple[str, ...] = ("run",)
     first_line, first = rows[0]
     sep = "\t" if "\t" in first else "," if "," in first else None
 
-    def cells(line: str) -> list[str]:
+    def cells(line: str, lineno: int) -> list[str]:
         if sep == ",":
-            return [c.strip() for c in next(csv.reader([line]))]
+            try:
+                return [c.strip() for c in next(csv.reader([line]), [])]
+            except csv.Error as exc:
+                raise FileFormatError(path, lineno, f"not a comma-separated line ({exc})") from None
         return [c.strip() for c in line.split(sep)] if sep else line.split()
 
-    head = [c.lower() for c in cells(first)]
+    head = [c.lower() for c in cells(first, first_line)]
     if "run" in head:
         columns, body = head, rows[1:]
         if len(set(columns)) != len(columns) or "" in columns:
-            raise FileFormatError(path, first_line, f"header has an empty or repeated column name: {cells(first)}")
+            raise FileFormatError(path, first_line, f"header has an empty or repeated column name: {head}")
     else:
         columns = ["run", "group"] + [f"column{j}" for j in range(3, len(head) + 1)]
         body = rows
     for name in required:
         alias = {"group": "site", "site": "group"}.get(name)
         if name not in columns and alias not in columns:
-            raise FileFormatError(path, first_line, f"header lacks column {name!r} (found {cells(first)})")
+            raise FileFormatError(path, first_line, f"header lacks column {name!r} (found {head})")
     out: dict[str, list] = {}
     seen: dict[str, int] = {}
     repeats: list[int] = []
     ri = columns.index("run")
     for lineno, line in body:
-        c = cells(line)
+        c = cells(line, lineno)
         if len(c) < len(columns):
             raise FileFormatError(path, lineno, f"expected {len(columns)} cells ({', '.join(columns)}), found {len(c)}")
         c = c[: len(columns)]
