@@ -267,3 +267,35 @@ def test_check_names_every_bad_file_and_exits_two(tmp_path, capsys):
     assert main(["check", str(tmp_path / "none"), str(good)]) == 2
     assert "none: no such file" in capsys.readouterr().out
     assert main(["check", str(q), str(good), str(bad1), "--strict"]) == 2
+
+
+def test_simulation_study_names_runs_as_the_cli_and_reports_a_bad_run_in_one_line(tmp_path, capsys):
+    from bayeval.cli.main import main
+    from bayeval.experiments import load_collection
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=4, n_systems=4, n_docs=40, depth=15, seed=3)
+    root = tmp_path / "col"
+    (root / "runs").mkdir(parents=True)
+    for i, run in enumerate(col.runs):
+        write_run(run, root / "runs" / f"input.{run.name}", tag="capreolus" if i < 2 else None)
+    write_qrels(col.qrels, root / "qrels.txt")
+    first = root / "runs" / f"input.{col.runs[0].name}"
+    first.write_text(first.read_text() + first.read_text().splitlines()[0] + "\n")  # a repeated document
+    with pytest.warns(DataNotice, match="share their tag"):
+        loaded = load_collection(root)
+    assert loaded.run_names == tuple(sorted(col.runs.names))  # shared tag -> file names, as read_runs does
+    with pytest.warns(DataNotice, match="repeated document"):
+        assert loaded.runs([col.runs[0].name])[0].name == col.runs[0].name
+    bad = root / "runs" / f"input.{col.runs[3].name}"
+    lines = bad.read_text().splitlines()
+    fields = lines[1].split()
+    fields[4] = "nan"
+    lines[1] = " ".join(fields)
+    bad.write_text("\n".join(lines) + "\n")
+    rc = main(["experiment", "robustness", "run", str(root), "--out", str(tmp_path / "t.csv"), "--trials", "1",
+               "--k", "4", "--depth", "10", "--methods", "mtc", "--confidences", "delta", "--budget", "10",
+               "--workers", "1", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err
+    assert f"bayeval: error: {bad}:2: score 'nan' is not a finite number" in err.splitlines()

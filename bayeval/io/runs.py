@@ -308,7 +308,9 @@ def run_file_names(paths: str | os.PathLike | Iterable[str | os.PathLike], run_n
         fields = line.split()
         pairs.append((path, fields[5].decode("utf-8", "replace") if len(fields) == 6 else None))
     _skipped_notice(skipped)
-    return [(name, path) for (name, _), (path, _) in zip(_names(pairs, run_names, False), pairs, strict=True)]
+    names = _names(pairs, run_names, False)
+    _renamed_notice([(tag, name) for (name, renamed), (_, tag) in zip(names, pairs, strict=True) if renamed])
+    return [(name, path) for (name, _), (path, _) in zip(names, pairs, strict=True)]
 
 
 def _first_data_line(path: str) -> bytes:
@@ -336,9 +338,12 @@ def _notify(files: Sequence[RunFile]) -> None:
         if rf.mixed_tags:
             warnings.warn(f"{rf.path}: lines carry different run tags; using the first, {rf.tag!r}", DataNotice,
                           stacklevel=3)
-    renamed = [rf for rf in files if rf.renamed]
+    _renamed_notice([(rf.tag, rf.run.name) for rf in files if rf.renamed])
+
+
+def _renamed_notice(renamed: Sequence[tuple[str, str]]) -> None:
     if renamed:
-        shown = ", ".join(f"{rf.tag} → {rf.run.name}" for rf in renamed[:6]) + (" …" if len(renamed) > 6 else "")
+        shown = ", ".join(f"{tag} → {name}" for tag, name in renamed[:6]) + (" …" if len(renamed) > 6 else "")
         warnings.warn(f"runs: {len(renamed)} run(s) share their tag with another file and are named by their file: "
                       f"{shown}", DataNotice, stacklevel=3)
 
