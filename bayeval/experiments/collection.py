@@ -104,9 +104,11 @@ class TestCollection:
 
 def load_collection(path: str | os.PathLike, *, name: str | None = None, relevance_level: int = 1,
                     runs: str = "runs") -> TestCollection:
-    """Describe the collection in directory ``path`` (nothing is read yet but ``runs.tsv``).
+    """Describe the collection in directory ``path`` (nothing is read yet but ``runs.tsv`` and the first line
+    of each run file, which names the run as :func:`bayeval.io.read_runs` does: docs/data.md).
 
-    Optional files: ``runs.tsv`` (run metadata: manual runs) and ``texts.tsv[.gz]`` (document texts).
+    Optional files: ``runs.tsv`` (a run table with columns ``run`` and ``type``: manual runs;
+    :func:`bayeval.io.read_run_table`) and ``texts.tsv[.gz]`` (document texts).
 
     Parameters
     ----------
