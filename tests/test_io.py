@@ -299,3 +299,13 @@ def test_simulation_study_names_runs_as_the_cli_and_reports_a_bad_run_in_one_lin
     err = capsys.readouterr().err
     assert rc == 2 and "Traceback" not in err
     assert f"bayeval: error: {bad}:2: score 'nan' is not a finite number" in err.splitlines()
+
+
+def test_is_qrels_file_tells_qrels_from_runs(tmp_path):
+    from bayeval.io.qrels import is_qrels_file
+
+    assert is_qrels_file(_write(tmp_path / "q.gz", "# judged\n1 0 d1 1\n", gz=True))
+    assert is_qrels_file(_write(tmp_path / "q2", "1 Q0 123 0\n"))
+    assert not is_qrels_file(_write(tmp_path / "r", "1 Q0 d1 1 2.5 t\n"))
+    assert not is_qrels_file(_write(tmp_path / "msm", "1 d1 1 2.5\n"))  # MS MARCO run: a score last
+    assert not is_qrels_file(tmp_path) and not is_qrels_file(tmp_path / "missing")

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 
@@ -128,23 +127,6 @@ def register(sub) -> None:
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
 
-def _is_qrels(path: str) -> bool:
-    """A qrels file has 4 whitespace-separated columns (a TREC run has 6)."""
-    import os
-
-    if os.path.isdir(path):
-        return False
-    opener = gzip.open if path.endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.strip():
-                    return len(line.split()) == 4
-    except OSError:
-        return False
-    return False
-
-
 def _selector_kwargs(args) -> dict:
     kw = {"measure": args.measure, "alpha": args.alpha, "method": args.method, "depth": args.depth,
           "default_p": args.default_p, "refit_every": args.refit_every, "config": args.config, "seed": args.seed,
@@ -155,13 +137,13 @@ def _selector_kwargs(args) -> dict:
 
 
 def _init(args) -> int:
-    from bayeval.io.qrels import read_qrels
+    from bayeval.io.qrels import is_qrels_file, read_qrels
     from bayeval.io.runs import read_runs
     from bayeval.selection import Campaign
 
     files = list(args.files)
     qrels_path = args.qrels
-    if qrels_path is None and len(files) > 1 and _is_qrels(files[0]):
+    if qrels_path is None and len(files) > 1 and is_qrels_file(files[0]):
         qrels_path = files.pop(0)
     initial = read_qrels(qrels_path, relevance_level=args.relevance_level) if qrels_path else None
     runs = read_runs(files)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bayeval.errors import BayevalInputError, FileFormatError
 
-__all__ = ["decode", "is_comment", "read_bytes", "read_text", "split_lines"]
+__all__ = ["decode", "first_data_line", "is_comment", "read_bytes", "read_text", "split_lines"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
@@ -85,3 +85,27 @@ def decode(field: bytes, path: str, lineno: int) -> str:
         return field.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FileFormatError(path, lineno, f"not valid UTF-8 text ({exc.reason})") from exc
+
+
+def first_data_line(path: str | os.PathLike) -> bytes:
+    """The first line of ``path`` that is not a comment (``b""`` if none), reading no further (gzip streamed).
+
+    Raises
+    ------
+    BayevalInputError
+        When the file is missing or is a directory; :class:`FileFormatError` on corrupt gzip data.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise BayevalInputError(f"{p}: {'is a directory, expected a file' if p.is_dir() else 'no such file'}")
+    with open(p, "rb") as fh:
+        gz = fh.read(2) == _GZIP_MAGIC
+    try:
+        with (gzip.open(p, "rb") if gz else open(p, "rb")) as fh:
+            for k, raw in enumerate(fh):
+                raw = raw[3:] if k == 0 and raw[:3] == _BOM else raw
+                if not is_comment(raw):
+                    return raw
+    except (OSError, EOFError, zlib.error) as exc:
+        raise FileFormatError(str(p), None, f"corrupt gzip data ({exc})") from None
+    return b""

@@ -19,10 +19,10 @@ import warnings
 import numpy as np
 
 from bayeval.data.qrels import Qrels, TopicJudgments
-from bayeval.errors import DataNotice, FileFormatError
-from bayeval.io._files import decode, is_comment, read_bytes, split_lines
+from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
+from bayeval.io._files import decode, first_data_line, is_comment, read_bytes, split_lines
 
-__all__ = ["read_prels", "read_qrels", "write_qrels"]
+__all__ = ["is_qrels_file", "read_prels", "read_qrels", "write_qrels"]
 
 
 def _parse_grade(field: bytes, path: str, lineno: int) -> int:
@@ -125,6 +125,27 @@ def read_prels(path: str | os.PathLike, relevance_level: int = 1, *, strict: boo
     The returned :class:`Qrels` carries the inclusion probabilities (``qrels[t].inclusion``).
     """
     return _read_table(path, 5, "topic docno grade algorithm probability", 1, 2, 4, relevance_level, strict)
+
+
+def is_qrels_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` looks like TREC qrels (reads its first data line only): four columns, the second an
+    iteration (an integer or ``Q0``) and the fourth an integer grade — a TREC run has six columns, and an
+    MS MARCO run ``qid docid rank score`` has a score, not a grade, last. A directory or missing file is not."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        fields = first_data_line(path).split()
+    except BayevalInputError:
+        return False
+    if len(fields) != 4:
+        return False
+    try:
+        int(fields[3])
+        if fields[1] != b"Q0":
+            int(fields[1])
+    except ValueError:
+        return False
+    return True
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike) -> None:

@@ -39,7 +39,7 @@ import numpy as np
 
 from bayeval.data.run import Run, RunSet
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
-from bayeval.io._files import decode, is_comment, read_bytes, split_lines
+from bayeval.io._files import decode, first_data_line, is_comment, read_bytes, split_lines
 from bayeval.progress import track
 
 __all__ = ["RUN_NAME_RULES", "RunFile", "read_run", "read_run_files", "read_runs", "run_name_from_file",
@@ -301,7 +301,7 @@ def run_file_names(paths: str | os.PathLike | Iterable[str | os.PathLike], run_n
         raise BayevalInputError(f"run_names: expected one of {', '.join(RUN_NAME_RULES)}, got {run_names!r}")
     pairs, skipped = [], []
     for path, listed in _expand(paths):
-        line = _first_data_line(path)
+        line = first_data_line(path)
         if listed and _layout_of(line) is None:
             skipped.append(path)
             continue
@@ -311,22 +311,6 @@ def run_file_names(paths: str | os.PathLike | Iterable[str | os.PathLike], run_n
     names = _names(pairs, run_names, False)
     _renamed_notice([(tag, name) for (name, renamed), (_, tag) in zip(names, pairs, strict=True) if renamed])
     return [(name, path) for (name, _), (path, _) in zip(names, pairs, strict=True)]
-
-
-def _first_data_line(path: str) -> bytes:
-    import gzip
-
-    with open(path, "rb") as fh:
-        gz = fh.read(2) == b"\x1f\x8b"
-    try:
-        with (gzip.open(path, "rb") if gz else open(path, "rb")) as fh:
-            for k, raw in enumerate(fh):
-                raw = raw[3:] if k == 0 and raw[:3] == b"\xef\xbb\xbf" else raw
-                if not is_comment(raw):
-                    return raw
-    except (OSError, EOFError) as exc:
-        raise FileFormatError(path, None, f"corrupt gzip data ({exc})") from None
-    return b""
 
 
 def _notify(files: Sequence[RunFile]) -> None:
