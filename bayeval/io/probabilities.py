@@ -7,7 +7,7 @@ import os
 
 from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.errors import FileFormatError
-from bayeval.io._files import decode, is_comment, read_bytes, split_lines
+from bayeval.io._files import decode, read_bytes, split_lines
 
 __all__ = ["read_probabilities", "write_probabilities"]
 
@@ -24,9 +24,9 @@ def read_probabilities(path: str | os.PathLike) -> RelevanceProbabilities:
     path = str(path)
     out: dict[str, dict[str, float]] = {}
     for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
-        if is_comment(raw):
-            continue
         fields = raw.split()
+        if not fields or fields[0][:1] == b"#":  # blank or comment line
+            continue
         if len(fields) != 4:
             raise FileFormatError(path, lineno, f"expected 4 columns 'topic Q0 docno prob', found {len(fields)}")
         topic = decode(fields[0], path, lineno)

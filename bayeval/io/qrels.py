@@ -20,7 +20,7 @@ import numpy as np
 
 from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
-from bayeval.io._files import decode, first_data_line, is_comment, read_bytes, split_lines
+from bayeval.io._files import decode, first_data_line, read_bytes, split_lines
 
 __all__ = ["is_qrels_file", "read_prels", "read_qrels", "write_qrels"]
 
@@ -51,9 +51,9 @@ def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, p
     width = first = None
     repeats: list[int] = []
     for lineno, raw in enumerate(split_lines(data), start=1):
-        if is_comment(raw):
-            continue
         fields = raw.split()
+        if not fields or fields[0][:1] == b"#":  # blank or comment line
+            continue
         if width is None:
             width, first = len(fields), lineno
             if width != ncols and not (extra_ok and width == ncols + 1 and not strict):
@@ -65,14 +65,14 @@ def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, p
         grade = _parse_grade(fields[grade_col], path, lineno)
         docs, grades, probs, seen = per_topic.setdefault(topic, ([], [], [], {}))
         if docno in seen:
-            before, k = seen[docno]
+            before, k = seen[docno], docs.index(docno)  # rare: a linear search is fine
             if strict or grades[k] != grade:
                 what = "(strict)" if grades[k] == grade else f"with grade {grades[k]}"
                 raise FileFormatError(path, lineno, f"document {docno!r} already judged for topic {topic!r} "
                                                     f"on line {before} {what}")
             repeats.append(lineno)
             continue
-        seen[docno] = (lineno, len(docs))
+        seen[docno] = lineno
         if prob_col is not None:
             try:
                 p = float(fields[prob_col])

@@ -391,7 +391,7 @@ def _parse_fast(data: bytes):
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    if data[:1] in (b" ", b"\t", b"#") or b"\n#" in data or b"\x0b" in data or b"\x0c" in data:
+    if data[:1] in (b" ", b"\t", b"#") or b"\x0b" in data or b"\x0c" in data:
         return None
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # Arrow ends lines at a lone CR too
         return None
@@ -423,6 +423,9 @@ def _parse_fast(data: bytes):
     if not np.all(np.isfinite(scores)):
         return None
     topic_enc = table.column("topic").combine_chunks().dictionary_encode()
+    names = topic_enc.dictionary.to_pylist()
+    if any(not t or t[0] == "#" for t in names):  # a comment line, or one with a leading blank, read as a row
+        return None
     doc_enc = table.column("docno").combine_chunks().dictionary_encode()
     tcode = topic_enc.indices.to_numpy().astype(np.int64)
     dcode = doc_enc.indices.to_numpy().astype(np.int64)
@@ -439,7 +442,6 @@ def _parse_fast(data: bytes):
         tcode, scores = tcode[order], scores[order]
     change = np.flatnonzero(tcode[1:] != tcode[:-1]) + 1
     starts = np.r_[0, change].astype(np.int64)
-    names = topic_enc.dictionary.to_pylist()
     topics = [names[tcode[s]] for s in starts]
     if len(set(topics)) != len(topics):  # a topic's rows are split: regroup them
         order = np.lexsort((np.arange(n), tcode))
