@@ -63,6 +63,7 @@ def test_requires_python_agrees_with_the_toml_reader():
     # relevance/config.py reads TOML with tomllib (3.11+) or, before 3.11, tomli: the metadata must say so
     import pathlib
     import re
+
     import tomllib
 
     meta = tomllib.loads((pathlib.Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
