@@ -7,7 +7,7 @@ argument. The CLI turns it into ``bayeval: error: ...`` and exit status 2.
 
 from __future__ import annotations
 
-__all__ = ["BayevalInputError", "FileFormatError"]
+__all__ = ["BayevalInputError", "DataNotice", "FileFormatError"]
 
 
 class BayevalInputError(ValueError):
@@ -33,3 +33,15 @@ class FileFormatError(BayevalInputError):
         self.reason = message
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self):  # rebuilt from its three fields, so that it crosses process boundaries (workers)
+        return type(self), (self.path, self.line, self.reason)
+
+
+class DataNotice(UserWarning):
+    """An irregularity a reader tolerated (a renamed run, duplicate documents dropped, ...).
+
+    Issued with :func:`warnings.warn`; its message is one line naming the file (and the first
+    line concerned). The CLI prints it as ``bayeval: note: ...``; ``strict=True`` (``--strict``)
+    turns each of them into a :class:`FileFormatError` instead (docs/data.md lists them).
+    """

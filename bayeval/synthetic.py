@@ -10,11 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayeval.data.qrels import Qrels
+from bayeval.data.qrels import Qrels, pool_qrels
 from bayeval.data.run import Run, RunSet
 from bayeval.errors import BayevalInputError
 
-__all__ = ["SyntheticCollection", "make_collection", "pool_qrels"]
+__all__ = ["SyntheticCollection", "make_collection"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,21 +127,3 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     seed_out = int(seed) if isinstance(seed, (int, np.integer)) else None
     return SyntheticCollection(runs, qrels, judged, dict(zip(names, quality.tolist(), strict=True)),
                                depth, judged_depth, seed_out)
-
-
-def pool_qrels(runs: RunSet, qrels: Qrels, depth: int) -> Qrels:
-    """The judgments of ``qrels`` restricted to a depth-``depth`` pool of ``runs``.
-
-    Documents in the pool that ``qrels`` does not judge stay unjudged.
-    """
-    if not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise BayevalInputError(f"depth: must be a positive integer, got {depth!r}")
-    keep = {}
-    for t in qrels.topics:
-        pool = set()
-        for run in runs:
-            pool.update(run.ranking(t)[:depth].tolist())
-        tj = qrels[t]
-        keep[t] = np.fromiter((d in pool for d in tj.docnos), dtype=bool, count=len(tj))
-    restricted = qrels.restrict(keep)
-    return Qrels({t: tj for t, tj in restricted.topic_judgments.items() if len(tj)}, qrels.relevance_level)

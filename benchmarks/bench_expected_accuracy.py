@@ -25,10 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bayeval.data import RankData
+from bayeval.data import RankData, pool_qrels
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.io import read_qrels, read_run, read_runs
-from bayeval.synthetic import pool_qrels
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec8"
 

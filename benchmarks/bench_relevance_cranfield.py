@@ -18,7 +18,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import gzip
 import time
 from pathlib import Path
 
@@ -26,37 +25,17 @@ import numpy as np
 import pandas as pd
 
 from bayeval.data import Qrels, Run, RunSet
+from bayeval.io.cranfield import read_cranfield
 from bayeval.relevance import estimate_probabilities, shallow_pool_split
 from bayeval.relevance.diagnostics import heldout_elpd
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"
 
 
-def _fields(path: Path) -> list[dict[str, str]]:
-    """Records of a SMART-format file (.I, then .T/.A/.B/.W fields)."""
-    recs, cur, key = [], None, None
-    for line in gzip.open(path, "rt", encoding="utf-8", errors="replace"):
-        if line.startswith(".I"):
-            cur = {"I": line.split()[1]}
-            recs.append(cur)
-            key = None
-        elif line[:2] in (".T", ".A", ".B", ".W") and len(line.strip()) == 2:
-            key = line[1]
-            cur[key] = ""
-        elif cur is not None and key is not None:
-            cur[key] += line
-    return recs
-
-
 def load(data: Path):
-    docs = {r["I"]: (r.get("T", ""), r.get("T", "") + " " + r.get("W", "")) for r in _fields(data / "cran.all.1400.gz")}
-    # cranqrel numbers the queries 1..225 in file order (the .I numbers skip values)
-    queries = {str(k + 1): r.get("W", "") for k, r in enumerate(_fields(data / "cran.qry.gz"))}
-    rel = {}
-    for line in gzip.open(data / "cranqrel.gz", "rt"):
-        q, d, code = line.split()[:3]
-        rel[(q, d)] = int(code)
-    return docs, queries, rel
+    col = read_cranfield(data)
+    docs = {d: (col.titles[d], col.texts[d]) for d in col.texts}
+    return docs, col.queries, col.codes
 
 
 def _scores(docs, queries):

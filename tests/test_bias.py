@@ -33,7 +33,6 @@ from bayeval.bias import (
     ranks,
     read_contributions,
     read_run_groups,
-    read_texts,
     rms_error,
     threshold_at_count,
     unjudged_candidates,
@@ -41,6 +40,7 @@ from bayeval.bias import (
 from bayeval.cli.main import main
 from bayeval.data import Qrels, RankData, Run, RunSet
 from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.io.texts import read_texts
 from bayeval.measures import evaluate
 from bayeval.synthetic import make_collection
 

@@ -13,6 +13,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from bayeval.data import pool_qrels  # noqa: E402
 from bayeval.data.rankdata import RankData  # noqa: E402
 from bayeval.design import (  # noqa: E402
     Design,
@@ -24,7 +25,7 @@ from bayeval.design import (  # noqa: E402
 )
 from bayeval.errors import BayevalInputError  # noqa: E402
 from bayeval.measures import evaluate  # noqa: E402
-from bayeval.synthetic import make_collection, pool_qrels  # noqa: E402
+from bayeval.synthetic import make_collection  # noqa: E402
 
 SITES = ("A", "B", "C", "D", "E")
 RUNS_PER_SITE = {"A": 3, "B": 2, "C": 3, "D": 1, "E": 2}

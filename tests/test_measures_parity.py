@@ -108,17 +108,18 @@ def test_parity_per_topic_and_mean(trec8, name):
 
 def test_fast_reader_agrees_with_careful_parser(shared_data):
     """The Arrow fast path and the line-by-line parser give identical rankings (unsorted runs included)."""
-    from bayeval.io._files import read_bytes
+    from bayeval.io import read_bytes
     from bayeval.io.runs import _parse_checked, _parse_fast
 
     for f in sorted((shared_data / "trec8" / "runs").glob("input.*.gz"))[:12]:
         data = read_bytes(f)
-        fast, careful = _parse_fast(data), _parse_checked(data, str(f))
+        fast, careful = _parse_fast(data), _parse_checked(data, str(f), strict=True)
         assert fast is not None
-        assert fast[0] == careful[0] and list(fast[1]) == list(careful[1])
-        np.testing.assert_array_equal(fast[2], careful[2])
-        assert fast[3].to_pylist() == careful[3].tolist()
-        np.testing.assert_array_equal(fast[4], careful[4])
+        assert fast.tag == careful.tag and list(fast.topics) == list(careful.topics)
+        np.testing.assert_array_equal(fast.starts, careful.starts)
+        assert fast.docnos.to_pylist() == careful.docnos.tolist()
+        np.testing.assert_array_equal(fast.scores, careful.scores)
+        assert not fast.mixed and careful.duplicates == 0
 
 
 # ------------------------------------------------------------------------------ Robust 2003, graded

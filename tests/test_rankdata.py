@@ -6,12 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bayeval.data import pool_qrels
 from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
 from bayeval.errors import BayevalInputError
-from bayeval.synthetic import make_collection, pool_qrels
+from bayeval.synthetic import make_collection
 
 
 def _run(name, rows):

@@ -14,7 +14,7 @@
 - :mod:`~bayeval.bias.plot` — score shift per run.
 """
 
-from bayeval.bias.classifiers import CLASSIFIERS, TextClassifierPredictor, kld_scores, read_texts, threshold_at_count
+from bayeval.bias.classifiers import CLASSIFIERS, TextClassifierPredictor, kld_scores, threshold_at_count
 from bayeval.bias.completion import (
     CandidatePrediction,
     ModelPredictor,
@@ -64,7 +64,6 @@ __all__ = [
     "ranks",
     "read_contributions",
     "read_run_groups",
-    "read_texts",
     "remove_judgments",
     "rms_error",
     "threshold_at_count",

@@ -14,7 +14,7 @@ from bayeval.bias.completion import CandidatePrediction
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 
-__all__ = ["CLASSIFIERS", "TextClassifierPredictor", "kld_scores", "read_texts", "threshold_at_count"]
+__all__ = ["CLASSIFIERS", "TextClassifierPredictor", "kld_scores", "threshold_at_count"]
 
 CLASSIFIERS = ("kld", "svm")
 
@@ -238,32 +238,3 @@ class TextClassifierPredictor:
 
     def __repr__(self) -> str:
         return f"TextClassifierPredictor({self.classifier!r}, documents={self._counts.shape[0]})"
-
-
-def read_texts(path) -> dict[str, str]:
-    """Read document texts, one per line: ``docno<TAB>text`` (plain or gzip).
-
-    Raises
-    ------
-    FileFormatError
-        Naming file and line for a line without a tab or a document listed twice.
-    """
-    from bayeval.errors import FileFormatError
-    from bayeval.io._files import decode, read_bytes, split_lines
-
-    path = str(path)
-    out: dict[str, str] = {}
-    for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
-        line = decode(raw, path, lineno).rstrip("\r")
-        if not line.strip():
-            continue
-        docno, tab, text = line.partition("\t")
-        if not tab or not docno.strip():
-            raise FileFormatError(path, lineno, "expected 'docno<TAB>text'")
-        docno = docno.strip()
-        if docno in out:
-            raise FileFormatError(path, lineno, f"document {docno!r} listed twice")
-        out[docno] = text
-    if not out:
-        raise FileFormatError(path, None, "empty file: no texts")
-    return out

@@ -1,18 +1,16 @@
 """The Cranfield 1400 collection as a pooled test collection with texts: runs of several retrieval models.
 
-TREC-8 has no document texts, so the paper's text classifiers are tested here, on Cranfield's 1,400
-abstracts: :func:`load_cranfield` reads the SMART-format files, :func:`cranfield_runs` builds eight
-runs in four "groups" of two — ``vector`` (TF-IDF cosine; TF-IDF with sublinear tf), ``bm25`` (k1 = 1.2,
-b = 0.75; k1 = 2.0, b = 0.3), ``lm`` (query likelihood, Dirichlet μ = 300 and 1000) and ``title`` (TF-IDF
-and BM25 over titles only) — and :func:`cranfield_pool` judges their depth-``pool_depth`` pool from
-``cranqrel`` (codes 1–4 relevant; −1 and every unlisted document nonrelevant: Cranfield's judgments
-are taken as complete). :func:`write_cranfield` writes it all as files the CLI reads.
+TREC-8 has no document texts, so the paper's text classifiers are tested here, on Cranfield's 1,400 abstracts:
+:func:`load_cranfield` (:func:`bayeval.io.read_cranfield`) reads the SMART-format files,
+:func:`cranfield_runs` builds eight runs in four "groups" of two — ``vector`` (TF-IDF cosine; TF-IDF with
+sublinear tf), ``bm25`` (k1 = 1.2, b = 0.75; k1 = 2.0, b = 0.3), ``lm`` (query likelihood, Dirichlet μ = 300
+and 1000) and ``title`` (TF-IDF and BM25 over titles only) — and :func:`cranfield_pool` judges their
+depth-``pool_depth`` pool from ``cranqrel`` (codes 1–4 relevant; −1 and every unlisted document nonrelevant:
+Cranfield's judgments are taken as complete). :func:`write_cranfield` writes it all as files the CLI reads.
 """
 
 from __future__ import annotations
 
-import gzip
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,8 @@ from bayeval.bias.pool import RunGroups
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
-from bayeval.errors import BayevalInputError
+from bayeval.io.cranfield import CranfieldCollection
+from bayeval.io.cranfield import read_cranfield as load_cranfield
 
 __all__ = ["CRANFIELD_GROUPS", "CranfieldCollection", "cranfield_pool", "cranfield_runs", "load_cranfield",
            "write_cranfield"]
@@ -32,63 +31,6 @@ CRANFIELD_GROUPS = {"tfidf": "vector", "tfidf-log": "vector", "bm25": "bm25", "b
                     "ql-300": "lm", "ql-1000": "lm", "tfidf-title": "title", "bm25-title": "title"}
 """Run → group of :func:`cranfield_runs`. The ``title`` group is labelled *manual* in :func:`cranfield_pool`'s
 groups, so that the manual-only study has a stand-in (Cranfield has no manual runs)."""
-
-
-@dataclass(frozen=True, eq=False)
-class CranfieldCollection:
-    """Cranfield texts, queries and relevance codes.
-
-    Attributes
-    ----------
-    titles, texts : dict docno → str
-        Title and title + abstract of every document.
-    queries : dict query id → str
-        Queries numbered 1..225 in file order (as ``cranqrel`` numbers them).
-    codes : dict (query id, docno) → int
-        ``cranqrel`` relevance codes (1 = complete answer … 4 = minimum interest, −1).
-    """
-
-    titles: dict
-    texts: dict
-    queries: dict
-    codes: dict
-
-
-def _records(path: Path) -> list[dict[str, str]]:
-    recs: list[dict[str, str]] = []
-    cur: dict[str, str] | None = None
-    key = None
-    with gzip.open(path, "rt", encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            if line.startswith(".I"):
-                cur = {"I": line.split()[1]}
-                recs.append(cur)
-                key = None
-            elif line[:2] in (".T", ".A", ".B", ".W") and len(line.strip()) == 2:
-                key = line[1]
-                cur[key] = ""
-            elif cur is not None and key is not None:
-                cur[key] += line
-    return recs
-
-
-def load_cranfield(path) -> CranfieldCollection:
-    """Read ``cran.all.1400.gz``, ``cran.qry.gz`` and ``cranqrel.gz`` from the directory ``path``."""
-    path = Path(path)
-    for name in ("cran.all.1400.gz", "cran.qry.gz", "cranqrel.gz"):
-        if not (path / name).is_file():
-            raise BayevalInputError(f"path: {path / name} not found (the Cranfield directory holds {name})")
-    docs = _records(path / "cran.all.1400.gz")
-    titles = {r["I"]: " ".join(r.get("T", "").split()) for r in docs}
-    texts = {r["I"]: " ".join((r.get("T", "") + " " + r.get("W", "")).split()) for r in docs}
-    queries = {str(k + 1): " ".join(r.get("W", "").split()) for k, r in enumerate(_records(path / "cran.qry.gz"))}
-    codes = {}
-    with gzip.open(path / "cranqrel.gz", "rt") as fh:
-        for line in fh:
-            f = line.split()
-            if len(f) >= 3:
-                codes[(f[0], f[1])] = int(f[2])
-    return CranfieldCollection(titles, texts, queries, codes)
 
 
 def _bm25(counts: sp.csr_matrix, q: sp.csr_matrix, k1: float, b: float) -> np.ndarray:

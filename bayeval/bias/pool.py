@@ -23,7 +23,7 @@ import numpy as np
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError, FileFormatError
-from bayeval.io._files import decode, read_bytes, split_lines
+from bayeval.io import decode, read_bytes, split_lines
 
 __all__ = ["RUN_TYPES", "Contributions", "RunGroups", "contributions_from_runs", "pooled_runs",
            "read_contributions", "read_run_groups"]
@@ -88,7 +88,7 @@ class RunGroups:
 
 
 def read_run_groups(path: str | os.PathLike) -> RunGroups:
-    """Read a tab- or space-separated table with a header naming columns ``run``, ``group``, ``type``.
+    """Read a run table (:func:`bayeval.io.read_run_table`) with columns ``run``, ``group``, ``type``.
 
     Other columns (TREC-8's ``judging_priority``) are ignored. ``type`` is ``automatic`` or
     ``manual`` (case-insensitive; ``auto`` accepted).
@@ -96,33 +96,18 @@ def read_run_groups(path: str | os.PathLike) -> RunGroups:
     Raises
     ------
     FileFormatError
-        Naming the file and line: missing column, unknown type, a run listed twice.
+        Naming the file and line: missing column, unknown type, a run listed twice with different cells.
     """
-    path = str(path)
-    lines = split_lines(read_bytes(path))
-    if not lines:
-        raise FileFormatError(path, None, "empty file: expected a header 'run group type'")
-    header = decode(lines[0], path, 1).split()
-    cols = {name.lower(): i for i, name in enumerate(header)}
-    missing = [c for c in ("run", "group", "type") if c not in cols]
-    if missing:
-        raise FileFormatError(path, 1, f"header lacks column(s) {missing} (found {header})")
+    from bayeval.io.tables import read_run_table
+
+    table = read_run_table(path, required=("run", "group", "type"))
+    gcol = "group" if "group" in table.columns else "site"
     group, kind = {}, {}
-    for lineno, raw in enumerate(lines[1:], start=2):
-        fields = decode(raw, path, lineno).split()
-        if not fields:
-            continue
-        if len(fields) < len(header):
-            raise FileFormatError(path, lineno, f"expected {len(header)} columns, found {len(fields)}")
-        run, g, k = fields[cols["run"]], fields[cols["group"]], fields[cols["type"]].lower()
-        k = {"auto": "automatic"}.get(k, k)
+    for run, g, k, lineno in zip(table["run"], table[gcol], table["type"], table["line"], strict=True):
+        k = {"auto": "automatic"}.get(k.lower(), k.lower())
         if k not in RUN_TYPES:
-            raise FileFormatError(path, lineno, f"type {fields[cols['type']]!r} is neither automatic nor manual")
-        if run in group:
-            raise FileFormatError(path, lineno, f"run {run!r} listed twice")
+            raise FileFormatError(str(path), int(lineno), f"type {k!r} is neither automatic nor manual")
         group[run], kind[run] = g, k
-    if not group:
-        raise FileFormatError(path, None, "no runs listed")
     return RunGroups(group, kind)
 
 

@@ -9,9 +9,10 @@ from bayeval.data.qrels import Qrels
 from bayeval.data.run import RunSet
 from bayeval.errors import BayevalInputError
 from bayeval.io.qrels import read_qrels
-from bayeval.io.runs import read_runs
+from bayeval.io.runs import RUN_NAME_RULES, read_runs
 
-__all__ = ["add_collection_arguments", "add_format_argument", "load_collection", "positive_int"]
+__all__ = ["add_collection_arguments", "add_format_argument", "add_reading_arguments", "load_collection",
+           "positive_int"]
 
 
 def positive_int(text: str) -> int:
@@ -41,6 +42,17 @@ def add_collection_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep only each run's top D documents (default: all, as trec_eval)")
     parser.add_argument("--relevance-level", type=positive_int, default=1, metavar="L",
                         help="minimum grade counted relevant (trec_eval -l; default 1)")
+    add_reading_arguments(parser)
+
+
+def add_reading_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--run-names`` and ``--strict``: how runs are named, and whether tolerated irregularities are errors."""
+    parser.add_argument("--run-names", choices=RUN_NAME_RULES, default="auto",
+                        help="name runs by their tag, by their file name, or auto: the tag unless another file "
+                             "has the same tag (default auto; docs/data.md)")
+    parser.add_argument("--strict", action="store_true",
+                        help="refuse, with file and line, what the readers otherwise tolerate with a note "
+                             "(repeated documents, mixed tags, shared tags, extra qrels column, non-run files)")
 
 
 def add_format_argument(parser: argparse.ArgumentParser, default: str = "table") -> None:
@@ -48,8 +60,9 @@ def add_format_argument(parser: argparse.ArgumentParser, default: str = "table")
 
 
 def load_collection(args: argparse.Namespace) -> tuple[Qrels, RunSet]:
-    qrels = read_qrels(args.qrels, relevance_level=args.relevance_level)
-    runs = read_runs(args.runs)
+    strict = getattr(args, "strict", False)
+    qrels = read_qrels(args.qrels, relevance_level=args.relevance_level, strict=strict)
+    runs = read_runs(args.runs, run_names=getattr(args, "run_names", "auto"), strict=strict)
     if not set(runs.topics) & set(qrels.topics):
         raise BayevalInputError(f"{args.qrels}: no topic in common with the runs")
     return qrels, runs

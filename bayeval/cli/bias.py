@@ -65,7 +65,8 @@ def register(sub) -> None:
 
 
 def _predictors(args: argparse.Namespace):
-    from bayeval.bias import ModelPredictor, TextClassifierPredictor, read_texts
+    from bayeval.bias import ModelPredictor, TextClassifierPredictor
+    from bayeval.io.texts import read_texts
 
     names = list(dict.fromkeys(args.predict))
     need_texts = [n for n in names if n in TEXT_PREDICTORS or n == "similarity"]

@@ -167,10 +167,10 @@ def _topic_ids(spec: str) -> int | list[str]:
     if spec.isdigit():
         return int(spec)
     if Path(spec).is_file():
-        from bayeval.io._files import read_bytes
+        from bayeval.io import read_text
 
         seen: dict[str, None] = {}
-        for line in read_bytes(spec).decode("utf-8", errors="replace").splitlines():
+        for line in read_text(spec).splitlines():
             fields = line.split()
             if fields and not fields[0].startswith("#"):
                 seen.setdefault(fields[0], None)

@@ -53,45 +53,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _read_texts(path: str) -> dict[str, str]:
-    import json
-
-    from bayeval.errors import FileFormatError
-    from bayeval.io._files import read_bytes, split_lines
-
-    out = {}
-    for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
-        line = raw.decode("utf-8", "replace")
-        if not line.strip():
-            continue
-        if line.lstrip().startswith("{"):
-            try:
-                rec = json.loads(line)
-                out[str(rec["docno"])] = str(rec["text"])
-            except (ValueError, KeyError, TypeError):
-                raise FileFormatError(path, lineno, "expected a JSON object with 'docno' and 'text'") from None
-        else:
-            docno, sep, text = line.partition("\t")
-            if not sep:
-                raise FileFormatError(path, lineno, "expected 'docno<TAB>text'")
-            out[docno.strip()] = text
-    return out
-
-
-def _read_embeddings(path: str) -> dict:
-    import numpy as np
-
-    from bayeval.errors import FileFormatError
-    try:
-        z = np.load(path, allow_pickle=False)
-        docnos, vectors = z["docnos"], z["vectors"]
-    except (KeyError, ValueError, OSError) as exc:
-        raise FileFormatError(path, None, f"expected an .npz with 'docnos' and 'vectors' ({exc})") from None
-    if vectors.ndim != 2 or len(vectors) != len(docnos):
-        raise FileFormatError(path, None, "'vectors' must be (N, d) with one row per docno")
-    return dict(zip(map(str, docnos.tolist()), vectors, strict=True))
-
-
 def add_stage_fit_argument(parser) -> None:
     parser.add_argument("--stage-fit", action="append", default=[], metavar="STAGE=METHOD",
                         help="rtc: fit method of one stage (rank, calibration, aggregation), overriding --fit; "
@@ -143,7 +104,9 @@ def run(args: argparse.Namespace) -> int:
     if cfg.kind == "similarity":
         if bool(args.texts) == bool(args.embeddings):
             raise BayevalInputError("--model similarity: give exactly one of --texts, --embeddings")
-        kw = {"texts": _read_texts(args.texts)} if args.texts else {"embeddings": _read_embeddings(args.embeddings)}
+        from bayeval.io.texts import read_embeddings, read_texts
+
+        kw = {"texts": read_texts(args.texts)} if args.texts else {"embeddings": read_embeddings(args.embeddings)}
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     est = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,

@@ -233,10 +233,7 @@ def _sim_run(args: argparse.Namespace) -> int:
     res = run_study(col, _sim_config(args, col), args.trials, out=args.out, workers=args.workers,
                     scheduler=args.scheduler, progress=args.progress)
     print(res.summary())
-    if res.failed:
-        print(res.failed[0][1], file=sys.stderr)
-        return 1
-    return 0
+    return _failed(res)
 
 
 def _sim_table(path: str, collection):
@@ -331,10 +328,18 @@ def _run(args: argparse.Namespace) -> int:
     res = run_study(col, cfg, args.trials, out=args.out, workers=args.workers, scheduler=args.scheduler,
                     progress=args.progress)
     print(res.summary())
-    if res.failed:
-        print(res.failed[0][1], file=sys.stderr)
-        return 1
-    return 0
+    return _failed(res)
+
+
+def _failed(res) -> int:
+    """0, or the first failed trial: bad data as one line (exit 2), anything else with its traceback (exit 1)."""
+    if not res.failed:
+        return 0
+    message = res.failed[0][1]
+    if message.startswith("bayeval: error: "):
+        raise BayevalInputError(message[len("bayeval: error: "):])
+    print(message, file=sys.stderr)
+    return 1
 
 
 def _one_collection(frame, name):
@@ -399,15 +404,9 @@ def _manual_runs(runs_info: str | None) -> tuple[str, ...]:
     """Tags of the manual runs listed in a runs.tsv (columns run, type); none without a file."""
     if not runs_info:
         return ()
-    import pandas as pd
+    from bayeval.io.tables import manual_runs
 
-    try:
-        info = pd.read_csv(runs_info, sep="\t", dtype=str)
-    except (OSError, ValueError) as exc:
-        raise BayevalInputError(f"--runs-info: cannot read {runs_info} ({exc})") from exc
-    if not {"run", "type"} <= set(info.columns):
-        raise BayevalInputError(f"--runs-info: {runs_info} needs columns run and type")
-    return tuple(info.loc[info["type"].str.lower() == "manual", "run"])
+    return manual_runs(runs_info)
 
 
 def _read_notes(path: str | None) -> str | None:

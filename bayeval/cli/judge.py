@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 
@@ -163,7 +162,7 @@ def _port(text: str) -> int:
 def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:
     if texts_required:
         p.add_argument("--texts", required=True, metavar="DOCS",
-                       help="document texts: docno<TAB>text lines, or Cranfield's directory")
+                       help="document texts: docno<TAB>text lines, JSON lines (docno, text), or Cranfield's directory")
     p.add_argument("--topics", metavar="TOPICS", help="topic statements: a TREC topics file or "
                                                       "topic<TAB>title[<TAB>desc[<TAB>narr]] lines")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other address "
@@ -224,23 +223,6 @@ def _demo_serve(args) -> int:
     return _run_server(args.campaign, args.cranfield, args.topics or args.cranfield, args)
 
 
-def _is_qrels(path: str) -> bool:
-    """A qrels file has 4 whitespace-separated columns (a TREC run has 6)."""
-    import os
-
-    if os.path.isdir(path):
-        return False
-    opener = gzip.open if path.endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.strip():
-                    return len(line.split()) == 4
-    except OSError:
-        return False
-    return False
-
-
 def _selector_kwargs(args) -> dict:
     kw = {"measure": args.measure, "alpha": args.alpha, "method": args.method, "depth": args.depth,
           "default_p": args.default_p, "refit_every": args.refit_every, "config": args.config, "seed": args.seed,
@@ -251,13 +233,13 @@ def _selector_kwargs(args) -> dict:
 
 
 def _init(args) -> int:
-    from bayeval.io.qrels import read_qrels
+    from bayeval.io.qrels import is_qrels_file, read_qrels
     from bayeval.io.runs import read_runs
     from bayeval.selection import Campaign
 
     files = list(args.files)
     qrels_path = args.qrels
-    if qrels_path is None and len(files) > 1 and _is_qrels(files[0]):
+    if qrels_path is None and len(files) > 1 and is_qrels_file(files[0]):
         qrels_path = files.pop(0)
     initial = read_qrels(qrels_path, relevance_level=args.relevance_level) if qrels_path else None
     runs = read_runs(files)

@@ -3,7 +3,8 @@
 Each sub-command lives in its own module exposing ``register(subparsers)``; the module's
 handler receives the parsed arguments and returns an exit status. Bad input of any kind
 (:class:`~bayeval.errors.BayevalInputError`, unreadable files) ends with a one-line
-``bayeval: error: ...`` on stderr and exit status 2, never a traceback.
+``bayeval: error: ...`` on stderr and exit status 2, never a traceback; an irregularity a reader
+tolerated (:class:`~bayeval.errors.DataNotice`) is one line ``bayeval: note: ...``.
 """
 
 from __future__ import annotations
@@ -11,15 +12,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Sequence
 
 from bayeval import __version__
-from bayeval.errors import BayevalInputError
+from bayeval.errors import BayevalInputError, DataNotice
 
 __all__ = ["build_parser", "main"]
 
 # sub-command modules, in the order `bayeval --help` lists them
-_COMMANDS = ("demo", "measures", "evaluate", "estimate", "report", "design", "bias", "judge", "experiment")
+_COMMANDS = ("check", "demo", "measures", "evaluate", "estimate", "report", "design", "bias", "judge", "experiment")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,7 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", DataNotice)
+            warnings.showwarning = _show_notice
+            return int(args.func(args) or 0)
     except BayevalInputError as exc:
         print(f"bayeval: error: {exc}", file=sys.stderr)
         return 2
@@ -62,6 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bayeval: interrupted", file=sys.stderr)
         return 130
+
+
+_showwarning = warnings.showwarning
+
+
+def _show_notice(message, category, filename, lineno, file=None, line=None) -> None:
+    """What a reader tolerated (:class:`~bayeval.errors.DataNotice`): one line ``bayeval: note: ...``."""
+    if issubclass(category, DataNotice):
+        print(f"bayeval: note: {message}", file=sys.stderr)
+    else:
+        _showwarning(message, category, filename, lineno, file, line)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """In-memory collections: runs, judgments, probabilities and the shared rank representation."""
 
 from bayeval.data.probabilities import RelevanceProbabilities
-from bayeval.data.qrels import Qrels, TopicJudgments
+from bayeval.data.qrels import Qrels, TopicJudgments, pool_qrels
 from bayeval.data.rankdata import RankData, TopicRanks
 from bayeval.data.run import Run, RunSet
 from bayeval.data.topics import sort_topics
@@ -14,5 +14,6 @@ __all__ = [
     "RunSet",
     "TopicJudgments",
     "TopicRanks",
+    "pool_qrels",
     "sort_topics",
 ]

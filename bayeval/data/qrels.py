@@ -11,7 +11,7 @@ import pandas as pd
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError
 
-__all__ = ["Qrels", "TopicJudgments"]
+__all__ = ["Qrels", "TopicJudgments", "pool_qrels"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,3 +159,21 @@ class Qrels(Mapping):
     def __repr__(self) -> str:
         n = sum(len(tj) for tj in self.topic_judgments.values())
         return f"Qrels(topics={len(self)}, judgments={n}, relevance_level={self.relevance_level})"
+
+
+def pool_qrels(runs, qrels: Qrels, depth: int) -> Qrels:
+    """The judgments of ``qrels`` restricted to a depth-``depth`` pool of ``runs`` (a RunSet or runs).
+
+    Documents in the pool that ``qrels`` does not judge stay unjudged.
+    """
+    if not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise BayevalInputError(f"depth: must be a positive integer, got {depth!r}")
+    keep = {}
+    for t in qrels.topics:
+        pool = set()
+        for run in runs:
+            pool.update(run.ranking(t)[:depth].tolist())
+        tj = qrels[t]
+        keep[t] = np.fromiter((d in pool for d in tj.docnos), dtype=bool, count=len(tj))
+    restricted = qrels.restrict(keep)
+    return Qrels({t: tj for t, tj in restricted.topic_judgments.items() if len(tj)}, qrels.relevance_level)

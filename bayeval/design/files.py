@@ -38,13 +38,9 @@ _FALSE = {"0", "-", "no", "n", "false", "f", "held-out", "held_out", "heldout", 
 
 
 def _text(path) -> str:
-    from bayeval.io._files import read_bytes
+    from bayeval.io import read_text
 
-    data = read_bytes(path)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FileFormatError(str(path), None, f"not UTF-8 text ({exc.reason})") from None
+    return read_text(path)
 
 
 def write_design(design: Design, path: str | os.PathLike) -> None:
@@ -128,47 +124,21 @@ def read_design(path: str | os.PathLike) -> Design:
 
 
 def read_sites(path: str | os.PathLike) -> dict[str, str]:
-    """Read a run → site table (see the module notes).
+    """Read a run → site table (see the module notes; :func:`bayeval.io.read_run_table`).
 
     Raises
     ------
     FileFormatError
         On a missing column, a short line, or a run given two different sites.
     """
-    path = str(path)
-    lines = [(i + 1, ln) for i, ln in enumerate(_text(path).splitlines()) if ln.strip() and not ln.startswith("#")]
-    if not lines:
-        raise FileFormatError(path, None, "empty file: expected 'run site' lines or a header with run and site")
+    from bayeval.io.tables import read_run_table
 
-    def split(line: str) -> list[str]:
-        if "\t" in line:
-            return [c.strip() for c in line.split("\t")]
-        if "," in line:
-            return [c.strip() for c in next(csv.reader([line]))]
-        return line.split()
-
-    first = [c.lower() for c in split(lines[0][1])]
-    if "run" in first and ("site" in first or "group" in first):
-        ri = first.index("run")
-        si = first.index("site") if "site" in first else first.index("group")
-        body = lines[1:]
-    else:
-        ri, si, body = 0, 1, lines
-    out: dict[str, str] = {}
-    where: dict[str, int] = {}
-    for lineno, line in body:
-        cells = split(line)
-        if len(cells) <= max(ri, si):
-            raise FileFormatError(path, lineno, f"expected at least {max(ri, si) + 1} fields, got {len(cells)}")
-        run, site = cells[ri], cells[si]
-        if not run or not site:
-            raise FileFormatError(path, lineno, "empty run or site")
-        if run in out and out[run] != site:
-            raise FileFormatError(path, lineno, f"run {run!r} was given site {out[run]!r} on line {where[run]}")
-        out[run], where[run] = site, lineno
-    if not out:
-        raise FileFormatError(path, None, "no run lines after the header")
-    return out
+    table = read_run_table(path, required=("run", "site"))
+    site = table["site"] if "site" in table.columns else table["group"]
+    for run, s, lineno in zip(table["run"], site, table["line"], strict=True):
+        if not s:
+            raise FileFormatError(str(path), int(lineno), f"empty site for run {run!r}")
+    return dict(zip(table["run"], site, strict=True))
 
 
 def read_scores(path: str | os.PathLike, measure: str | None = None, *, fill: float | None = None) -> TopicScores:

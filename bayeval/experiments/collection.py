@@ -19,14 +19,6 @@ from bayeval.errors import BayevalInputError
 __all__ = ["TestCollection", "load_collection"]
 
 
-def _tag(path: Path) -> str:
-    name = path.name
-    for suffix in (".gz", ".txt"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name[len("input."):] if name.startswith("input.") else name
-
-
 @lru_cache(maxsize=512)
 def _read_run_cached(path: str):
     from bayeval.io import read_run
@@ -50,7 +42,8 @@ class TestCollection:
     name : str
         Short name (the directory name by default), written into every trial row.
     run_paths : tuple of (str, str)
-        ``(run tag, file path)``, sorted by tag.
+        ``(run name, file path)``, sorted by name; runs are named as :func:`bayeval.io.read_runs` names
+        them (the tag, or the file name when another file has the same tag).
     qrels_path : str
     relevance_level : int
         Lowest grade that counts as relevant.
@@ -83,7 +76,7 @@ class TestCollection:
             if n not in paths:
                 raise BayevalInputError(f"runs: {n!r} is not a run of collection {self.name!r}")
             run = _read_run_cached(paths[n])
-            if run.name != n:  # the file's tag may differ from its name: the file name wins
+            if run.name != n:  # a tag shared with another file: named by the file, as read_runs names it
                 from bayeval.data import Run
 
                 run = Run(n, run.topics, run.offsets, run.docno_array, run.scores)
@@ -111,9 +104,11 @@ class TestCollection:
 
 def load_collection(path: str | os.PathLike, *, name: str | None = None, relevance_level: int = 1,
                     runs: str = "runs") -> TestCollection:
-    """Describe the collection in directory ``path`` (nothing is read yet but ``runs.tsv``).
+    """Describe the collection in directory ``path`` (nothing is read yet but ``runs.tsv`` and the first line
+    of each run file, which names the run as :func:`bayeval.io.read_runs` does: docs/data.md).
 
-    Optional files: ``runs.tsv`` (run metadata: manual runs) and ``texts.tsv[.gz]`` (document texts).
+    Optional files: ``runs.tsv`` (a run table with columns ``run`` and ``type``: manual runs;
+    :func:`bayeval.io.read_run_table`) and ``texts.tsv[.gz]`` (document texts).
 
     Parameters
     ----------
@@ -137,23 +132,20 @@ def load_collection(path: str | os.PathLike, *, name: str | None = None, relevan
     rdir = root / runs
     if not rdir.is_dir():
         raise BayevalInputError(f"collection: {rdir} (run files) is missing")
-    files = sorted(p for p in rdir.iterdir() if p.is_file() and not p.name.startswith("."))
-    if len(files) < 2:
+    from bayeval.io.runs import run_file_names
+
+    pairs = sorted(run_file_names(rdir))
+    if len(pairs) < 2:
         raise BayevalInputError(f"collection: {rdir} holds fewer than 2 run files")
     qrels = next((root / q for q in ("qrels.txt.gz", "qrels.txt", "qrels") if (root / q).is_file()), None)
     if qrels is None:
         raise BayevalInputError(f"collection: no qrels.txt[.gz] in {root}")
-    pairs = sorted((_tag(p), str(p)) for p in files)
-    if len({t for t, _ in pairs}) != len(pairs):
-        raise BayevalInputError(f"collection: two run files in {rdir} have the same tag")
     manual: list[str] = []
     info = root / "runs.tsv"
     if info.is_file():
-        import pandas as pd
+        from bayeval.io.tables import manual_runs
 
-        frame = pd.read_csv(info, sep="\t", dtype=str)
-        if {"run", "type"} <= set(frame.columns):
-            manual = sorted(frame.loc[frame["type"].str.lower() == "manual", "run"])
+        manual = sorted(manual_runs(info))
     texts = next((root / t for t in ("texts.tsv.gz", "texts.tsv") if (root / t).is_file()), None)
     return TestCollection(name or root.name, tuple(pairs), str(qrels), int(relevance_level), tuple(manual),
                           None if texts is None else str(texts))

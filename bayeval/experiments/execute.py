@@ -72,6 +72,8 @@ def _task(collection: TestCollection, config, trial: int):
     """One trial, errors returned instead of raised (a failed trial must not stop a study)."""
     try:
         return trial, config.run_trial(collection, trial), None
+    except BayevalInputError as exc:  # bad data or settings: its one line says all
+        return trial, None, f"bayeval: error: {exc}"
     except Exception:  # noqa: BLE001 - reported per trial
         return trial, None, traceback.format_exc()
 

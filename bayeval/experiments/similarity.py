@@ -175,7 +175,7 @@ def expected_accuracy(p_less) -> float:
 @lru_cache(maxsize=4)
 def _similarity_function(collection, kind: str, depth: int, config: str):
     """The similarity of a collection, built once per process."""
-    from bayeval.bias.classifiers import read_texts
+    from bayeval.io.texts import read_texts
     from bayeval.relevance import load_config
     from bayeval.relevance.similarity import cosine_from_rank_profiles, cosine_from_texts
 

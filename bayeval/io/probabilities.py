@@ -13,7 +13,7 @@ __all__ = ["read_probabilities", "write_probabilities"]
 
 
 def read_probabilities(path: str | os.PathLike) -> RelevanceProbabilities:
-    """Read ``topic Q0 docno prob`` lines (plain or gzip); each prob must lie in [0, 1].
+    """Read ``topic Q0 docno prob`` lines (plain or gzip); each prob must lie in [0, 1]; ``#`` lines are skipped.
 
     Raises
     ------
@@ -25,7 +25,7 @@ def read_probabilities(path: str | os.PathLike) -> RelevanceProbabilities:
     out: dict[str, dict[str, float]] = {}
     for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
         fields = raw.split()
-        if not fields:
+        if not fields or fields[0][:1] == b"#":  # blank or comment line
             continue
         if len(fields) != 4:
             raise FileFormatError(path, lineno, f"expected 4 columns 'topic Q0 docno prob', found {len(fields)}")

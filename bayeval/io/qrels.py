@@ -5,54 +5,73 @@
 * Million Query prels: ``topic docno grade algorithm probability`` — the last column is the
   document's inclusion probability under the sampling that chose it.
 
-A document judged twice for one topic is an error (trec_eval refuses such files too).
+Blank lines and ``#`` comment lines are skipped. A qrels line may carry a fifth column (a timestamp,
+a judge id): it is ignored, with one :class:`~bayeval.errors.DataNotice` per file. A document judged
+twice for one topic with the same grade is kept once, with one notice per file; with different
+grades it is an error (no meaning can be given to it). ``strict=True`` refuses both tolerances.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 
 from bayeval.data.qrels import Qrels, TopicJudgments
-from bayeval.errors import FileFormatError
-from bayeval.io._files import decode, read_bytes, split_lines
+from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
+from bayeval.io._files import decode, first_data_line, read_bytes, split_lines
 
-__all__ = ["read_prels", "read_qrels", "write_qrels"]
+__all__ = ["is_qrels_file", "read_prels", "read_qrels", "write_qrels"]
 
 
 def _parse_grade(field: bytes, path: str, lineno: int) -> int:
     try:
-        return int(field)
+        grade = int(field)
     except ValueError:
         try:
             value = float(field)
         except ValueError:
             value = None
-        if value is not None and value.is_integer():
-            return int(value)
-        raise FileFormatError(path, lineno, f"relevance grade {field.decode('utf-8', 'replace')!r} "
-                                            "is not an integer") from None
+        if value is None or not value.is_integer():
+            raise FileFormatError(path, lineno, f"relevance grade {field.decode('utf-8', 'replace')!r} "
+                                                "is not an integer") from None
+        grade = int(value)
+    if abs(grade) >= 2**62:
+        raise FileFormatError(path, lineno, f"relevance grade {field.decode('utf-8', 'replace')[:20]!r} "
+                                            "is out of range")
+    return grade
 
 
 def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, prob_col: int | None,
-                relevance_level: int) -> Qrels:
+                relevance_level: int, strict: bool = False, extra_ok: bool = False) -> Qrels:
     path = str(path)
     data = read_bytes(path)
     per_topic: dict[str, tuple[list, list, list, dict]] = {}
+    width = first = None
+    repeats: list[int] = []
     for lineno, raw in enumerate(split_lines(data), start=1):
         fields = raw.split()
-        if not fields:
+        if not fields or fields[0][:1] == b"#":  # blank or comment line
             continue
-        if len(fields) != ncols:
-            raise FileFormatError(path, lineno, f"expected {ncols} columns '{layout}', found {len(fields)}")
+        if width is None:
+            width, first = len(fields), lineno
+            if width != ncols and not (extra_ok and width == ncols + 1 and not strict):
+                raise FileFormatError(path, lineno, f"expected {ncols} columns '{layout}', found {len(fields)}")
+        elif len(fields) != width:
+            raise FileFormatError(path, lineno, f"expected {width} columns as on line {first}, found {len(fields)}")
         topic = decode(fields[0], path, lineno)
         docno = decode(fields[docno_col], path, lineno)
         grade = _parse_grade(fields[grade_col], path, lineno)
         docs, grades, probs, seen = per_topic.setdefault(topic, ([], [], [], {}))
         if docno in seen:
-            raise FileFormatError(path, lineno, f"document {docno!r} already judged for topic {topic!r} "
-                                                f"on line {seen[docno]}")
+            before, k = seen[docno], docs.index(docno)  # rare: a linear search is fine
+            if strict or grades[k] != grade:
+                what = "(strict)" if grades[k] == grade else f"with grade {grades[k]}"
+                raise FileFormatError(path, lineno, f"document {docno!r} already judged for topic {topic!r} "
+                                                    f"on line {before} {what}")
+            repeats.append(lineno)
+            continue
         seen[docno] = lineno
         if prob_col is not None:
             try:
@@ -68,12 +87,18 @@ def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, p
         grades.append(grade)
     if not per_topic:
         raise FileFormatError(path, None, "empty file: no judgments")
+    if width == ncols + 1 and extra_ok:
+        warnings.warn(f"{path}:{first}: {width} columns; read as '{layout}' and ignored the last column",
+                      DataNotice, stacklevel=3)
+    if repeats:
+        warnings.warn(f"{path}:{repeats[0]}: {len(repeats)} repeated judgment(s) with the same grade; kept one of "
+                      "each", DataNotice, stacklevel=3)
     return Qrels({t: TopicJudgments(np.array(d, dtype=object), np.array(g, dtype=np.int64),
                                     np.array(p, dtype=np.float64) if prob_col is not None else None)
                   for t, (d, g, p, _) in per_topic.items()}, relevance_level)
 
 
-def read_qrels(path: str | os.PathLike, relevance_level: int = 1) -> Qrels:
+def read_qrels(path: str | os.PathLike, relevance_level: int = 1, *, strict: bool = False) -> Qrels:
     """Read a TREC qrels file (plain or gzip): ``topic iteration docno grade``.
 
     Parameters
@@ -81,21 +106,46 @@ def read_qrels(path: str | os.PathLike, relevance_level: int = 1) -> Qrels:
     path : path-like
     relevance_level : int, default 1
         Minimum grade counted as relevant (trec_eval ``-l``).
+    strict : bool, default False
+        Refuse what is otherwise tolerated with a notice: a fifth column, a judgment repeated with the
+        same grade.
 
     Raises
     ------
     FileFormatError
-        Naming file and line: wrong column count, non-integer grade, duplicate judgment.
+        Naming file and line: wrong column count, non-integer grade, a document judged twice with
+        different grades.
     """
-    return _read_table(path, 4, "topic iteration docno grade", 2, 3, None, relevance_level)
+    return _read_table(path, 4, "topic iteration docno grade", 2, 3, None, relevance_level, strict, extra_ok=True)
 
 
-def read_prels(path: str | os.PathLike, relevance_level: int = 1) -> Qrels:
+def read_prels(path: str | os.PathLike, relevance_level: int = 1, *, strict: bool = False) -> Qrels:
     """Read a Million Query prels file: ``topic docno grade algorithm probability``.
 
     The returned :class:`Qrels` carries the inclusion probabilities (``qrels[t].inclusion``).
     """
-    return _read_table(path, 5, "topic docno grade algorithm probability", 1, 2, 4, relevance_level)
+    return _read_table(path, 5, "topic docno grade algorithm probability", 1, 2, 4, relevance_level, strict)
+
+
+def is_qrels_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` looks like TREC qrels (reads its first data line only): four columns, the second an
+    iteration (an integer or ``Q0``) and the fourth an integer grade — a TREC run has six columns, and an
+    MS MARCO run ``qid docid rank score`` has a score, not a grade, last. A directory or missing file is not."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        fields = first_data_line(path).split()
+    except BayevalInputError:
+        return False
+    if len(fields) != 4:
+        return False
+    try:
+        int(fields[3])
+        if fields[1] != b"Q0":
+            int(fields[1])
+    except ValueError:
+        return False
+    return True
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike) -> None:

@@ -1,17 +1,28 @@
-"""Reading and writing TREC run files.
+"""Reading and writing run files.
 
-Format: one line per retrieved document, six whitespace-separated columns::
+Layouts (docs/data.md), chosen per file by the number of columns of its first data line:
 
-    topic  Q0  docno  rank  score  tag
+* TREC, six whitespace-separated columns ``topic Q0 docno rank score tag``. Column 2 (``Q0`` or
+  ``0``) and column 4 (the rank) are ignored, as trec_eval ignores them: documents are ranked by
+  score descending, ties broken by docno in descending byte order (trec_eval ``form_res_rels.c``).
+* MS MARCO, ``qid docid rank`` (three columns, tab-separated in the official files) or ``qid docid
+  rank score`` (four): the rank gives the order. The score column, if any, must be a number and is
+  otherwise ignored; the run's score of a document is ``-rank``, so that trec_eval's rule (score
+  descending, then docno descending) reproduces the file's order, equal ranks included.
 
-Column 2 (``Q0`` or ``0``) and column 4 (the rank) are ignored, as trec_eval ignores
-them: documents are ranked by score descending, ties broken by docno in descending byte
-order (trec_eval ``form_res_rels.c``). The run's name is the tag of its first line; a
-file that mixes tags is read with a warning. Files may be gzip-compressed.
+Files may be gzip-compressed; CRLF line ends and a UTF-8 byte-order mark are accepted; blank lines and
+lines starting with ``#`` are skipped.
 
-Errors (one line naming file and line): wrong number of columns, a score that is not a
-finite number, a document listed twice for one topic (trec_eval refuses these too), an
-empty file.
+Tolerated, with one :class:`~bayeval.errors.DataNotice` per file (``strict=True``: an error naming file
+and line instead): a document listed twice for one topic — trec_eval stops on such a file; bayeval keeps
+the first occurrence in ranked order and drops the others —, and a file that mixes run tags (the first
+is used). Errors (one line naming file and line): a wrong number of columns, a score that is not a
+finite number, a rank that is not an integer, text that is not UTF-8, an empty file.
+
+Run names (:func:`read_runs`, ``run_names``): ``"tag"`` — the TREC tag; ``"file"`` — the file's name
+without the ``input.`` prefix and the ``.gz .txt .run .res .tsv`` endings (:func:`run_name_from_file`);
+``"auto"`` (default) — the tag when no other file given has the same tag, otherwise the file name, with
+one notice listing the renamed runs. A run without a tag column (MS MARCO) is named by its file.
 """
 
 from __future__ import annotations
@@ -19,31 +30,95 @@ from __future__ import annotations
 import io
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from bayeval.data.run import Run, RunSet
-from bayeval.errors import BayevalInputError, FileFormatError
-from bayeval.io._files import decode, read_bytes, split_lines
+from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
+from bayeval.io._files import decode, first_data_line, is_comment, read_bytes, split_lines
 from bayeval.progress import track
 
-__all__ = ["read_run", "read_runs", "write_run"]
+__all__ = ["RUN_NAME_RULES", "RunFile", "read_run", "read_run_files", "read_runs", "run_name_from_file",
+           "run_file_names", "write_run"]
 
 _COLUMNS = ["topic", "q0", "docno", "rank", "score", "tag"]
+TREC, MSMARCO, MSMARCO_SCORE = "trec", "msmarco", "msmarco-score"
+_LAYOUTS = {6: TREC, 3: MSMARCO, 4: MSMARCO_SCORE}
+_LAYOUT_TEXT = {TREC: "'topic Q0 docno rank score tag'", MSMARCO: "'qid docid rank'",
+                MSMARCO_SCORE: "'qid docid rank score'"}
+RUN_NAME_RULES = ("auto", "tag", "file")
+_ENDINGS = (".gz", ".txt", ".run", ".res", ".tsv")
 
 
-def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
-    """Read one TREC run file (plain or gzip).
+@dataclass(frozen=True)
+class RunFile:
+    """What reading one run file found (:func:`read_run_files`; ``bayeval check`` prints it).
+
+    Attributes
+    ----------
+    path : str
+    run : Run
+        The run, named by the naming rule.
+    tag : str or None
+        The TREC tag of its first line (``None`` for MS MARCO files).
+    layout : str
+        ``"trec"``, ``"msmarco"`` (``qid docid rank``) or ``"msmarco-score"`` (``qid docid rank score``).
+    duplicates : int
+        Repeated (topic, document) lines dropped (0 when none).
+    duplicate_line : int or None
+        File line of the first dropped repetition.
+    mixed_tags : bool
+        Whether lines carry different tags.
+    renamed : bool
+        Whether the run is named by its file although it has a tag (a tag shared with another file).
+    """
+
+    path: str
+    run: Run
+    tag: str | None
+    layout: str
+    duplicates: int = 0
+    duplicate_line: int | None = None
+    mixed_tags: bool = False
+    renamed: bool = False
+
+
+def run_name_from_file(path: str | os.PathLike) -> str:
+    """A run's name from its file: the name without an ``input.`` prefix and ``.gz .txt .run .res .tsv`` endings.
+
+    Examples
+    --------
+    >>> run_name_from_file("runs/input.INQ603.gz"), run_name_from_file("bm25.run.txt")
+    ('INQ603', 'bm25')
+    """
+    name = Path(path).name
+    stripped = True
+    while stripped:
+        stripped = False
+        for ending in _ENDINGS:
+            if name.endswith(ending) and len(name) > len(ending):
+                name, stripped = name[: -len(ending)], True
+    if name.startswith("input.") and len(name) > len("input."):
+        name = name[len("input."):]
+    return name
+
+
+def read_run(path: str | os.PathLike, name: str | None = None, *, strict: bool = False) -> Run:
+    """Read one run file (TREC or MS MARCO layout, plain or gzip).
 
     Parameters
     ----------
     path : path-like
         The run file.
     name : str, optional
-        Overrides the run tag found in the file.
+        The run's name (default: the tag of its first line; the file name when it has no tag).
+    strict : bool, default False
+        Refuse, with file and line, what is otherwise tolerated with a notice (a document listed twice
+        for a topic, mixed tags).
 
     Returns
     -------
@@ -54,47 +129,101 @@ def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
     FileFormatError
         Naming the file and line of the first malformed line.
     """
-    path = str(path)
-    data = read_bytes(path)
-    if not data.strip():
-        raise FileFormatError(path, None, "empty file: no ranking lines")
-    parsed = _parse_fast(data)
-    if parsed is None:
-        parsed = _parse_checked(data, path)
-    tag, topics, starts, docnos, scores, mixed = parsed
-    if mixed:
-        warnings.warn(f"{path}: lines carry different run tags; using the first, {tag!r}", stacklevel=2)
-    return Run._from_sorted(name or tag, topics, starts, docnos, scores)
+    rf = _read_file(str(path), strict)
+    _notify([rf])
+    return rf.run if name is None else _renamed(rf.run, name)
 
 
-def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *, threads: int = 2,
-              progress: bool | None = None) -> RunSet:
-    """Read several runs: a list of files, or a directory (every regular file in it, sorted).
+def read_run_files(paths: str | os.PathLike | Iterable[str | os.PathLike], *, run_names: str = "auto",
+                   strict: bool = False, threads: int = 2, progress: bool | None = None,
+                   errors: list[str] | None = None) -> tuple[RunFile, ...]:
+    """Read run files and say what was found in each; :func:`read_runs` without the per-file notices.
 
-    Files are decompressed and parsed on ``threads`` threads (the work happens in zlib
-    and Arrow, which release the GIL). ``progress`` shows a bar (default: on a terminal,
-    for more than 20 files).
+    Files given by name must be runs. In a directory, every regular file not starting with ``.`` is
+    read, and a file whose first data line fits no run layout (a README, a runs.tsv table, a binary
+    file) is skipped with a notice (``strict``: an error).
+
+    Parameters
+    ----------
+    errors : list, optional
+        When given, a file that cannot be read is left out and its one-line message appended here,
+        instead of raising (``bayeval check`` reports every bad file at once).
+
+    Returns
+    -------
+    tuple of RunFile
+        In the order given (directories sorted by file name).
     """
-    if isinstance(paths, (str, os.PathLike)):
-        p = Path(paths)
-        files = sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith(".")) if p.is_dir() \
-            else [p]
-    else:
-        files = []
-        for item in paths:
-            q = Path(item)
-            files.extend(sorted(x for x in q.iterdir() if x.is_file() and not x.name.startswith(".")))\
-                if q.is_dir() else files.append(q)
+    if run_names not in RUN_NAME_RULES:
+        raise BayevalInputError(f"run_names: expected one of {', '.join(RUN_NAME_RULES)}, got {run_names!r}")
+    files = _expand(paths)
     if not files:
         raise BayevalInputError("runs: no run files given")
     show = (len(files) > 20) if progress is None else progress
+
+    def one(item: tuple[str, bool]) -> RunFile | str | BayevalInputError:
+        path, listed = item
+        try:
+            if listed and not strict:
+                data = read_bytes(path)
+                if _layout_of(data) is None:
+                    return path
+                return _read_file(path, strict, data)
+            return _read_file(path, strict)
+        except BayevalInputError as exc:
+            if errors is None:
+                raise
+            return exc
+
     if threads > 1 and len(files) > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            runs = list(track(pool.map(read_run, files), total=len(files), description="reading runs",
-                              enabled=None if show else False))
+            out = list(track(pool.map(one, files), total=len(files), description="reading runs",
+                             enabled=None if show else False))
     else:
-        runs = [read_run(f) for f in track(files, description="reading runs", enabled=None if show else False)]
-    return RunSet(tuple(runs))
+        out = [one(f) for f in track(files, description="reading runs", enabled=None if show else False)]
+    skipped = [p for p in out if isinstance(p, str)]
+    read = [rf for rf in out if isinstance(rf, RunFile)]
+    if errors is not None:
+        errors.extend(str(e) for e in out if isinstance(e, BayevalInputError))
+    _skipped_notice(skipped)
+    if not read:
+        if errors:
+            return ()
+        where = Path(files[0][0]).parent if files[0][1] else files[0][0]
+        raise BayevalInputError(f"{where}: no run files among the {len(files)} file(s) given")
+    try:
+        return _name_runs(read, run_names, strict)
+    except BayevalInputError as exc:
+        if errors is None:
+            raise
+        errors.append(str(exc))
+        return ()
+
+
+def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *, run_names: str = "auto",
+              strict: bool = False, threads: int = 2, progress: bool | None = None) -> RunSet:
+    """Read several runs: a list of files, or a directory (see :func:`read_run_files`).
+
+    Files are decompressed and parsed on ``threads`` threads (the work happens in zlib
+    and Arrow, which release the GIL). ``progress`` shows a bar (default: on a terminal,
+    for more than 20 files). Each irregularity tolerated gives one :class:`~bayeval.errors.DataNotice`
+    (module notes).
+
+    Parameters
+    ----------
+    run_names : {"auto", "tag", "file"}
+        The naming rule (module notes).
+    strict : bool
+        Make every tolerated irregularity an error naming file and line.
+
+    Raises
+    ------
+    BayevalInputError
+        When two runs end up with the same name (naming both files), or a file is malformed.
+    """
+    files = read_run_files(paths, run_names=run_names, strict=strict, threads=threads, progress=progress)
+    _notify(files)
+    return RunSet(tuple(rf.run for rf in files))
 
 
 def write_run(run: Run, path: str | os.PathLike, tag: str | None = None) -> None:
@@ -105,19 +234,166 @@ def write_run(run: Run, path: str | os.PathLike, tag: str | None = None) -> None
             fh.write(f"{t} Q0 {d} {r} {s!r} {tag or run.name}\n")
 
 
+# ---------------------------------------------------------------------- files, naming and notices
+def _expand(paths) -> list[tuple[str, bool]]:
+    """``(path, from a directory)`` of every file named or in a directory named (sorted, no dot files)."""
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    files: list[tuple[str, bool]] = []
+    for item in items:
+        q = Path(item)
+        if q.is_dir():
+            files.extend((str(x), True) for x in sorted(q.iterdir()) if x.is_file() and not x.name.startswith("."))
+        else:
+            files.append((str(q), False))
+    return files
+
+
+def _skipped_notice(skipped: Sequence[str]) -> None:
+    if skipped:
+        shown = ", ".join(Path(p).name for p in skipped[:5]) + (" …" if len(skipped) > 5 else "")
+        warnings.warn(f"{Path(skipped[0]).parent}: skipped {len(skipped)} file(s) that are not runs: {shown}",
+                      DataNotice, stacklevel=3)
+
+
+def _renamed(run: Run, name: str) -> Run:
+    return run if run.name == name else Run(name, run.topics, run.offsets, run.docno_array, run.scores)
+
+
+def _name_runs(files: Sequence[RunFile], rule: str, strict: bool) -> tuple[RunFile, ...]:
+    names = _names([(rf.path, rf.tag) for rf in files], rule, strict)
+    return tuple(RunFile(rf.path, _renamed(rf.run, name), rf.tag, rf.layout, rf.duplicates, rf.duplicate_line,
+                         rf.mixed_tags, renamed) for rf, (name, renamed) in zip(files, names, strict=True))
+
+
+def _names(files: Sequence[tuple[str, str | None]], rule: str, strict: bool) -> list[tuple[str, bool]]:
+    """``(name, renamed)`` of each ``(path, tag)`` under the naming rule (module notes)."""
+    by_tag: dict[str, list[str]] = {}
+    for path, tag in files:
+        if tag is not None:
+            by_tag.setdefault(tag, []).append(path)
+    out, where = [], {}
+    for path, tag in files:
+        shared = tag is not None and len(by_tag[tag]) > 1
+        if tag is None or rule == "file" or (rule == "auto" and shared):
+            if strict and rule == "auto" and shared:
+                other = next(q for q in by_tag[tag] if q != path)
+                raise BayevalInputError(f"{path}: run tag {tag!r} is also the tag of {other} "
+                                        "(strict; --run-names file names runs by their files)")
+            name = run_name_from_file(path)
+        else:
+            name = tag
+        if name in where:
+            hint = "" if rule == "file" else "; --run-names file names runs by their files"
+            raise BayevalInputError(f"runs: two runs are named {name!r} ({where[name]} and {path}){hint}")
+        where[name] = path
+        out.append((name, tag is not None and name != tag and rule == "auto"))
+    return out
+
+
+def run_file_names(paths: str | os.PathLike | Iterable[str | os.PathLike], run_names: str = "auto"
+                   ) -> list[tuple[str, str]]:
+    """``(name, path)`` of each run file, named as :func:`read_runs` names them, from first data lines only.
+
+    For readers that read runs lazily (the simulation studies), so that a run has one name everywhere.
+    Files in directories whose first data line fits no run layout are skipped with one notice.
+    """
+    if run_names not in RUN_NAME_RULES:
+        raise BayevalInputError(f"run_names: expected one of {', '.join(RUN_NAME_RULES)}, got {run_names!r}")
+    pairs, skipped = [], []
+    for path, listed in _expand(paths):
+        line = first_data_line(path)
+        if listed and _layout_of(line) is None:
+            skipped.append(path)
+            continue
+        fields = line.split()
+        pairs.append((path, fields[5].decode("utf-8", "replace") if len(fields) == 6 else None))
+    _skipped_notice(skipped)
+    names = _names(pairs, run_names, False)
+    _renamed_notice([(tag, name) for (name, renamed), (_, tag) in zip(names, pairs, strict=True) if renamed])
+    return [(name, path) for (name, _), (path, _) in zip(names, pairs, strict=True)]
+
+
+def _notify(files: Sequence[RunFile]) -> None:
+    """One notice per file for each irregularity tolerated, one for all renamed runs."""
+    for rf in files:
+        if rf.duplicates:
+            warnings.warn(f"{rf.path}:{rf.duplicate_line}: {rf.duplicates} repeated document(s) within a topic; "
+                          "kept the first in ranked order (trec_eval refuses such files)", DataNotice, stacklevel=3)
+        if rf.mixed_tags:
+            warnings.warn(f"{rf.path}: lines carry different run tags; using the first, {rf.tag!r}", DataNotice,
+                          stacklevel=3)
+    _renamed_notice([(rf.tag, rf.run.name) for rf in files if rf.renamed])
+
+
+def _renamed_notice(renamed: Sequence[tuple[str, str]]) -> None:
+    if renamed:
+        shown = ", ".join(f"{tag} → {name}" for tag, name in renamed[:6]) + (" …" if len(renamed) > 6 else "")
+        warnings.warn(f"runs: {len(renamed)} run(s) share their tag with another file and are named by their file: "
+                      f"{shown}", DataNotice, stacklevel=3)
+
+
 # ---------------------------------------------------------------------- parsing
+@dataclass
+class _Parsed:
+    layout: str
+    tag: str | None
+    topics: list
+    starts: np.ndarray
+    docnos: object
+    scores: np.ndarray
+    mixed: bool
+    duplicates: int = 0
+    duplicate_line: int | None = None
+
+
+def _layout_of(data: bytes) -> str | None:
+    """The layout of the first data line, or ``None`` when it fits none (not a run file)."""
+    for raw in split_lines(data[:65536]):
+        if is_comment(raw):
+            continue
+        fields = raw.split()
+        layout = _LAYOUTS.get(len(fields))
+        try:
+            if layout == TREC:
+                float(fields[4])
+            elif layout is not None:
+                int(fields[2])
+                if layout == MSMARCO_SCORE:
+                    float(fields[3])
+            for f in fields:
+                f.decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
+        return layout
+    return None
+
+
+def _read_file(path: str, strict: bool, data: bytes | None = None) -> RunFile:
+    data = read_bytes(path) if data is None else data
+    if not data.strip():
+        raise FileFormatError(path, None, "empty file: no ranking lines")
+    p = _parse_fast(data)
+    if p is None or (strict and p.mixed):
+        p = _parse_checked(data, path, strict)
+    name = p.tag if p.tag is not None else run_name_from_file(path)
+    run = Run._from_sorted(name, p.topics, p.starts, p.docnos, p.scores)
+    return RunFile(path, run, p.tag, p.layout, p.duplicates, p.duplicate_line, p.mixed)
+
+
 def _parse_fast(data: bytes):
     """Arrow-based parser for well-formed files; ``None`` when the careful path must decide.
 
-    Returns ``(tag, topic names, group starts, docnos, scores, mixed tags)`` with rows grouped by
-    topic and each group in trec_eval order, or ``None`` if the file is not plainly well formed
-    or lists a document twice for a topic (the careful parser then reports the line).
+    Returns a :class:`_Parsed` with rows grouped by topic and each group in trec_eval order, or
+    ``None`` if the file is not a plainly well-formed six-column run (comment lines, another layout)
+    or lists a document twice for a topic (the careful parser then decides, with line numbers).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    if data[:1] in (b" ", b"\t") or b"\x0b" in data or b"\x0c" in data:
+    if data[:1] in (b" ", b"\t", b"#") or b"\x0b" in data or b"\x0c" in data:
+        return None
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # Arrow ends lines at a lone CR too
         return None
     # Exactly one separator character: a tab file with no space, or a space file with no tab.
     # Then a wrong column count (doubled, leading or trailing separators) makes Arrow raise.
@@ -147,6 +423,9 @@ def _parse_fast(data: bytes):
     if not np.all(np.isfinite(scores)):
         return None
     topic_enc = table.column("topic").combine_chunks().dictionary_encode()
+    names = topic_enc.dictionary.to_pylist()
+    if any(not t or t[0] == "#" for t in names):  # a comment line, or one with a leading blank, read as a row
+        return None
     doc_enc = table.column("docno").combine_chunks().dictionary_encode()
     tcode = topic_enc.indices.to_numpy().astype(np.int64)
     dcode = doc_enc.indices.to_numpy().astype(np.int64)
@@ -163,7 +442,6 @@ def _parse_fast(data: bytes):
         tcode, scores = tcode[order], scores[order]
     change = np.flatnonzero(tcode[1:] != tcode[:-1]) + 1
     starts = np.r_[0, change].astype(np.int64)
-    names = topic_enc.dictionary.to_pylist()
     topics = [names[tcode[s]] for s in starts]
     if len(set(topics)) != len(topics):  # a topic's rows are split: regroup them
         order = np.lexsort((np.arange(n), tcode))
@@ -171,7 +449,7 @@ def _parse_fast(data: bytes):
         starts = np.r_[0, np.flatnonzero(tcode[1:] != tcode[:-1]) + 1].astype(np.int64)
         topics = [names[tcode[s]] for s in starts]
     mixed = pc.count_distinct(table.column("tag")).as_py() > 1
-    return _first_tag(data), topics, starts, docnos, scores, mixed
+    return _Parsed(TREC, _first_tag(data), topics, starts, docnos, scores, mixed)
 
 
 def _in_trec_eval_order(tcode: np.ndarray, scores: np.ndarray, docnos: np.ndarray) -> bool:
@@ -191,57 +469,103 @@ def _in_trec_eval_order(tcode: np.ndarray, scores: np.ndarray, docnos: np.ndarra
 
 
 def _first_tag(data: bytes) -> str:
-    end = data.find(b"\n")
-    first = data if end < 0 else data[:end]
-    return first.split()[-1].decode("utf-8", "replace")
+    """The tag of the first non-blank line (Arrow skips blank lines too)."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        fields = (data[start:] if end < 0 else data[start:end]).split()
+        if fields or end < 0:
+            return fields[-1].decode("utf-8", "replace")
+        start = end + 1
 
 
-def _parse_checked(data: bytes, path: str):
-    """Line-by-line parser: exact error messages with line numbers."""
+def _parse_checked(data: bytes, path: str, strict: bool) -> _Parsed:
+    """Line-by-line parser: every layout, comments, duplicates; exact errors with line numbers."""
     topics_col: list[str] = []
     docnos_col: list[str] = []
     scores_col: list[float] = []
-    seen: dict[tuple[str, str], int] = {}
-    tag = None
+    lines_col: list[int] = []
+    seen: dict[tuple[str, str], int] | None = {} if strict else None
+    layout = tag = None
+    first = 0
     mixed = False
     for lineno, raw in enumerate(split_lines(data), start=1):
-        line = raw.strip()
-        if not line:
+        if is_comment(raw):
             continue
-        fields = line.split()
-        if len(fields) != 6:
-            raise FileFormatError(path, lineno, f"expected 6 columns 'topic Q0 docno rank score tag', "
-                                                f"found {len(fields)}")
+        fields = raw.split()
+        if layout is None:
+            layout, first = _LAYOUTS.get(len(fields)), lineno
+            if layout is None:
+                raise FileFormatError(path, lineno, f"expected 6 columns 'topic Q0 docno rank score tag' (TREC) or "
+                                                    f"3 or 4 'qid docid rank [score]' (MS MARCO), found {len(fields)}")
+        elif len(fields) != len(_LAYOUTS_BY_NAME[layout]):
+            raise FileFormatError(path, lineno, f"expected {len(_LAYOUTS_BY_NAME[layout])} columns "
+                                                f"{_LAYOUT_TEXT[layout]} as on line {first}, found {len(fields)}")
         topic = decode(fields[0], path, lineno)
-        docno = decode(fields[2], path, lineno)
-        try:
-            score = float(fields[4])
-        except ValueError:
-            raise FileFormatError(path, lineno, f"score {fields[4].decode('utf-8', 'replace')!r} "
-                                                "is not a number") from None
-        if not np.isfinite(score):
-            raise FileFormatError(path, lineno, f"score {fields[4].decode()!r} is not a finite number")
-        key = (topic, docno)
-        if key in seen:
-            raise FileFormatError(path, lineno, f"document {docno!r} already listed for topic {topic!r} "
-                                                f"on line {seen[key]}")
-        seen[key] = lineno
-        t = decode(fields[5], path, lineno)
-        if tag is None:
-            tag = t
-        elif t != tag:
-            mixed = True
+        if layout == TREC:
+            docno = decode(fields[2], path, lineno)
+            score = _number(fields[4], "score", path, lineno)
+            if not np.isfinite(score):
+                raise FileFormatError(path, lineno, f"score {fields[4].decode()!r} is not a finite number")
+            t = decode(fields[5], path, lineno)
+            if tag is None:
+                tag = t
+            elif t != tag:
+                if strict:
+                    raise FileFormatError(path, lineno, f"run tag {t!r} differs from {tag!r} of line {first} "
+                                                        "(strict)")
+                mixed = True
+        else:
+            docno = decode(fields[1], path, lineno)
+            try:
+                score = -float(int(fields[2]))
+            except (ValueError, OverflowError):
+                raise FileFormatError(path, lineno, f"rank {fields[2].decode('utf-8', 'replace')!r} is not an "
+                                                    "integer") from None
+            if layout == MSMARCO_SCORE:
+                _number(fields[3], "score", path, lineno)
+        if seen is not None:
+            key = (topic, docno)
+            if key in seen:
+                raise FileFormatError(path, lineno, f"document {docno!r} already listed for topic {topic!r} "
+                                                    f"on line {seen[key]} (strict)")
+            seen[key] = lineno
         topics_col.append(topic)
         docnos_col.append(docno)
         scores_col.append(score)
-    if tag is None:
+        lines_col.append(lineno)
+    if layout is None:
         raise FileFormatError(path, None, "empty file: no ranking lines")
     topic_arr = np.array(topics_col, dtype=object)
     docno_arr = np.array(docnos_col, dtype=object)
     score_arr = np.array(scores_col, dtype=np.float64)
-    t_uniq, t_code = np.unique(topic_arr.astype(str), return_inverse=True)
-    _, d_code = np.unique(docno_arr.astype(str), return_inverse=True)
+    line_arr = np.array(lines_col, dtype=np.int64)
+    # object arrays of str sort by code point, which is UTF-8 byte order (trec_eval's strcmp)
+    t_uniq, t_code = np.unique(topic_arr, return_inverse=True)
+    _, d_code = np.unique(docno_arr, return_inverse=True)
     order = np.lexsort((-d_code, -score_arr, t_code))
+    # a document repeated within a topic: keep its first occurrence in ranked order (the file's first
+    # line among equal (score, docno) rows, as lexsort is stable)
+    key = t_code[order].astype(np.int64) * (int(d_code.max()) + 1) + d_code[order]
+    _, first_pos = np.unique(key, return_index=True)
+    duplicates, dup_line = 0, None
+    if len(first_pos) < len(order):
+        keep = np.zeros(len(order), dtype=bool)
+        keep[first_pos] = True
+        duplicates, dup_line = int((~keep).sum()), int(line_arr[order[~keep]].min())
+        order = order[keep]
     t_sorted = t_code[order]
     starts = np.flatnonzero(np.r_[True, t_sorted[1:] != t_sorted[:-1]])
-    return tag, [str(t_uniq[t_sorted[s]]) for s in starts], starts, docno_arr[order], score_arr[order], mixed
+    return _Parsed(layout, tag, [str(t_uniq[t_sorted[s]]) for s in starts], starts, docno_arr[order],
+                   score_arr[order], mixed, duplicates, dup_line)
+
+
+_LAYOUTS_BY_NAME = {TREC: _COLUMNS, MSMARCO: ["topic", "docno", "rank"],
+                    MSMARCO_SCORE: ["topic", "docno", "rank", "score"]}
+
+
+def _number(field: bytes, what: str, path: str, lineno: int) -> float:
+    try:
+        return float(field)
+    except ValueError:
+        raise FileFormatError(path, lineno, f"{what} {field.decode('utf-8', 'replace')!r} is not a number") from None

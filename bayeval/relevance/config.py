@@ -27,7 +27,10 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-import tomllib
+try:  # Python 3.11+; on 3.10 the same parser as the package tomli (a dependency there, pyproject.toml)
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 from bayeval.errors import BayevalInputError
 

@@ -115,7 +115,7 @@ def shallow_pool_split(runs: RunSet, qrels: Qrels, systems: Sequence[str] | None
     """The issue-3 protocol: depth-``judged_depth`` pool over all ``runs`` as judgments, ``systems`` at
     ``depth`` as the data, held-out targets = their retrieved documents outside the pool with an
     official judgment in ``qrels``."""
-    from bayeval.synthetic import pool_qrels
+    from bayeval.data.qrels import pool_qrels
 
     judged = pool_qrels(runs, qrels, judged_depth)
     sel = runs if systems is None else _select(runs, systems)

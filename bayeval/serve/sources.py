@@ -1,6 +1,6 @@
 """What the judging page shows besides the campaign: document texts and topic statements.
 
-Texts: a file of ``docno<TAB>text`` lines (the io package's texts reader), or Cranfield's directory
+Texts: a file of ``docno<TAB>text`` lines or JSON lines (:func:`bayeval.io.read_texts`), or Cranfield's directory
 (``cran.all.1400.gz``: title + abstract; its queries ``cran.qry.gz`` become the topics). Topics: a TREC
 topic file or ``topic<TAB>title[<TAB>description[<TAB>narrative]]`` lines (:func:`bayeval.io.topics.read_topics`).
 Only the paths given on the command line are read, once, at start.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bayeval.bias.classifiers import read_texts  # the one texts reader (tsv docno<TAB>text)
-from bayeval.bias.cranfield import load_cranfield
 from bayeval.errors import BayevalInputError
+from bayeval.io.cranfield import read_cranfield
+from bayeval.io.texts import read_texts
 from bayeval.io.topics import TopicStatement, read_topics
 
 __all__ = ["cranfield_dir", "load_texts", "load_topics"]
@@ -34,9 +34,9 @@ def load_texts(path) -> dict[str, str]:
     """Document texts by docno from ``path`` (see the module notes)."""
     cran = cranfield_dir(path)
     if cran is not None:
-        return dict(load_cranfield(cran).texts)
+        return dict(read_cranfield(cran).texts)
     if Path(path).is_dir():
-        raise BayevalInputError(f"texts: {path} is a directory without {_CRAN_DOCS}; give a docno<TAB>text file")
+        raise BayevalInputError(f"texts: {path} is a directory without {_CRAN_DOCS}; give a docno<TAB>text or JSON lines file")
     return read_texts(path)
 
 
@@ -44,7 +44,7 @@ def load_topics(path) -> dict[str, TopicStatement]:
     """Topic statements by topic id from ``path`` (see the module notes)."""
     cran = cranfield_dir(path)
     if cran is not None:
-        return {q: TopicStatement(q, text) for q, text in load_cranfield(cran).queries.items()}
+        return {q: TopicStatement(q, text) for q, text in read_cranfield(cran).queries.items()}
     if Path(path).is_dir():
         raise BayevalInputError(f"topics: {path} is a directory; give a topics file")
     return read_topics(path)
