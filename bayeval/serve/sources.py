@@ -36,7 +36,8 @@ def load_texts(path) -> dict[str, str]:
     if cran is not None:
         return dict(read_cranfield(cran).texts)
     if Path(path).is_dir():
-        raise BayevalInputError(f"texts: {path} is a directory without {_CRAN_DOCS}; give a docno<TAB>text or JSON lines file")
+        raise BayevalInputError(f"texts: {path} is a directory without {_CRAN_DOCS}; "
+                                "give a docno<TAB>text or JSON lines file")
     return read_texts(path)
 
 
