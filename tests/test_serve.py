@@ -270,6 +270,9 @@ def test_sources_read_texts_and_cranfield(tmp_path, shared_data):
     f = tmp_path / "t.tsv"
     f.write_text("d1\thello\n")
     assert load_texts(f) == {"d1": "hello"}
+    j = tmp_path / "t.jsonl"
+    j.write_text('{"docno": "d2", "text": "<script>x</script>"}\n')
+    assert load_texts(j) == {"d2": "<script>x</script>"}
     with pytest.raises(BayevalInputError, match="directory"):
         load_texts(tmp_path)
 
