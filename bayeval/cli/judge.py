@@ -132,7 +132,7 @@ def register(sub) -> None:
     s = cmds.add_parser("serve", help="a judging page for assessors (needs bayeval[serve])",
                         description="Serve the campaign's judging page: topic and document side by side, a key per "
                                     "grade, the campaign's next document for each assessor (docs/judging.md).")
-    s.add_argument("campaign", metavar="CAMPAIGN")
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
     _serve_options(s, texts_required=True)
     s.set_defaults(func=_serve)
 
