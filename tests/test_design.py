@@ -28,14 +28,12 @@ from bayeval.design import (
     goodness_of_fit,
     held_out_combinations,
     observed_table,
-    paired_pvalues,
     pairwise_tau,
     plan_design,
     power_alpha,
     read_design,
     read_scores,
     read_sites,
-    rmse,
     t_test_power,
     write_design,
 )
@@ -319,21 +317,6 @@ def test_effect_size():
 
 # ------------------------------------------------------------------------------------------ tests
 
-def test_paired_pvalues_match_scipy_ttest_rel():
-    rng = np.random.default_rng(0)
-    a, b = rng.random((6, 15)), rng.random((6, 15))
-    expect = [stats.ttest_rel(a[i], b[i]).pvalue for i in range(6)]
-    assert np.allclose(paired_pvalues(a, b), expect)
-    w = paired_pvalues(a, b, "wilcoxon")
-    assert np.allclose(w, [stats.wilcoxon(a[i] - b[i]).pvalue for i in range(6)])
-    # undefined and degenerate cases
-    assert np.isnan(paired_pvalues(a[:1, :1], b[:1, :1])).all()
-    same = paired_pvalues(a[:2], a[:2])
-    assert np.isnan(same).all()
-    x = np.array([[0.5, 0.25, 0.75]])
-    assert paired_pvalues(x, x - 0.125).tolist() == [0.0]  # constant nonzero difference: t is infinite
-
-
 def test_adjustments():
     p = np.array([0.01, 0.04, 0.03, np.nan])
     assert adjust_pvalues(p, "none")[:3].tolist() == p[:3].tolist()
@@ -427,11 +410,10 @@ def test_agreement_test_pairs_frame_and_validation():
 
 # ------------------------------------------------------------------------------------------ ordering
 
-def test_pairwise_tau_and_rmse():
+def test_pairwise_tau():
     # pairs: (+,+) concordant, (-,+) discordant, (+,+) concordant, (+,0) tie -> (2 - 1) / 4
     assert pairwise_tau([0.1, -0.2, 0.3, 0.1], [0.05, 0.1, 0.2, 0.0]) == (0.25, 2, 1, 4)
     assert np.isnan(pairwise_tau([], [])[0])
-    assert rmse([0.5, 0.25], [0.25, 0.25]) == pytest.approx(np.sqrt(0.0625 / 2))
 
 
 def test_combinations_of_sites_cover_pairs():

@@ -1,39 +1,16 @@
 r"""Relative ordering and score agreement between baseline and reuse evaluations (paper §3.2.2–3.2.3).
 
-Kernels on arrays: Kendall's τ between two score vectors (``scipy.stats.kendalltau``), a τ counted
-over a chosen set of pairs (the participant-comparison τ), and the root mean square error.
+Kernel on arrays: a τ counted over a chosen set of pairs (the participant-comparison τ). Kendall's τ
+between two score vectors and the root mean square error are :mod:`bayeval.stats.agreement`.
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from scipy import stats
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["kendall_tau", "pairwise_tau", "rmse"]
-
-
-def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
-    r"""Kendall's :math:`\tau_b` between two score vectors (NaN with fewer than two systems or no variation).
-
-    Examples
-    --------
-    >>> round(kendall_tau([0.1, 0.2, 0.3], [0.15, 0.35, 0.25]), 4)
-    0.3333
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1:
-        raise BayevalInputError(f"x, y: expected two vectors of the same length, got {x.shape}, {y.shape}")
-    if len(x) < 2:
-        return float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(stats.kendalltau(x, y).statistic)
-
+__all__ = ["pairwise_tau"]
 
 
 def pairwise_tau(baseline_diff: np.ndarray, reuse_diff: np.ndarray) -> tuple[float, int, int, int]:
@@ -69,18 +46,3 @@ def pairwise_tau(baseline_diff: np.ndarray, reuse_diff: np.ndarray) -> tuple[flo
     prod = b * r
     c, d, n = int(np.sum(prod > 0)), int(np.sum(prod < 0)), int(b.size)
     return ((c - d) / n if n else float("nan")), c, d, n
-
-
-def rmse(x: np.ndarray, y: np.ndarray) -> float:
-    r"""Root mean square error :math:`\sqrt{\frac1n \sum_i (x_i - y_i)^2}` (paper §3.2.3); NaN when empty.
-
-    Examples
-    --------
-    >>> rmse([0.5, 0.25], [0.25, 0.25]) == (0.25 ** 2 / 2) ** 0.5
-    True
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.shape != y.shape:
-        raise BayevalInputError("x, y: must have the same length")
-    return float(np.sqrt(np.mean((x - y) ** 2))) if x.size else float("nan")
