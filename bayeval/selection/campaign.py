@@ -29,7 +29,7 @@ from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError, FileFormatError
 from bayeval.selection.assessors import SOURCES, JudgmentLine, read_judgments
 from bayeval.selection.measure import SelectionMeasure
-from bayeval.selection.methods import METHODS, make_selector
+from bayeval.selection.methods import SELECTION_METHODS, make_selector
 from bayeval.selection.results import Candidate, SelectionStatus
 from bayeval.selection.selector import MOMENTS, Selector, resolve_pairs
 
@@ -133,8 +133,8 @@ class Campaign:
         runs = runs if isinstance(runs, RunSet) else RunSet(tuple(runs))
         if len(runs) < 2:
             raise BayevalInputError("runs: a campaign compares at least two runs")
-        if method not in METHODS:
-            raise BayevalInputError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
+        if method not in SELECTION_METHODS:
+            raise BayevalInputError(f"method: must be one of {', '.join(SELECTION_METHODS)}, got {method!r}")
         if moments not in MOMENTS:
             raise BayevalInputError(f"moments: must be one of {', '.join(MOMENTS)}, got {moments!r}")
         measure = SelectionMeasure.parse(measure).name
