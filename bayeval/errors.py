@@ -11,7 +11,28 @@ __all__ = ["BayevalInputError", "FileFormatError"]
 
 
 class BayevalInputError(ValueError):
-    """Bad input supplied by the user (argument value, option, data)."""
+    """Bad input supplied by the user (argument value, option, data).
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, one line.
+    argument : str, optional
+        The name of the offending argument; the error then reads ``"{argument}: {message}"``.
+
+    Attributes
+    ----------
+    argument : str or None
+        As given, so that a caller can attribute the problem to its own argument (or to a file line)
+        without parsing the message.
+    reason : str
+        The message without the argument's name.
+    """
+
+    def __init__(self, message: str = "", *, argument: str | None = None) -> None:
+        self.argument = argument
+        self.reason = message
+        super().__init__(f"{argument}: {message}" if argument else message)
 
 
 class FileFormatError(BayevalInputError):
@@ -30,6 +51,6 @@ class FileFormatError(BayevalInputError):
     def __init__(self, path: str, line: int | None, message: str) -> None:
         self.path = str(path)
         self.line = line
-        self.reason = message
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
+        self.reason = message

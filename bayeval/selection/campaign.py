@@ -343,7 +343,7 @@ class Campaign:
                     sel._check_grade(ln.grade)
                     t, i = sel._locate(ln.topic, ln.docno)
                 except BayevalInputError as exc:
-                    fail(ln, str(exc).partition(": ")[2])
+                    fail(ln, exc.reason)
                 key = (ln.topic, ln.docno)
                 old = int(sel._grades[t][i]) if sel._judged[t][i] else seen.get(key)
                 if old is not None:
