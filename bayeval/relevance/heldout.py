@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
@@ -131,8 +130,3 @@ def _select(runs: RunSet, systems: Sequence[str]) -> RunSet:
     if missing:
         raise BayevalInputError(f"systems: unknown run(s) {missing}")
     return RunSet(tuple(by[s] for s in systems))
-
-
-def scores_frame(rows: dict[str, dict]) -> pd.DataFrame:
-    """Scores of several estimators side by side (one row each)."""
-    return pd.DataFrame.from_dict(rows, orient="index")
