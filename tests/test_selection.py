@@ -82,7 +82,7 @@ def test_dcg_weights_and_bounds_erratum():
     assert np.allclose(w[:2], [1 / np.log2(6) - 1 / np.log2(3), 1 / np.log2(3)])
     assert np.round(w, 3).tolist() == [-0.244, 0.631, 0.431, -0.387, 0.569, -1.0, 0.0, 0.0]
     lo, hi = linear_bounds(w, np.zeros(8, bool), np.zeros(8))
-    # the slide prints -0.631; the sum of the negative weights is -1.631 (DESIGN.md §6)
+    # the slide prints -0.631; the sum of the negative weights is -1.631 (docs/maths.md §1)
     assert lo == pytest.approx(-(0.244 + 0.387 + 1.0), abs=1e-3) and lo == pytest.approx(-1.631, abs=5e-4)
     assert hi == pytest.approx(0.631 + 0.431 + 0.569, abs=1e-3)
 
@@ -269,8 +269,8 @@ def test_selector_confidence_matches_compare_systems(measure):
     judged = Qrels.from_frame(pd.DataFrame(sel.history, columns=["topic", "docno", "grade"]))
     ref = compare_systems(RankData.build(col.runs, judged, depth=20, topics=data.topics), default_p=0.3,
                           measure=measure, method="delta", pairs=sel.pairs)
-    assert np.allclose(st.expected, ref.map_expected) and np.allclose(st.variance, ref.map_variance)
-    assert np.allclose(st.p_less, ref.map_p_less)
+    assert np.allclose(st.expected, ref.mean_expected) and np.allclose(st.variance, ref.mean_variance)
+    assert np.allclose(st.p_less, ref.mean_p_less)
 
 
 # ---------------------------------------------------------------------------------------------- property
