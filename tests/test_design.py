@@ -1,6 +1,6 @@
 """Held-out-sites design (carterette2010): planning, assignment, power, agreement tables, files.
 
-Known answers are written as derivations from the paper (§3.1, §3.2.1, Tables 1–5) and DESIGN.md §6.
+Known answers are written as derivations from the paper (§3.1, §3.2.1, Tables 1–5) and docs/maths.md §1.
 """
 
 from __future__ import annotations
@@ -273,7 +273,7 @@ def test_scores_round_trip_and_measure_selection(tmp_path):
 # ------------------------------------------------------------------------------------------ power
 
 def test_power_known_answers_from_the_paper():
-    # DESIGN.md §6: effect 0.260, two-sided alpha 0.05: 0.963 at n = 210, 0.353 at n = 39 (paper: 0.964, 0.354)
+    # docs/maths.md §1: effect 0.260, two-sided alpha 0.05: 0.963 at n = 210, 0.353 at n = 39 (paper: 0.964, 0.354)
     p210, p39 = t_test_power(0.260, [210, 39])
     assert round(float(p210), 3) == 0.963 and round(float(p39), 3) == 0.353
     # the paper's 0.964 lies between the powers at its rounded effect 0.260 and its unrounded 0.046 / 0.176

@@ -1,4 +1,4 @@
-r"""Held-out accuracy of probabilities of relevance, and the shallow-pool protocol of issue 3.
+r"""Held-out accuracy of probabilities of relevance, and the shallow-pool protocol.
 
 Protocol (:func:`shallow_pool_split`): the judgments are the depth-``judged_depth`` pool over *all*
 runs (every document some run ranks in its top ``judged_depth``, with its official judgment); the
@@ -111,7 +111,7 @@ def heldout_targets(data: RankData, truth: Qrels) -> tuple[tuple, tuple]:
 
 def shallow_pool_split(runs: RunSet, qrels: Qrels, systems: Sequence[str] | None = None, *,
                        judged_depth: int = 10, depth: int = 100) -> HeldOutSplit:
-    """The issue-3 protocol: depth-``judged_depth`` pool over all ``runs`` as judgments, ``systems`` at
+    """The shallow-pool protocol: depth-``judged_depth`` pool over all ``runs`` as judgments, ``systems`` at
     ``depth`` as the data, held-out targets = their retrieved documents outside the pool with an
     official judgment in ``qrels``."""
     from bayeval.synthetic import pool_qrels
