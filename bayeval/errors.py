@@ -16,17 +16,11 @@ class BayevalInputError(ValueError):
     Parameters
     ----------
     message : str
-        What is wrong, one line.
+        What is wrong, one line; kept as the attribute ``reason``.
     argument : str, optional
-        The name of the offending argument; the error then reads ``"{argument}: {message}"``.
-
-    Attributes
-    ----------
-    argument : str or None
-        As given, so that a caller can attribute the problem to its own argument (or to a file line)
-        without parsing the message.
-    reason : str
-        The message without the argument's name.
+        The offending argument's name, kept as the attribute ``argument`` (so that a caller can attribute
+        the problem to its own argument or a file line without parsing the message); the error then reads
+        ``"{argument}: {message}"``.
     """
 
     def __init__(self, message: str = "", *, argument: str | None = None) -> None:

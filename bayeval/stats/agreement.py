@@ -1,17 +1,8 @@
-r"""Agreement between two scorings of the same systems: Kendall's τ and the root mean square error.
+r"""Agreement between two scorings of the same systems: Kendall's τ (τ-b, or ties counted as agreeing) and RMSE.
 
-Kernels on arrays, shared by the reuse designs (:mod:`bayeval.design`), the biased-pool study
-(:mod:`bayeval.bias`) and the robustness studies (:mod:`bayeval.experiments`).
-
-- :func:`kendall_tau` with ``ties="b"``: Kendall's :math:`\tau_b` (ties in either scoring shrink the
-  denominator); with ``ties="agree"``: the variant of Büttcher et al. (2007) that counts a tied pair as
-  ranked in the right order.
-- :func:`rmse`: :math:`\sqrt{\frac1n\sum_i (x_i-y_i)^2}`.
-
-References: M. G. Kendall (1938), *A new measure of rank correlation*, Biometrika 30; M. G. Kendall
-(1945), *The treatment of ties in ranking problems*, Biometrika 33; S. Büttcher, C. L. A. Clarke,
-P. C. K. Yeung, I. Soboroff (2007), *Reliable information retrieval evaluation with incomplete and
-biased judgements*, SIGIR.
+References: M. G. Kendall (1938), *A new measure of rank correlation*, Biometrika 30; (1945), *The treatment
+of ties in ranking problems*, Biometrika 33; S. Büttcher, C. L. A. Clarke, P. C. K. Yeung, I. Soboroff (2007),
+*Reliable information retrieval evaluation with incomplete and biased judgements*, SIGIR.
 """
 
 from __future__ import annotations
@@ -27,14 +18,6 @@ __all__ = ["TAU_TIES", "kendall_tau", "rmse"]
 
 TAU_TIES = ("b", "agree")
 """The treatments of ties :func:`kendall_tau` knows: ``"b"`` (τ-b) and ``"agree"`` (ties agree)."""
-
-
-def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1:
-        raise BayevalInputError(f"x, y: expected two vectors of the same length, got {x.shape}, {y.shape}")
-    return x, y
 
 
 def kendall_tau(x, y, ties: str = "b") -> float:
@@ -64,7 +47,9 @@ def kendall_tau(x, y, ties: str = "b") -> float:
     """
     if ties not in TAU_TIES:
         raise BayevalInputError(f"ties: must be one of {', '.join(TAU_TIES)}, got {ties!r}")
-    x, y = _pair(x, y)
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise BayevalInputError(f"x, y: expected two vectors of the same length, got {x.shape}, {y.shape}")
     n = x.size
     if n < 2:
         return float("nan")
@@ -90,8 +75,7 @@ def rmse(x, y) -> float:
     >>> rmse([0.5, 0.25], [0.25, 0.25]) == (0.25 ** 2 / 2) ** 0.5
     True
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x.shape != y.shape:
         raise BayevalInputError(f"x, y: must have the same shape, got {x.shape}, {y.shape}")
     return float(np.sqrt(np.mean((x - y) ** 2))) if x.size else float("nan")

@@ -1,8 +1,7 @@
-r"""Paired tests between two systems (or methods) over the same topics (or trials).
+r"""Paired tests between two systems (or methods) over the same topics (or trials), many pairs at once.
 
-:func:`paired_pvalues` tests many pairs at once: the paired t-test
-:math:`t = \bar d\sqrt n/s_d` on :math:`n-1` degrees of freedom (``scipy.stats.ttest_rel``, Student 1908)
-or the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, zero differences dropped; Wilcoxon 1945).
+References: Student (1908), *The probable error of a mean*, Biometrika 6; F. Wilcoxon (1945), *Individual
+comparisons by ranking methods*, Biometrics Bulletin 1(6).
 """
 
 from __future__ import annotations
@@ -28,8 +27,9 @@ def paired_pvalues(a, b, test: str = "t", mask=None) -> np.ndarray:
     a, b : ndarray, shape (P, n)
         Per-topic scores of the first and second system of each of P pairs over the same n topics.
     test : {"t", "wilcoxon"}
-        ``"t"`` (default): the paired t-test on the differences :math:`d = a - b`. ``"wilcoxon"``: the
-        Wilcoxon signed-rank test (``zero_method="wilcox"``).
+        ``"t"`` (default): the paired t-test :math:`t = \bar d\sqrt n/s_d` on :math:`n-1` degrees of freedom,
+        :math:`d = a - b` (``scipy.stats.ttest_rel``). ``"wilcoxon"``: the Wilcoxon signed-rank test
+        (``scipy.stats.wilcoxon``, zero differences dropped).
     mask : ndarray of bool, shape (P, n), optional
         The topics each pair is tested on (default all).
 
