@@ -346,6 +346,19 @@ def test_incremental_pool_stops_on_confidence():
     assert IncrementalPoolSelector.method == "pool"
 
 
+def test_check_judgment_validates_without_recording_and_names_the_field():
+    sel = MTCSelector(tutorial_data(), measure="DCG@5")
+    assert sel.check_judgment("1", "E", 1) is None
+    sel.record("1", "E", 1)
+    assert sel.check_judgment("1", "E", 0) == 1 and sel.judgments == 1  # the recorded grade; nothing new
+    for args, field in ((("1", "E", 3), "grade"), (("1", "E", 0.5), "grade"), (("9", "E", 1), "topic"),
+                        (("1", "Z", 1), "docno")):
+        with pytest.raises(BayevalInputError) as exc:
+            sel.check_judgment(*args)
+        assert exc.value.argument == field and str(exc.value) == f"{field}: {exc.value.reason}"
+    assert sel.judgments == 1
+
+
 def test_record_and_replay_agree_and_reject_conflicts():
     col = make_collection(n_topics=3, n_systems=3, n_docs=50, depth=20, seed=6)
     data = RankData.build(col.runs, None, depth=20)

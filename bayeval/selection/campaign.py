@@ -340,12 +340,11 @@ class Campaign:
             new, dup, seen = [], 0, {}
             for ln in lines:
                 try:
-                    sel._check_grade(ln.grade)
-                    t, i = sel._locate(ln.topic, ln.docno)
+                    old = sel.check_judgment(ln.topic, ln.docno, ln.grade)
                 except BayevalInputError as exc:
                     fail(ln, exc.reason)
                 key = (ln.topic, ln.docno)
-                old = int(sel._grades[t][i]) if sel._judged[t][i] else seen.get(key)
+                old = seen.get(key) if old is None else old
                 if old is not None:
                     if old != int(ln.grade):
                         fail(ln, f"document {ln.docno!r} of topic {ln.topic!r} is already judged {old}, "

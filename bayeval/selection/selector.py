@@ -183,6 +183,19 @@ class Selector:
         t, i = self._locate(topic, docno)
         return bool(self._judged[t][i])
 
+    def check_judgment(self, topic: str, docno: str, grade) -> int | None:
+        """Validate a judgment without recording it; returns the grade already recorded (None: unjudged).
+
+        Raises
+        ------
+        BayevalInputError
+            A non-integer grade or one above ``max_grade`` (DCG), an unknown topic or document; its
+            ``argument`` (``"grade"``, ``"topic"``, ``"docno"``) names the field at fault.
+        """
+        self._check_grade(grade)
+        t, i = self._locate(topic, docno)
+        return int(self._grades[t][i]) if self._judged[t][i] else None
+
     def select(self, n: int = 1) -> list[Candidate]:
         """The next ``n`` documents to judge, best first (empty when nothing useful is left).
 
