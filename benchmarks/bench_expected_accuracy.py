@@ -95,8 +95,8 @@ def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None
     rows = []
     for m in ("paper", "delta", "mc"):
         rows.append((f"Var[ΔAP] {m} / exact", _q(cmp[m].delta_variance[rnd] / cx.delta_variance[rnd])))
-    rows.append(("Var[ΔMAP] paper / exact", _q(cmp["paper"].mean_variance / cx.mean_variance)))
-    rows.append(("Var[ΔMAP] delta / exact", _q(cmp["delta"].mean_variance / cx.mean_variance)))
+    rows.append(("Var[ΔMAP] paper / exact", _q(cmp["paper"].all_variance / cx.all_variance)))
+    rows.append(("Var[ΔMAP] delta / exact", _q(cmp["delta"].all_variance / cx.all_variance)))
     _table(f"ΔAP and ΔMAP of the {len(cx.index_a)} pairs ({label})", rows)
     print()
     print("| confidence P(Δ<0) vs exact | max abs difference, per (pair, topic) | cells where the 0.95 decision "
@@ -109,11 +109,11 @@ def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None
     for m in ("paper", "delta", "mc"):
         d_cell = np.abs(cmp[m].p_less - cx.p_less)
         flips = int(np.sum(decide(cmp[m].p_less) != decide(cx.p_less)))
-        d_map = np.abs(cmp[m].mean_p_less - cx.mean_p_less)
-        flips_map = int(np.sum(decide(cmp[m].mean_p_less) != decide(cx.mean_p_less)))
+        d_map = np.abs(cmp[m].all_p_less - cx.all_p_less)
+        flips_map = int(np.sum(decide(cmp[m].all_p_less) != decide(cx.all_p_less)))
         print(f"| {m} | {d_cell.max():.3g} | {flips} / {d_cell.size} | {d_map.max():.3g} | "
               f"{flips_map} / {d_map.size} |")
-    conf = {m: np.maximum(cmp[m].mean_p_less, 1 - cmp[m].mean_p_less) for m in cmp}
+    conf = {m: np.maximum(cmp[m].all_p_less, 1 - cmp[m].all_p_less) for m in cmp}
     print()
     print("| method | pairs with confidence ≥ 0.95 | mean confidence |")
     print("|---|---|---|")
@@ -145,11 +145,11 @@ def all_pairs(label: str, data: RankData, p: float, draws: int, seed: int) -> No
 
     for m in ("paper", "delta", "exact", "mc"):
         c = cmp[m]
-        conf = int(np.sum(decide(c.mean_p_less) != 0))
-        flips = int(np.sum(decide(c.mean_p_less) != decide(ex.mean_p_less)))
-        dmax = np.abs(c.mean_p_less - ex.mean_p_less).max()
+        conf = int(np.sum(decide(c.all_p_less) != 0))
+        flips = int(np.sum(decide(c.all_p_less) != decide(ex.all_p_less)))
+        dmax = np.abs(c.all_p_less - ex.all_p_less).max()
         extra = f" ({draws} draws)" if m == "mc" else ""
-        print(f"| {m}{extra} | {_q(c.mean_variance / ex.mean_variance)} | {conf} | {flips} | {dmax:.3g} | "
+        print(f"| {m}{extra} | {_q(c.all_variance / ex.all_variance)} | {conf} | {flips} | {dmax:.3g} | "
               f"{times[m]:.1f} |")
 
 

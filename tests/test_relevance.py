@@ -365,17 +365,17 @@ def test_bayesian_confidence_with_draws_propagates_parameter_uncertainty(data):
     est = RTCEstimator().estimate(data, "laplace", draws=200, chains=2, p_draws=200, seed=2)
     bc = bayesian_confidence(data, est, draws=4000, seed=2)
     assert bc.parameter_uncertainty
-    mc_var = bc.bayesian.mean_variance
+    mc_var = bc.bayesian.all_variance
     closed = bayesian_confidence(data, est, method="exact", closed_form_draws=200)
-    np.testing.assert_allclose(closed.bayesian.mean_variance, mc_var, rtol=0.12)
-    np.testing.assert_allclose(closed.bayesian.mean_expected, bc.bayesian.mean_expected,
+    np.testing.assert_allclose(closed.bayesian.all_variance, mc_var, rtol=0.12)
+    np.testing.assert_allclose(closed.bayesian.all_expected, bc.bayesian.all_expected,
                                atol=4 * float(np.sqrt(mc_var.max() / 4000)))
     draws = est.arrays(draws=True)
-    between = np.var([compare_systems(data, [p[d] for p in draws], method="exact").mean_expected
+    between = np.var([compare_systems(data, [p[d] for p in draws], method="exact").all_expected
                       for d in range(draws[0].shape[0])], axis=0)
-    plugin_var = bc.plugin.mean_variance
+    plugin_var = bc.plugin.all_variance
     assert np.all(between > plugin_var)
-    assert np.all(closed.bayesian.mean_variance > 2 * plugin_var)
+    assert np.all(closed.bayesian.all_variance > 2 * plugin_var)
 
 
 # --- scores and diagnostics -------------------------------------------------------------------------------

@@ -269,8 +269,8 @@ def test_selector_confidence_matches_compare_systems(measure):
     judged = Qrels.from_frame(pd.DataFrame(sel.history, columns=["topic", "docno", "grade"]))
     ref = compare_systems(RankData.build(col.runs, judged, depth=20, topics=data.topics), default_p=0.3,
                           measure=measure, method="delta", pairs=sel.pairs)
-    assert np.allclose(st.expected, ref.mean_expected) and np.allclose(st.variance, ref.mean_variance)
-    assert np.allclose(st.p_less, ref.mean_p_less)
+    assert np.allclose(st.expected, ref.all_expected) and np.allclose(st.variance, ref.all_variance)
+    assert np.allclose(st.p_less, ref.all_p_less)
 
 
 # ---------------------------------------------------------------------------------------------- property

@@ -357,7 +357,7 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
                 if mc:  # E[MAP] per run from the same kind of draws
                     kw["seed"] = np.random.default_rng(s_mc.spawn(1)[0])
                 ev = expected_measures(data, probs, default_p=0.5, method=conf, progress=False, **kw)
-                per_conf[conf] = (ev.all_expected[0], cmp.mean_expected, cmp.mean_variance, cmp.mean_p_less)
+                per_conf[conf] = (ev.all_expected[0], cmp.all_expected, cmp.all_variance, cmp.all_p_less)
         seconds = time.perf_counter() - t0 + sel_seconds.get(src, 0.0)
         for conf, (e_map, e_delta, v_delta, p_less) in per_conf.items():
             tau = kendall_tau(e_map, true_map)

@@ -334,7 +334,7 @@ def run_similarity_trial(collection, config: SimilarityStudyConfig, trial: int) 
         else:
             e_map = expected_measures(data, probs, method="delta").all_expected[0]
             cmp = compare_systems(data, probs, method="delta")
-            e_delta, p_less = cmp.mean_expected, cmp.mean_p_less
+            e_delta, p_less = cmp.all_expected, cmp.all_p_less
         frames.append(pd.DataFrame({
             "collection": collection.name, "trial": trial, "seed": config.seed,
             "k": len(names) if config.k is None else config.k, "n_topics": len(topics), "depth": config.depth,
