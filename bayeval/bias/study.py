@@ -140,11 +140,8 @@ class BiasStudy:
         return out
 
     def p_values(self) -> np.ndarray:
-        """(K, M, S) two-sided paired t-test over a run's topics, original vs method (NaN where undefined).
-
-        A run whose differences are all 0 (fewer than two topics, or no change) gets p = 1; one whose
-        differences are all equal and nonzero gets p = 0 (:func:`~bayeval.stats.paired_pvalues`).
-        """
+        """(K, M, S) two-sided paired t-test over a run's topics, original vs method (NaN where the method has
+        no scores); p = 1 where the test is undefined (no change, or fewer than two topics)."""
         out = np.full(self.scores.shape[:3], np.nan)
         for k in range(self.scores.shape[0]):
             for m in range(self.scores.shape[1]):
@@ -199,7 +196,7 @@ class BiasStudy:
                        "significant": float(np.mean(pv[k, m, f] < _SIGNIFICANCE)),
                        "tau_all": kendall_tau(orig[m], new[k, m], ties="agree")}
                 if self.scenario == "manual-only":
-                    row["tau_manual"] = kendall_tau(orig[m, f], new[k, m, f], ties="agree") if f.sum() >= 2 else np.nan
+                    row["tau_manual"] = kendall_tau(orig[m, f], new[k, m, f], ties="agree")  # NaN below 2 runs
                 rows.append(row)
         return pd.DataFrame(rows)
 

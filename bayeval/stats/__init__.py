@@ -7,7 +7,7 @@
   Wilson intervals, sharpness, and the calls (confidence, correctness) the papers' tables count.
 """
 
-from bayeval.stats.agreement import TAU_TIES, kendall_tau, rmse
+from bayeval.stats.agreement import kendall_tau, rmse
 from bayeval.stats.forecast import (
     LOG_EPS,
     RELIABILITY_EDGES,
@@ -29,7 +29,6 @@ __all__ = [
     "PAIRED_TESTS",
     "RELIABILITY_EDGES",
     "RELIABILITY_LABELS",
-    "TAU_TIES",
     "ForecastScores",
     "brier_score",
     "calls",
