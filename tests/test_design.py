@@ -28,7 +28,6 @@ from bayeval.design import (
     goodness_of_fit,
     held_out_combinations,
     observed_table,
-    pairwise_tau,
     plan_design,
     power_alpha,
     read_design,
@@ -409,12 +408,6 @@ def test_agreement_test_pairs_frame_and_validation():
 
 
 # ------------------------------------------------------------------------------------------ ordering
-
-def test_pairwise_tau():
-    # pairs: (+,+) concordant, (-,+) discordant, (+,+) concordant, (+,0) tie -> (2 - 1) / 4
-    assert pairwise_tau([0.1, -0.2, 0.3, 0.1], [0.05, 0.1, 0.2, 0.0]) == (0.25, 2, 1, 4)
-    assert np.isnan(pairwise_tau([], [])[0])
-
 
 def test_combinations_of_sites_cover_pairs():
     # every pair of sites appears in C(m-2, k-2) combinations of one block

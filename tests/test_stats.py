@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from bayeval.errors import BayevalInputError
-from bayeval.stats import kendall_tau, paired_pvalues, rmse
+from bayeval.stats import kendall_tau, paired_pvalues, pairwise_tau, rmse
 
 
 def test_kendall_tau_b_matches_scipy_and_is_nan_when_undefined():
@@ -41,6 +41,12 @@ def test_kendall_tau_ties_agree_reproduces_buettcher_p20_figure():
             swaps += 1
     assert kendall_tau(a, b, ties="agree") == pytest.approx(1 - 2 * 74 / 861)
     assert round(kendall_tau(a, b, ties="agree"), 4) == 0.8281
+
+
+def test_pairwise_tau():
+    # pairs: (+,+) concordant, (-,+) discordant, (+,+) concordant, (+,0) tie -> (2 - 1) / 4
+    assert pairwise_tau([0.1, -0.2, 0.3, 0.1], [0.05, 0.1, 0.2, 0.0]) == (0.25, 2, 1, 4)
+    assert np.isnan(pairwise_tau([], [])[0])
 
 
 def test_rmse():

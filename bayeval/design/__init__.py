@@ -23,7 +23,6 @@ from bayeval.design.agreement import (
 )
 from bayeval.design.analysis import KINDS, ReusabilityAnalysis, SignificanceAgreement, analyze_design
 from bayeval.design.assign import Design, assign_design, held_out_combinations
-from bayeval.design.correlation import pairwise_tau
 from bayeval.design.files import read_design, read_scores, read_sites, write_design
 from bayeval.design.plan import DesignPlan, DesignPlanTable, design_sizes, design_table, plan_design
 from bayeval.design.plot import plot_reuse
@@ -55,7 +54,6 @@ __all__ = [
     "held_out_combinations",
     "observed_table",
     "pair_statistics",
-    "pairwise_tau",
     "plan_design",
     "plot_reuse",
     "power_alpha",

@@ -27,12 +27,11 @@ from bayeval.design.agreement import (
     pair_statistics,
 )
 from bayeval.design.assign import Design
-from bayeval.design.correlation import pairwise_tau
 from bayeval.design.scores import TopicScores
 from bayeval.design.significance import ADJUSTMENTS
 from bayeval.design.sites import site_labels
 from bayeval.errors import BayevalInputError
-from bayeval.stats import PAIRED_TESTS, kendall_tau, rmse
+from bayeval.stats import PAIRED_TESTS, kendall_tau, pairwise_tau, rmse
 
 __all__ = ["KINDS", "ReusabilityAnalysis", "SignificanceAgreement", "analyze_design"]
 
