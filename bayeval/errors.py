@@ -11,7 +11,22 @@ __all__ = ["BayevalInputError", "DataNotice", "FileFormatError"]
 
 
 class BayevalInputError(ValueError):
-    """Bad input supplied by the user (argument value, option, data)."""
+    """Bad input supplied by the user (argument value, option, data).
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, one line; kept as the attribute ``reason``.
+    argument : str, optional
+        The offending argument's name, kept as the attribute ``argument`` (so that a caller can attribute
+        the problem to its own argument or a file line without parsing the message); the error then reads
+        ``"{argument}: {message}"``.
+    """
+
+    def __init__(self, message: str = "", *, argument: str | None = None) -> None:
+        self.argument = argument
+        self.reason = message
+        super().__init__(f"{argument}: {message}" if argument else message)
 
 
 class FileFormatError(BayevalInputError):
@@ -30,9 +45,9 @@ class FileFormatError(BayevalInputError):
     def __init__(self, path: str, line: int | None, message: str) -> None:
         self.path = str(path)
         self.line = line
-        self.reason = message
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
+        self.reason = message
 
     def __reduce__(self):  # rebuilt from its three fields, so that it crosses process boundaries (workers)
         return type(self), (self.path, self.line, self.reason)

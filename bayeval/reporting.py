@@ -286,8 +286,8 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
                         index=pd.Index(names, name="run")).iloc[order]
     S = len(names)
     C = np.full((S, S), np.nan)
-    C[cmp.index_a, cmp.index_b] = 1.0 - cmp.map_p_less
-    C[cmp.index_b, cmp.index_a] = cmp.map_p_less
+    C[cmp.index_a, cmp.index_b] = 1.0 - cmp.all_p_less
+    C[cmp.index_b, cmp.index_a] = cmp.all_p_less
     conf = pd.DataFrame(C[np.ix_(order, order)], index=names[order], columns=names[order])
     model = getattr(probabilities, "model", None)
     if model:

@@ -8,7 +8,7 @@ is timed on a few random (pair, topic) cells of the same data and extrapolated t
 
 Usage::
 
-    python benchmarks/bench_expected.py                  # the three configurations of the brief
+    python benchmarks/bench_expected.py                  # the default configurations
     python benchmarks/bench_expected.py --cold           # clear the numba cache before each (compile time)
     python benchmarks/bench_expected.py --data PATH --configs 100:paper 100:delta
 

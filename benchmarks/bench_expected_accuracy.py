@@ -94,8 +94,8 @@ def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None
     rows = []
     for m in ("paper", "delta", "mc"):
         rows.append((f"Var[ΔAP] {m} / exact", _q(cmp[m].delta_variance[rnd] / cx.delta_variance[rnd])))
-    rows.append(("Var[ΔMAP] paper / exact", _q(cmp["paper"].map_variance / cx.map_variance)))
-    rows.append(("Var[ΔMAP] delta / exact", _q(cmp["delta"].map_variance / cx.map_variance)))
+    rows.append(("Var[ΔMAP] paper / exact", _q(cmp["paper"].all_variance / cx.all_variance)))
+    rows.append(("Var[ΔMAP] delta / exact", _q(cmp["delta"].all_variance / cx.all_variance)))
     _table(f"ΔAP and ΔMAP of the {len(cx.index_a)} pairs ({label})", rows)
     print()
     print("| confidence P(Δ<0) vs exact | max abs difference, per (pair, topic) | cells where the 0.95 decision "
@@ -108,11 +108,11 @@ def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None
     for m in ("paper", "delta", "mc"):
         d_cell = np.abs(cmp[m].p_less - cx.p_less)
         flips = int(np.sum(decide(cmp[m].p_less) != decide(cx.p_less)))
-        d_map = np.abs(cmp[m].map_p_less - cx.map_p_less)
-        flips_map = int(np.sum(decide(cmp[m].map_p_less) != decide(cx.map_p_less)))
+        d_map = np.abs(cmp[m].all_p_less - cx.all_p_less)
+        flips_map = int(np.sum(decide(cmp[m].all_p_less) != decide(cx.all_p_less)))
         print(f"| {m} | {d_cell.max():.3g} | {flips} / {d_cell.size} | {d_map.max():.3g} | "
               f"{flips_map} / {d_map.size} |")
-    conf = {m: np.maximum(cmp[m].map_p_less, 1 - cmp[m].map_p_less) for m in cmp}
+    conf = {m: np.maximum(cmp[m].all_p_less, 1 - cmp[m].all_p_less) for m in cmp}
     print()
     print("| method | pairs with confidence ≥ 0.95 | mean confidence |")
     print("|---|---|---|")
@@ -144,11 +144,11 @@ def all_pairs(label: str, data: RankData, p: float, draws: int, seed: int) -> No
 
     for m in ("paper", "delta", "exact", "mc"):
         c = cmp[m]
-        conf = int(np.sum(decide(c.map_p_less) != 0))
-        flips = int(np.sum(decide(c.map_p_less) != decide(ex.map_p_less)))
-        dmax = np.abs(c.map_p_less - ex.map_p_less).max()
+        conf = int(np.sum(decide(c.all_p_less) != 0))
+        flips = int(np.sum(decide(c.all_p_less) != decide(ex.all_p_less)))
+        dmax = np.abs(c.all_p_less - ex.all_p_less).max()
         extra = f" ({draws} draws)" if m == "mc" else ""
-        print(f"| {m}{extra} | {_q(c.map_variance / ex.map_variance)} | {conf} | {flips} | {dmax:.3g} | "
+        print(f"| {m}{extra} | {_q(c.all_variance / ex.all_variance)} | {conf} | {flips} | {dmax:.3g} | "
               f"{times[m]:.1f} |")
 
 

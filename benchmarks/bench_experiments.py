@@ -1,4 +1,4 @@
-"""Speed of the robustness study (issue 6, goal: 200 TREC-8 trials, k = 10, c = 2, in <= 30 min on 2 cores).
+"""Speed of the robustness study (goal: 200 TREC-8 trials, k = 10, c = 2, in <= 30 min on 2 cores).
 
 Runs (or resumes) the study through the public API and prints a markdown table: wall time of this call,
 trials per minute, and where a trial's time goes (per method: selection + estimation + confidence), read

@@ -1,4 +1,4 @@
-"""Speed of the relevance models on TREC-8 (issue 3, point 7), each against a reference timed in the same run.
+"""Speed of the relevance models on TREC-8, each against a reference timed in the same run.
 
 A. Fast-path RTC fit (rank coefficients → Platt calibration → expert aggregation, MAP by Newton/IRLS in
    numpy) on all 129 runs × 50 topics at depth 100 with the official judgments, then p for every
@@ -6,7 +6,8 @@ A. Fast-path RTC fit (rank coefficients → Platt calibration → expert aggrega
    models, each given the previous stage's fast-path estimate, with and without PyMC's compilation; the
    largest parameter difference between the two shows they solve the same problem.
 B. NUTS on the expert-aggregation model of the 10-run held-out protocol (depth-10 pool of all 129 runs as
-   judgments, the ten runs of issue 3 at depth 100; ``rtc-default``): 4 chains × 1000 tuning + 1000 draws.
+   judgments, the ten runs of ``bench_relevance_heldout.TREC8_SYSTEMS`` at depth 100; ``rtc-default``):
+   4 chains × 1000 tuning + 1000 draws.
    Goal ≤ 5 minutes with r-hat < 1.01. Reference: the fast path's MAP and Laplace fits of the same model.
 
 Times are the best of ``--repeat`` runs (the machine is shared); the first, cold call is printed too.

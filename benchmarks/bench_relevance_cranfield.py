@@ -1,7 +1,7 @@
-"""Held-out accuracy with document texts: similarity regression vs RTC on Cranfield (issue 3, point 6 extended).
+"""Held-out accuracy with document texts: similarity regression vs RTC on Cranfield.
 
 TREC-8 and Robust 2003 come without texts, so similarity regression (Carterette & Allan 2007) is scored here,
-on the Cranfield 1400 collection (``../shared/data/cranfield``), with the issue-3 protocol:
+on the Cranfield 1400 collection (``../shared/data/cranfield``), with the shallow-pool protocol:
 
 - systems = five retrieval models built here over title + abstract: TF-IDF cosine, BM25 (k1 = 1.2, b = 0.75),
   BM25 (k1 = 2.0, b = 0.3), query likelihood with Dirichlet smoothing (μ = 300), TF-IDF on titles only;

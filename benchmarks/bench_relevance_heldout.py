@@ -1,10 +1,10 @@
-"""Held-out accuracy of probabilities of relevance on TREC-8 and TREC 2003 Robust (issue 3, point 6).
+"""Held-out accuracy of probabilities of relevance on TREC-8 and TREC 2003 Robust.
 
 Protocol (:func:`bayeval.relevance.shallow_pool_split`):
 
 - judgments = the depth-10 pool over *all* runs of the collection (every document some run ranks in its
   top 10, with its official judgment);
-- systems = ten runs at depth 100 (TREC-8: the ten named in issue 3; Robust 2003: ten of the 17 runs
+- systems = ten runs at depth 100 (TREC-8: ``TREC8_SYSTEMS``; Robust 2003: ten of the 17 runs
   spread evenly over their official MAP ranking);
 - targets = every document these ten runs retrieve in their top 100 that lies outside the depth-10 pool
   but has an official judgment;

@@ -50,7 +50,7 @@ def naive_step(data: RankData, judged: list, grades: list, pairs, alpha: float):
                       tr.relevance_level, tr.has_results) for t, tr in enumerate(data)]
     cur = RankData(data.systems, data.topics, tuple(per), data.depth)
     cmp = compare_systems(cur, default_p=0.5, pairs=pairs, measure="AP", method="delta", progress=False)
-    undecided = [k for k in range(len(pairs)) if (1 - alpha) < cmp.map_p_less[k] < alpha]
+    undecided = [k for k in range(len(pairs)) if (1 - alpha) < cmp.all_p_less[k] < alpha]
     best = (-1.0, None)
     for t, tr in enumerate(cur):
         r = np.asarray(tr.ranks, dtype=np.float64)

@@ -1,4 +1,4 @@
-"""Real-data check of issue 4: MTC, RTC and incremental pooling on TREC-8, 50 random pairs, depth 100, AP.
+"""Real-data check: MTC, RTC and incremental pooling on TREC-8, 50 random pairs, depth 100, AP.
 
 For each pair the full TREC-8 qrels are the assessor; a campaign runs until P(ΔMAP < 0) >= alpha or
 <= 1 - alpha (or the budget ends), and the decided sign is checked against ΔMAP on the full qrels

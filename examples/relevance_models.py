@@ -1,8 +1,9 @@
 """Relevance models end to end, as in a notebook: fit, diagnose, score on held-out judgments, compare priors,
 and turn the posterior into Bayesian confidence in system comparisons.
 
-Data: the issue-3 held-out protocol — judgments are a depth-10 pool of all runs, the systems are ten runs at
-depth 100, and the held-out targets are their top-100 documents outside the pool that the full qrels judge.
+Data: the shallow-pool held-out protocol (docs/relevance.md) — judgments are a depth-10 pool of all runs, the
+systems are ten runs at depth 100, and the held-out targets are their top-100 documents outside the pool that
+the full qrels judge.
 By default a synthetic collection generated on the spot (no downloads, ~30 s); ``--trec8`` uses TREC-8
 from ``../shared/data/trec8`` (~2 min).
 

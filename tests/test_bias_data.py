@@ -67,7 +67,7 @@ def test_trec8_manual_only_and_leave_one_group_out_without_repair(trec8):
 
 @pytest.mark.slow
 def test_trec8_leave_one_group_out_repaired_by_rtc(trec8):
-    """The issue's goal on TREC-8 (docs/bias.md): expected AP vs every alternative (about 2 minutes)."""
+    """The goal on TREC-8 (docs/bias.md): expected AP vs every alternative (about 2 minutes)."""
     runs, qrels, contrib, groups = trec8
     st = leave_one_group_out(runs, qrels, contrib, groups, measures="AP,bpref,P@20(j),RankEff",
                              predictors=[ModelPredictor("rtc")], progress=False)

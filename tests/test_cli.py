@@ -109,7 +109,7 @@ def test_demo_runs_as_a_subprocess():
     assert "Laplace posterior" in proc.stdout and "contain the true MAP for" in proc.stdout
 
 
-# --- evaluate with a relevance model (issue 3): plug-in and Bayesian P(ΔMAP < 0) ---------------------------
+# --- evaluate with a relevance model: plug-in and Bayesian P(ΔMAP < 0) ---------------------------
 def _pairs_csv(out):
     frame = pd.read_csv(io.StringIO(out), dtype={"topic": str})
     assert list(frame.columns) == ["run_a", "run_b", "topic", "measure", "delta_expected", "p_less_plugin",

@@ -31,7 +31,7 @@ def _study(settings, seeds, *, sampled: bool, p_draws: int = 100):
         ev = expected_measures(shallow, probs, method="delta")
         z.extend((true_map - ev.all_expected[0]) / np.sqrt(ev.all_variance[0]))
         cmp = compare_systems(shallow, probs, method="delta")
-        p_less.extend(cmp.map_p_less)
+        p_less.extend(cmp.all_p_less)
         delta.extend(true_map[cmp.index_a] - true_map[cmp.index_b])
     return np.array(z), np.array(p_less), np.array(delta)
 

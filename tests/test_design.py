@@ -1,6 +1,6 @@
 """Held-out-sites design (carterette2010): planning, assignment, power, agreement tables, files.
 
-Known answers are written as derivations from the paper (§3.1, §3.2.1, Tables 1–5) and DESIGN.md §6.
+Known answers are written as derivations from the paper (§3.1, §3.2.1, Tables 1–5) and docs/maths.md §1.
 """
 
 from __future__ import annotations
@@ -28,14 +28,11 @@ from bayeval.design import (
     goodness_of_fit,
     held_out_combinations,
     observed_table,
-    paired_pvalues,
-    pairwise_tau,
     plan_design,
     power_alpha,
     read_design,
     read_scores,
     read_sites,
-    rmse,
     t_test_power,
     write_design,
 )
@@ -275,7 +272,7 @@ def test_scores_round_trip_and_measure_selection(tmp_path):
 # ------------------------------------------------------------------------------------------ power
 
 def test_power_known_answers_from_the_paper():
-    # DESIGN.md §6: effect 0.260, two-sided alpha 0.05: 0.963 at n = 210, 0.353 at n = 39 (paper: 0.964, 0.354)
+    # docs/maths.md §1: effect 0.260, two-sided alpha 0.05: 0.963 at n = 210, 0.353 at n = 39 (paper: 0.964, 0.354)
     p210, p39 = t_test_power(0.260, [210, 39])
     assert round(float(p210), 3) == 0.963 and round(float(p39), 3) == 0.353
     # the paper's 0.964 lies between the powers at its rounded effect 0.260 and its unrounded 0.046 / 0.176
@@ -318,21 +315,6 @@ def test_effect_size():
 
 
 # ------------------------------------------------------------------------------------------ tests
-
-def test_paired_pvalues_match_scipy_ttest_rel():
-    rng = np.random.default_rng(0)
-    a, b = rng.random((6, 15)), rng.random((6, 15))
-    expect = [stats.ttest_rel(a[i], b[i]).pvalue for i in range(6)]
-    assert np.allclose(paired_pvalues(a, b), expect)
-    w = paired_pvalues(a, b, "wilcoxon")
-    assert np.allclose(w, [stats.wilcoxon(a[i] - b[i]).pvalue for i in range(6)])
-    # undefined and degenerate cases
-    assert np.isnan(paired_pvalues(a[:1, :1], b[:1, :1])).all()
-    same = paired_pvalues(a[:2], a[:2])
-    assert np.isnan(same).all()
-    x = np.array([[0.5, 0.25, 0.75]])
-    assert paired_pvalues(x, x - 0.125).tolist() == [0.0]  # constant nonzero difference: t is infinite
-
 
 def test_adjustments():
     p = np.array([0.01, 0.04, 0.03, np.nan])
@@ -426,13 +408,6 @@ def test_agreement_test_pairs_frame_and_validation():
 
 
 # ------------------------------------------------------------------------------------------ ordering
-
-def test_pairwise_tau_and_rmse():
-    # pairs: (+,+) concordant, (-,+) discordant, (+,+) concordant, (+,0) tie -> (2 - 1) / 4
-    assert pairwise_tau([0.1, -0.2, 0.3, 0.1], [0.05, 0.1, 0.2, 0.0]) == (0.25, 2, 1, 4)
-    assert np.isnan(pairwise_tau([], [])[0])
-    assert rmse([0.5, 0.25], [0.25, 0.25]) == pytest.approx(np.sqrt(0.0625 / 2))
-
 
 def test_combinations_of_sites_cover_pairs():
     # every pair of sites appears in C(m-2, k-2) combinations of one block

@@ -109,7 +109,7 @@ def test_compiled_naive_reference_matches_python_naive(cases):
 
 
 # ---------------------------------------------------------------------------------------------
-# the worked example of carterette2007 §2.1 (and DESIGN §3, §6)
+# the worked example of carterette2007 §2.1 (and docs/maths.md §1)
 
 # documents A, B, C; ranking B, A, C; p_A = 0.4, p_B = 0.8, p_C = 0.7
 EX_RANKS = np.array([2, 1, 3])
@@ -123,13 +123,13 @@ def test_worked_example_distribution():
     # AP = 0 only when nothing is relevant: 0.6 * 0.2 * 0.3
     assert prob[ap == 0].sum() == pytest.approx(0.6 * 0.2 * 0.3)  # 0.036, as printed
     # AP = 1/2 only when A alone is relevant (A at rank 2): p_A (1 - p_B)(1 - p_C) -- the paper
-    # prints 0.2 * 0.4 * 0.7 = 0.056, which is wrong for this ranking (DESIGN §6)
+    # prints 0.2 * 0.4 * 0.7 = 0.056, which is wrong for this ranking (docs/maths.md §1)
     assert prob[np.isclose(ap, 0.5)].sum() == pytest.approx(0.4 * 0.2 * 0.3)  # 0.024
 
 
 def test_worked_example_paper_vs_exact():
     # Enumeration: E = 0.8167, Var = 0.0648. The closed form, E[S]/E[R] = 1.6753/1.9 and
-    # Var[S]/E[R]^2 = 0.7688/3.61, is off: 0.881 and 0.213 (DESIGN §3).
+    # Var[S]/E[R]^2 = 0.7688/3.61, is off: 0.881 and 0.213 (docs/maths.md §1).
     x = ref.outcomes(3)
     e, v = ref.enumerate_moments(ref.ap_values(EX_RANKS, x), ref.outcome_probabilities(x, EX_P))
     assert (round(e, 3), round(v, 3)) == (0.817, 0.065)
@@ -166,7 +166,7 @@ def test_exact_matches_polynomial_exact_reference(kind):
 
 
 def test_delta_method_close_to_exact_and_paper_is_not():
-    # DESIGN §3: n = 1000, p from a Beta(0.3, 2) mix with 30% zeros, one ranking
+    # docs/maths.md §2: n = 1000, p from a Beta(0.3, 2) mix with 30% zeros, one ranking
     rng = np.random.default_rng(5)
     n = 1000
     p = np.where(rng.random(n) < 0.3, 0.0, rng.beta(0.3, 2.0, n))

@@ -234,12 +234,12 @@ def test_means_over_topics(small, small_p):
     np.testing.assert_allclose(ev.mean_expected(), ev.expected.mean(axis=2))
     np.testing.assert_allclose(ev.mean_variance(), ev.variance.sum(axis=2) / len(small) ** 2)
     cmp = compare_systems(small, small_p, method="delta")
-    np.testing.assert_allclose(cmp.map_expected, cmp.delta_expected.mean(axis=1))
-    np.testing.assert_allclose(cmp.map_variance, cmp.delta_variance.sum(axis=1) / len(small) ** 2)
-    np.testing.assert_allclose(cmp.map_p_less, p_less_normal(cmp.map_expected, cmp.map_variance))
+    np.testing.assert_allclose(cmp.all_expected, cmp.delta_expected.mean(axis=1))
+    np.testing.assert_allclose(cmp.all_variance, cmp.delta_variance.sum(axis=1) / len(small) ** 2)
+    np.testing.assert_allclose(cmp.all_p_less, p_less_normal(cmp.all_expected, cmp.all_variance))
     # ΔMAP expectation = difference of the systems' E[MAP]
     e = ev.all_expected[0]
-    np.testing.assert_allclose(cmp.map_expected, e[cmp.index_a] - e[cmp.index_b], atol=1e-12)
+    np.testing.assert_allclose(cmp.all_expected, e[cmp.index_a] - e[cmp.index_b], atol=1e-12)
 
 
 def test_p_less_normal_and_zero_variance():
@@ -295,15 +295,15 @@ def test_frames_and_results(small, small_p):
     assert list(f.columns) == ["run_a", "run_b", "topic", "measure", "delta_expected", "delta_variance", "p_less"]
     assert len(f) == 2 * (len(small) + 1)
     all_rows = f[f.topic == "all"]
-    np.testing.assert_allclose(all_rows.delta_expected, cmp.map_expected)
-    np.testing.assert_allclose(all_rows.p_less, cmp.map_p_less)
+    np.testing.assert_allclose(all_rows.delta_expected, cmp.all_expected)
+    np.testing.assert_allclose(all_rows.p_less, cmp.all_p_less)
     assert cmp.to_frame(per_topic=False).equals(all_rows.reset_index(drop=True))
     lower, upper = cmp.confidence_interval(0.95)
-    sd = np.sqrt(cmp.map_variance)
+    sd = np.sqrt(cmp.all_variance)
     np.testing.assert_allclose(upper - lower, np.minimum(2 * 1.959963985 * sd, 2), atol=1e-6)
     assert cmp.confidence_interval(0.95, per_topic=True)[0].shape == cmp.p_less.shape
     assert "pairs" in cmp.summary()
-    np.testing.assert_allclose(cmp.confidence, np.maximum(cmp.map_p_less, 1 - cmp.map_p_less))
+    np.testing.assert_allclose(cmp.confidence, np.maximum(cmp.all_p_less, 1 - cmp.all_p_less))
 
 
 def test_default_pairs_are_all_pairs(small):
@@ -352,7 +352,7 @@ def test_posterior_draws_hook(small):
     np.testing.assert_allclose(ev.all_expected[0], map_rows.mean(axis=0), atol=1e-12)
     np.testing.assert_allclose(ev.all_variance[0], map_rows.var(axis=0, ddof=1), atol=1e-12)
     d = map_rows[:, cmp.index_a] - map_rows[:, cmp.index_b]
-    np.testing.assert_allclose(cmp.map_p_less, (d < 0).mean(axis=0) + 0.5 * (d == 0).mean(axis=0), atol=1e-12)
+    np.testing.assert_allclose(cmp.all_p_less, (d < 0).mean(axis=0) + 0.5 * (d == 0).mean(axis=0), atol=1e-12)
     # the closed forms over the same rows: each row is certain (Var_d = 0, E_d = AP of the row), so by the law of
     # total variance E = mean over rows and Var = variance over rows (ddof 0), per topic and for MAP
     for method in ("exact", "delta", "paper"):
@@ -361,8 +361,8 @@ def test_posterior_draws_hook(small):
         np.testing.assert_allclose(ev.variance[0], per_row.var(axis=0), atol=1e-12)
         np.testing.assert_allclose(ev.all_variance[0], map_rows.var(axis=0), atol=1e-12)
         cmp = compare_systems(small, draws, method=method)
-        np.testing.assert_allclose(cmp.map_expected, d.mean(axis=0), atol=1e-12)
-        np.testing.assert_allclose(cmp.map_variance, d.var(axis=0), atol=1e-12)
+        np.testing.assert_allclose(cmp.all_expected, d.mean(axis=0), atol=1e-12)
+        np.testing.assert_allclose(cmp.all_variance, d.var(axis=0), atol=1e-12)
 
 
 def _shared_shift_draws(data, rows, seed, sd=1.0):
@@ -383,10 +383,10 @@ def test_closed_forms_over_draws_are_the_law_of_total_variance(small, method):
     v_d = np.array([c.delta_variance for c in per])
     np.testing.assert_allclose(cmp.delta_expected, e_d.mean(0), atol=1e-12)
     np.testing.assert_allclose(cmp.delta_variance, v_d.mean(0) + e_d.var(0), atol=1e-12)
-    map_e_d = np.array([c.map_expected for c in per])
-    map_v_d = np.array([c.map_variance for c in per])
-    np.testing.assert_allclose(cmp.map_expected, map_e_d.mean(0), atol=1e-12)
-    np.testing.assert_allclose(cmp.map_variance, map_v_d.mean(0) + map_e_d.var(0), atol=1e-12)
+    mean_e_d = np.array([c.all_expected for c in per])
+    mean_v_d = np.array([c.all_variance for c in per])
+    np.testing.assert_allclose(cmp.all_expected, mean_e_d.mean(0), atol=1e-12)
+    np.testing.assert_allclose(cmp.all_variance, mean_v_d.mean(0) + mean_e_d.var(0), atol=1e-12)
     ev = expected_measures(small, draws, method=method, measures=["AP", "P@5"])
     per_ev = [expected_measures(small, [p[d] for p in draws], method=method, measures=["AP", "P@5"])
               for d in range(12)]
@@ -404,15 +404,15 @@ def test_exact_over_draws_equals_monte_carlo_over_the_same_draws():
     n = 100_000
     ex = compare_systems(small, draws, method="exact")
     mc = compare_systems(small, draws, method="mc", draws=n, seed=7)
-    assert np.all(np.abs(ex.map_expected - mc.map_expected) < 4 * np.sqrt(ex.map_variance / n))
-    assert np.all(np.abs(ex.map_variance - mc.map_variance) < 4 * ex.map_variance * np.sqrt(2 / n))
+    assert np.all(np.abs(ex.all_expected - mc.all_expected) < 4 * np.sqrt(ex.all_variance / n))
+    assert np.all(np.abs(ex.all_variance - mc.all_variance) < 4 * ex.all_variance * np.sqrt(2 / n))
     ev = expected_measures(small, draws, method="exact")
     evm = expected_measures(small, draws, method="mc", draws=n, seed=8)
     assert np.all(np.abs(ev.all_expected - evm.all_expected) < 4 * np.sqrt(ev.all_variance / n))
     assert np.all(np.abs(ev.all_variance - evm.all_variance) < 4 * ev.all_variance * np.sqrt(2 / n))
     # the draws' shared shift is real uncertainty: the point p (mean of the draws) misses much of the variance
     point = compare_systems(small, [p.mean(0) for p in draws], method="exact")
-    assert ex.map_variance.sum() > 1.5 * point.map_variance.sum()
+    assert ex.all_variance.sum() > 1.5 * point.all_variance.sum()
 
 
 def test_monte_carlo_is_reproducible(small):

@@ -365,17 +365,17 @@ def test_bayesian_confidence_with_draws_propagates_parameter_uncertainty(data):
     est = RTCEstimator().estimate(data, "laplace", draws=200, chains=2, p_draws=200, seed=2)
     bc = bayesian_confidence(data, est, draws=4000, seed=2)
     assert bc.parameter_uncertainty
-    mc_var = bc.bayesian.map_variance
+    mc_var = bc.bayesian.all_variance
     closed = bayesian_confidence(data, est, method="exact", closed_form_draws=200)
-    np.testing.assert_allclose(closed.bayesian.map_variance, mc_var, rtol=0.12)
-    np.testing.assert_allclose(closed.bayesian.map_expected, bc.bayesian.map_expected,
+    np.testing.assert_allclose(closed.bayesian.all_variance, mc_var, rtol=0.12)
+    np.testing.assert_allclose(closed.bayesian.all_expected, bc.bayesian.all_expected,
                                atol=4 * float(np.sqrt(mc_var.max() / 4000)))
     draws = est.arrays(draws=True)
-    between = np.var([compare_systems(data, [p[d] for p in draws], method="exact").map_expected
+    between = np.var([compare_systems(data, [p[d] for p in draws], method="exact").all_expected
                       for d in range(draws[0].shape[0])], axis=0)
-    plugin_var = bc.plugin.map_variance
+    plugin_var = bc.plugin.all_variance
     assert np.all(between > plugin_var)
-    assert np.all(closed.bayesian.map_variance > 2 * plugin_var)
+    assert np.all(closed.bayesian.all_variance > 2 * plugin_var)
 
 
 # --- scores and diagnostics -------------------------------------------------------------------------------
@@ -570,15 +570,15 @@ def test_calibration_merged_smoothing_rows_are_the_same_posterior():
     assert merged.log_posterior(A, B) == pytest.approx(separate.log_posterior(A, B), rel=1e-12)
 
 
-# --- real data: the issue-3 held-out protocol on TREC-8 ----------------------------------------------------------
+# --- real data: the shallow-pool held-out protocol on TREC-8 ----------------------------------------------------------
 TREC8_SYSTEMS = ("INQ601", "INQ602", "Sab8A1", "Sab8A2", "ok8alx", "ok8amxc", "pir9Aatd", "weaver1", "att99atde",
                  "fub99a")
 
 
 @pytest.mark.data
 def test_trec8_heldout_protocol(shared_data):
-    """docs/relevance.md's table: the paper's chain reproduces mtc-eval's over-estimation (issue 3 measured
-    log loss 0.337, AUC 0.601, mean p 0.182 for mtc-eval), rtc-default meets the three goals."""
+    """docs/relevance.md's table: the paper's chain reproduces mtc-eval's over-estimation (measured for mtc-eval:
+    log loss 0.337, AUC 0.601, mean p 0.182), rtc-default meets the three goals."""
     from bayeval.io import read_qrels, read_runs
     from bayeval.relevance import shallow_pool_split
     d = shared_data / "trec8"

@@ -63,7 +63,7 @@ def test_report_numbers_are_the_expected_measures_and_confidences(data):
     # rank 1 has the largest E; the matrix is P(row > column) = 1 - P(Δ_row,col < 0)
     assert list(rep.runs["rank"]) == list(range(1, len(data.systems) + 1))
     assert np.all(np.diff(rep.runs["expected"].to_numpy()) <= 0)
-    for (a, b), p_less in zip(cmp.pairs, cmp.map_p_less, strict=True):
+    for (a, b), p_less in zip(cmp.pairs, cmp.all_p_less, strict=True):
         assert rep.confidence.loc[a, b] == pytest.approx(1 - p_less)
         assert rep.confidence.loc[b, a] == pytest.approx(p_less)
 

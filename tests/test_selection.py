@@ -82,7 +82,7 @@ def test_dcg_weights_and_bounds_erratum():
     assert np.allclose(w[:2], [1 / np.log2(6) - 1 / np.log2(3), 1 / np.log2(3)])
     assert np.round(w, 3).tolist() == [-0.244, 0.631, 0.431, -0.387, 0.569, -1.0, 0.0, 0.0]
     lo, hi = linear_bounds(w, np.zeros(8, bool), np.zeros(8))
-    # the slide prints -0.631; the sum of the negative weights is -1.631 (DESIGN.md §6)
+    # the slide prints -0.631; the sum of the negative weights is -1.631 (docs/maths.md §1)
     assert lo == pytest.approx(-(0.244 + 0.387 + 1.0), abs=1e-3) and lo == pytest.approx(-1.631, abs=5e-4)
     assert hi == pytest.approx(0.631 + 0.431 + 0.569, abs=1e-3)
 
@@ -269,8 +269,8 @@ def test_selector_confidence_matches_compare_systems(measure):
     judged = Qrels.from_frame(pd.DataFrame(sel.history, columns=["topic", "docno", "grade"]))
     ref = compare_systems(RankData.build(col.runs, judged, depth=20, topics=data.topics), default_p=0.3,
                           measure=measure, method="delta", pairs=sel.pairs)
-    assert np.allclose(st.expected, ref.map_expected) and np.allclose(st.variance, ref.map_variance)
-    assert np.allclose(st.p_less, ref.map_p_less)
+    assert np.allclose(st.expected, ref.all_expected) and np.allclose(st.variance, ref.all_variance)
+    assert np.allclose(st.p_less, ref.all_p_less)
 
 
 # ---------------------------------------------------------------------------------------------- property
@@ -344,6 +344,19 @@ def test_incremental_pool_stops_on_confidence():
     assert res.status.decided.all() and res.judgments <= sum(tr.n_docs for tr in RankData.build(col.runs, None,
                                                                                                   depth=20))
     assert IncrementalPoolSelector.method == "pool"
+
+
+def test_check_judgment_validates_without_recording_and_names_the_field():
+    sel = MTCSelector(tutorial_data(), measure="DCG@5")
+    assert sel.check_judgment("1", "E", 1) is None
+    sel.record("1", "E", 1)
+    assert sel.check_judgment("1", "E", 0) == 1 and sel.judgments == 1  # the recorded grade; nothing new
+    for args, field in ((("1", "E", 3), "grade"), (("1", "E", 0.5), "grade"), (("9", "E", 1), "topic"),
+                        (("1", "Z", 1), "docno")):
+        with pytest.raises(BayevalInputError) as exc:
+            sel.check_judgment(*args)
+        assert exc.value.argument == field and str(exc.value) == f"{field}: {exc.value.reason}"
+    assert sel.judgments == 1
 
 
 def test_record_and_replay_agree_and_reject_conflicts():

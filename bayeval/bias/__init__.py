@@ -33,7 +33,7 @@ from bayeval.bias.pool import (
     read_run_groups,
 )
 from bayeval.bias.reduce import automatic_only_qrels, leave_group_out_qrels, remove_judgments
-from bayeval.bias.statistics import kendall_tau, paired_t_pvalues, rank_among, ranks, rms_error
+from bayeval.bias.statistics import rank_among, ranks
 from bayeval.bias.study import DEFAULT_MEASURES, SCENARIOS, BiasStudy, leave_one_group_out, manual_only
 
 __all__ = [
@@ -53,19 +53,16 @@ __all__ = [
     "expected_count_labels",
     "expected_reciprocal_rank",
     "expected_scores",
-    "kendall_tau",
     "kld_scores",
     "leave_group_out_qrels",
     "leave_one_group_out",
     "manual_only",
-    "paired_t_pvalues",
     "pooled_runs",
     "rank_among",
     "ranks",
     "read_contributions",
     "read_run_groups",
     "remove_judgments",
-    "rms_error",
     "threshold_at_count",
     "unjudged_candidates",
 ]

@@ -14,7 +14,7 @@ import numpy as np
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.expected import expected_measures
-from bayeval.measures import Measure, parse_measures
+from bayeval.measures import parse_measures
 
 __all__ = ["EXPECTED_FAMILIES", "expected_reciprocal_rank", "expected_scores"]
 
@@ -97,7 +97,3 @@ def expected_scores(data: RankData, probabilities: Mapping[str, np.ndarray] | Se
             p[tr.judged] = tr.relevant[tr.judged]
             out[rr, :, t] = expected_reciprocal_rank(tr.ranked_values(p, fill=0.0))
     return out
-
-
-def _is_expected(m: Measure) -> bool:
-    return m.name in EXPECTED_FAMILIES and not m.condensed

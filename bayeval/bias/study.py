@@ -26,13 +26,14 @@ from bayeval.bias.completion import Predictor, complete_qrels, unjudged_candidat
 from bayeval.bias.expected import expected_scores
 from bayeval.bias.pool import Contributions, RunGroups, _check_depth, pooled_runs
 from bayeval.bias.reduce import automatic_only_qrels, leave_group_out_qrels
-from bayeval.bias.statistics import kendall_tau, paired_t_pvalues, rank_among, ranks, rms_error
+from bayeval.bias.statistics import rank_among, ranks
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import RunSet
 from bayeval.errors import BayevalInputError
 from bayeval.measures import evaluate, parse_measures
 from bayeval.progress import track
+from bayeval.stats import kendall_tau, paired_pvalues, rmse
 
 __all__ = ["DEFAULT_MEASURES", "SCENARIOS", "BiasStudy", "leave_one_group_out", "manual_only"]
 
@@ -139,12 +140,14 @@ class BiasStudy:
         return out
 
     def p_values(self) -> np.ndarray:
-        """(K, M, S) two-sided paired t-test over topics, original vs method (NaN where undefined)."""
+        """(K, M, S) two-sided paired t-test over a run's topics, original vs method (NaN where the method has
+        no scores); p = 1 where the test is undefined (no change, or fewer than two topics)."""
         out = np.full(self.scores.shape[:3], np.nan)
         for k in range(self.scores.shape[0]):
             for m in range(self.scores.shape[1]):
                 if not np.isnan(self.scores[k, m]).any():
-                    out[k, m] = paired_t_pvalues(self.original[m], self.scores[k, m], self.has_results)
+                    p = paired_pvalues(self.scores[k, m], self.original[m], mask=self.has_results)
+                    out[k, m] = np.where(np.isnan(p), 1.0, p)
         return out
 
     # ------------------------------------------------------------------ tables
@@ -188,12 +191,12 @@ class BiasStudy:
                 row = {"method": method, "measure": measure, "runs": int(f.sum()),
                        "avg_rank_change": float(np.abs(change).mean()),
                        "max_up": int(max(change.max(), 0)), "max_down": int(max(-change.min(), 0)),
-                       "rms_error": rms_error(orig[m, f], new[k, m, f]),
+                       "rms_error": rmse(orig[m, f], new[k, m, f]),
                        "mean_shift": float(np.mean(new[k, m, f] - orig[m, f])),
                        "significant": float(np.mean(pv[k, m, f] < _SIGNIFICANCE)),
-                       "tau_all": kendall_tau(orig[m], new[k, m])}
+                       "tau_all": kendall_tau(orig[m], new[k, m], ties="agree")}
                 if self.scenario == "manual-only":
-                    row["tau_manual"] = kendall_tau(orig[m, f], new[k, m, f]) if f.sum() >= 2 else np.nan
+                    row["tau_manual"] = kendall_tau(orig[m, f], new[k, m, f], ties="agree")  # NaN below 2 runs
                 rows.append(row)
         return pd.DataFrame(rows)
 

@@ -8,10 +8,10 @@ import sys
 from bayeval.cli._flags import add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection, positive_int
 from bayeval.errors import BayevalInputError
+from bayeval.methods import FIT_METHODS
 
 __all__ = ["add_stage_fit_argument", "register", "run", "stage_methods"]
 
-_FITS = ("map", "laplace", "mcmc", "vi")
 
 
 def register(sub) -> None:
@@ -29,7 +29,7 @@ def register(sub) -> None:
                            "written are those some run retrieves within D (default 100)")
     p.add_argument("--model", default="rtc", metavar="MODEL",
                    help="rtc | similarity | uniform | smoothed | a configuration name or .toml (default rtc)")
-    p.add_argument("--fit", choices=_FITS, default="map",
+    p.add_argument("--fit", choices=FIT_METHODS, default="map",
                    help="map: fast path (no PyMC); laplace; mcmc: NUTS; vi: ADVI (default map)")
     add_stage_fit_argument(p)
     p.add_argument("--out", metavar="FILE", help="probabilities file to write (default: standard output)")
@@ -68,9 +68,9 @@ def stage_methods(items, fit: str) -> dict | None:
     out = {} if fit == "map" else {"rank": "map"}
     for it in items:
         stage, sep, method = it.partition("=")
-        if not sep or stage not in STAGES or method not in _FITS:
+        if not sep or stage not in STAGES or method not in FIT_METHODS:
             raise BayevalInputError(f"--stage-fit: expected STAGE=METHOD with STAGE in {', '.join(STAGES)} and "
-                                    f"METHOD in {', '.join(_FITS)}, got {it!r}")
+                                    f"METHOD in {', '.join(FIT_METHODS)}, got {it!r}")
         out[stage] = method
     return out or None
 

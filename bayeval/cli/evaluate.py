@@ -26,11 +26,10 @@ from bayeval.cli._inputs import (
 )
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
+from bayeval.methods import FIT_METHODS, MOMENT_METHODS
 
 __all__ = ["register"]
 
-METHODS = ("paper", "delta", "exact", "mc")
-FITS = ("map", "laplace", "mcmc", "vi")
 
 
 def register(sub) -> None:
@@ -49,7 +48,7 @@ def register(sub) -> None:
                    help="probabilities of relevance of unjudged documents, mtc-eval format 'topic Q0 docno prob'")
     p.add_argument("--default-p", type=probability, default=0.5,
                    help="probability for unjudged documents not in --probabilities (default 0.5, MTC's assumption)")
-    p.add_argument("--method", choices=METHODS + FITS, default=None,
+    p.add_argument("--method", choices=MOMENT_METHODS + FIT_METHODS, default=None,
                    help="paper: the papers' closed form; delta: 2nd-order delta method; exact: exact moments; "
                         "mc: Monte Carlo (default exact). With --model, map|laplace|mcmc|vi is short for --fit "
                         "(and the moments are then exact)")
@@ -62,7 +61,7 @@ def register(sub) -> None:
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: rtc | uniform | smoothed | a configuration name "
                         "(rtc-mtc, rtc-weak, ...) or a .toml path")
-    g.add_argument("--fit", choices=FITS, default=None,
+    g.add_argument("--fit", choices=FIT_METHODS, default=None,
                    help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
     from bayeval.cli.estimate import add_stage_fit_argument
 
@@ -85,7 +84,7 @@ def register(sub) -> None:
 def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
     """(moment method, fit method or None) from --method, --fit and --model."""
     method, fit = args.method, args.fit
-    if method in FITS:
+    if method in FIT_METHODS:
         if args.model is None:
             raise BayevalInputError(f"--method {method}: a fit method needs --model (e.g. --model rtc)")
         if fit is not None and fit != method:

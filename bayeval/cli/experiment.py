@@ -21,6 +21,7 @@ import sys
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import positive_int
 from bayeval.errors import BayevalInputError
+from bayeval.methods import FIT_METHODS
 
 __all__ = ["register"]
 
@@ -74,7 +75,7 @@ def register(sub) -> None:
     r.add_argument("--selection-config", default="rtc-mtc", help="RTC model while judging (default rtc-mtc)")
     r.add_argument("--estimate-config", default="rtc-mtc", help="model of the rtc estimate (default rtc-mtc)")
     r.add_argument("--bayes-config", default="rtc-default", help="model of the bayes estimate (default rtc-default)")
-    r.add_argument("--bayes-fit", default="laplace", choices=("laplace", "mcmc", "vi", "map"),
+    r.add_argument("--bayes-fit", default="laplace", choices=FIT_METHODS,
                    help="posterior of the bayes estimate (default laplace)")
     r.add_argument("--bayes-stages", default="aggregation", choices=("aggregation", "calibration+aggregation"),
                    help="stages of the bayes model that are sampled (default aggregation)")

@@ -22,10 +22,10 @@ from bayeval.cli._flags import DeprecatedAlias, add_progress
 from bayeval.cli._inputs import positive_int, probability
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
+from bayeval.methods import SELECTION_METHODS
 
 __all__ = ["register"]
 
-_METHODS = ("mtc", "rtc", "pool", "depth-pool")
 
 
 def _pair(text: str) -> tuple[str, str]:
@@ -55,7 +55,7 @@ def _nonneg(text: str) -> int:
 def _selection_options(p: argparse.ArgumentParser, *, depth_default) -> None:
     p.add_argument("--measure", default="AP", help="AP, P@k, DCG@k or recall@k (default AP)")
     p.add_argument("--alpha", type=_alpha, default=0.95, help="confidence at which a pair is decided (default 0.95)")
-    p.add_argument("--method", choices=_METHODS, default="mtc", help="selection method (default mtc)")
+    p.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
     p.add_argument("--depth", type=positive_int, default=depth_default,
                    help=f"cut every run to its top D documents (default {depth_default})")
     p.add_argument("--pairs", type=_pair, action="append", metavar="A:B",
@@ -143,7 +143,7 @@ def register(sub) -> None:
                    help="directory of cran.all.1400.gz, cran.qry.gz, cranqrel.gz (default ../shared/data/cranfield)")
     s.add_argument("--campaign", default="cranfield-demo.sqlite", help="campaign file, created when absent "
                                                                       "(default cranfield-demo.sqlite)")
-    s.add_argument("--method", choices=_METHODS, default="mtc", help="selection method (default mtc)")
+    s.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
     _serve_options(s, texts_required=False)
     s.set_defaults(func=_demo_serve)
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])

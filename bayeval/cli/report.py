@@ -8,10 +8,10 @@ import sys
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, load_collection, positive_int, probability
 from bayeval.errors import BayevalInputError
+from bayeval.methods import FIT_METHODS
 
 __all__ = ["register"]
 
-_FITS = ("map", "laplace", "mcmc", "vi")
 
 
 def _level(text: str) -> float:
@@ -49,7 +49,7 @@ def register(sub) -> None:
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: rtc | uniform | smoothed | a configuration name or "
                         ".toml path")
-    g.add_argument("--fit", choices=_FITS, default="laplace",
+    g.add_argument("--fit", choices=FIT_METHODS, default="laplace",
                    help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
     g.add_argument("--model-depth", type=positive_int, default=None,
                    help="rank positions of the rank-coefficient model (default: --depth, at most 100)")

@@ -23,13 +23,12 @@ from bayeval.design.agreement import (
 )
 from bayeval.design.analysis import KINDS, ReusabilityAnalysis, SignificanceAgreement, analyze_design
 from bayeval.design.assign import Design, assign_design, held_out_combinations
-from bayeval.design.correlation import kendall_tau, pairwise_tau, rmse
 from bayeval.design.files import read_design, read_scores, read_sites, write_design
 from bayeval.design.plan import DesignPlan, DesignPlanTable, design_sizes, design_table, plan_design
 from bayeval.design.plot import plot_reuse
 from bayeval.design.power import effect_size, t_test_power
 from bayeval.design.scores import TopicScores
-from bayeval.design.significance import adjust_pvalues, paired_pvalues, power_alpha
+from bayeval.design.significance import adjust_pvalues, power_alpha
 from bayeval.design.simulate import SimulatedDesign, simulate_design
 from bayeval.design.sites import site_labels
 
@@ -53,18 +52,14 @@ __all__ = [
     "expected_table",
     "goodness_of_fit",
     "held_out_combinations",
-    "kendall_tau",
     "observed_table",
     "pair_statistics",
-    "paired_pvalues",
-    "pairwise_tau",
     "plan_design",
     "plot_reuse",
     "power_alpha",
     "read_design",
     "read_scores",
     "read_sites",
-    "rmse",
     "simulate_design",
     "site_labels",
     "t_test_power",

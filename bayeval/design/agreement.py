@@ -20,8 +20,9 @@ import pandas as pd
 from scipy import stats
 
 from bayeval.design.power import effect_size, t_test_power
-from bayeval.design.significance import adjust_pvalues, paired_pvalues, power_alpha
+from bayeval.design.significance import adjust_pvalues, power_alpha
 from bayeval.errors import BayevalInputError
+from bayeval.stats import paired_pvalues
 
 __all__ = [
     "GOF_METHODS",

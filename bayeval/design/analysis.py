@@ -27,11 +27,11 @@ from bayeval.design.agreement import (
     pair_statistics,
 )
 from bayeval.design.assign import Design
-from bayeval.design.correlation import kendall_tau, pairwise_tau, rmse
 from bayeval.design.scores import TopicScores
-from bayeval.design.significance import ADJUSTMENTS, TESTS
+from bayeval.design.significance import ADJUSTMENTS
 from bayeval.design.sites import site_labels
 from bayeval.errors import BayevalInputError
+from bayeval.stats import PAIRED_TESTS, kendall_tau, pairwise_tau, rmse
 
 __all__ = ["KINDS", "ReusabilityAnalysis", "SignificanceAgreement", "analyze_design"]
 
@@ -447,8 +447,8 @@ def analyze_design(scores, design: Design, sites, *, measure: str | None = None,
     """
     if alpha is None or not 0.0 < float(alpha) < 1.0:
         raise BayevalInputError(f"alpha: must lie in (0, 1), got {alpha!r}")
-    if test not in TESTS:
-        raise BayevalInputError(f"test: must be one of {', '.join(TESTS)}, got {test!r}")
+    if test not in PAIRED_TESTS:
+        raise BayevalInputError(f"test: must be one of {', '.join(PAIRED_TESTS)}, got {test!r}")
     if adjust not in ADJUSTMENTS:
         raise BayevalInputError(f"adjust: must be one of {', '.join(ADJUSTMENTS)}, got {adjust!r}")
     if not isinstance(design, Design):

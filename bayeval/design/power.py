@@ -89,7 +89,7 @@ def t_test_power(effect, n, alpha: float = 0.05) -> np.ndarray:
 
     References
     ----------
-    .. [1] Carterette et al., SIGIR 2010, §3.2.1 (and the erratum in bayeval's DESIGN notes: the
+    .. [1] Carterette et al., SIGIR 2010, §3.2.1 (and the erratum in docs/maths.md §1: the
        power for effect 0.260 is 0.963 at n = 210 and 0.353 at n = 39; the paper rounds to 0.964
        and 0.354).
 

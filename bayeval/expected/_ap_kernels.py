@@ -1,6 +1,6 @@
 """Numba kernels: moments of the numerator S of AP-like measures, for every system and every pair.
 
-Notation (DESIGN §3): one topic, documents i with independent relevance X_i ~ Bernoulli(u_i), a system's
+Notation (docs/expected.md): one topic, documents i with independent relevance X_i ~ Bernoulli(u_i), a system's
 weights a_ij = off(max(r_i, r_j)) for i != j (``off(r) = 1/r`` for AP; 0 for linear measures) and
 a_ii = diag(r_i) (``1/r`` for AP, 1 for recall, 1/k for P@k), 0 for documents the system does not
 retrieve. S = sum_i a_ii X_i + sum_{i<j} a_ij X_i X_j.

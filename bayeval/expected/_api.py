@@ -14,6 +14,7 @@ from bayeval.expected import _mc_kernels as mck
 from bayeval.expected._measure_spec import MeasureSpec, parse_measure
 from bayeval.expected._probabilities import resolve
 from bayeval.expected._results import ExpectedEvaluation, PairwiseComparison, p_less_normal
+from bayeval.methods import MOMENT_METHODS
 from bayeval.progress import track
 
 __all__ = ["ap_moments", "compare_systems", "delta_ap_moments", "expected_measures"]
@@ -27,8 +28,8 @@ _MAX_NODES = 2048
 
 
 def _check_method(method) -> str:
-    if method not in eng.METHODS:
-        raise BayevalInputError(f"method: must be one of {', '.join(map(repr, eng.METHODS))}, got {method!r}")
+    if method not in MOMENT_METHODS:
+        raise BayevalInputError(f"method: must be one of {', '.join(map(repr, MOMENT_METHODS))}, got {method!r}")
     return method
 
 

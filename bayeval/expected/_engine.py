@@ -21,7 +21,6 @@ from bayeval.expected._tilt import Tilt, tilted, topic_tilt
 
 __all__: list[str] = []
 
-METHODS = ("delta", "exact", "mc", "paper")
 _SERIAL_WORK = 100_000  # pairs × nodes × list length below which the pair kernel runs without threads
 _MC_CODES = {"AP": mck.AP, "P": mck.PREC, "recall": mck.RECALL, "nDCG": mck.NDCG, "Rprec": mck.RPREC}
 

@@ -48,12 +48,10 @@ def parse_measure(measure, argument: str = "measures") -> MeasureSpec:
     try:
         m = Measure.parse(measure)
     except BayevalInputError as exc:
-        text = str(exc)
-        raise BayevalInputError(f"{argument}:{text.partition(':')[2]}" if text.startswith("measure:")
-                                else f"{argument}: {text}") from None
+        raise BayevalInputError(exc.reason if exc.argument == "measure" else str(exc), argument=argument) from None
     family = _SUPPORTED.get(m.name)
     if family is None or m.condensed:
         known = "AP, AP@k, P@k, nDCG, nDCG@k, recall@k, R-prec"
-        raise BayevalInputError(f"{argument}: no expected value for {str(m)!r} under uncertain relevance "
-                                f"(available: {known})")
+        raise BayevalInputError(f"no expected value for {str(m)!r} under uncertain relevance (available: {known})",
+                                argument=argument)
     return MeasureSpec(family, m.cutoff)

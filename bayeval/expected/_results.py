@@ -158,8 +158,10 @@ class PairwiseComparison:
         The pairs, as indices into ``systems``: delta = measure(a) - measure(b).
     delta_expected, delta_variance, p_less : ndarray, shape (P, T)
         Per topic E[delta], Var[delta], P(delta < 0).
-    map_expected, map_variance, map_p_less : ndarray, shape (P,)
-        The same for the difference of the means over topics (e.g. ΔMAP).
+    all_expected, all_variance, all_p_less : ndarray, shape (P,)
+        The same for the difference of the means over topics (topic ``all``, as in
+        :class:`ExpectedEvaluation`: ΔMAP for AP, ΔP@10 for P@10, …).
+        ``map_expected``, ``map_variance``, ``map_p_less`` are their former names, kept as aliases.
     draws : int or None
     """
 
@@ -172,17 +174,21 @@ class PairwiseComparison:
     delta_expected: np.ndarray
     delta_variance: np.ndarray
     p_less: np.ndarray
-    map_expected: np.ndarray
-    map_variance: np.ndarray
-    map_p_less: np.ndarray
+    all_expected: np.ndarray
+    all_variance: np.ndarray
+    all_p_less: np.ndarray
     draws: int | None = None
 
     def __post_init__(self) -> None:
-        _freeze(self, "delta_expected", "delta_variance", "p_less", "map_expected", "map_variance", "map_p_less")
+        _freeze(self, "delta_expected", "delta_variance", "p_less", "all_expected", "all_variance", "all_p_less")
         for name in ("index_a", "index_b"):
             arr = np.array(getattr(self, name), dtype=np.int64)
             arr.flags.writeable = False
             object.__setattr__(self, name, arr)
+
+    map_expected = property(lambda self: self.all_expected, doc="Former name of :attr:`all_expected`.")
+    map_variance = property(lambda self: self.all_variance, doc="Former name of :attr:`all_variance`.")
+    map_p_less = property(lambda self: self.all_p_less, doc="Former name of :attr:`all_p_less`.")
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
@@ -191,7 +197,7 @@ class PairwiseComparison:
     @property
     def confidence(self) -> np.ndarray:
         """max(P(Δ<0), P(Δ>0)) over topics, per pair: how sure the sign of ΔMAP is."""
-        return np.maximum(self.map_p_less, 1.0 - self.map_p_less)
+        return np.maximum(self.all_p_less, 1.0 - self.all_p_less)
 
     def to_frame(self, per_topic: bool = True) -> pd.DataFrame:
         """``run_a, run_b, topic, measure, delta_expected, delta_variance, p_less``; topic ``all`` = over topics.
@@ -200,9 +206,9 @@ class PairwiseComparison:
         """
         n_pairs = len(self.index_a)
         names = np.array(self.systems, dtype=object)
-        exp = np.hstack([self.delta_expected, self.map_expected[:, None]])
-        var = np.hstack([self.delta_variance, self.map_variance[:, None]])
-        less = np.hstack([self.p_less, self.map_p_less[:, None]])
+        exp = np.hstack([self.delta_expected, self.all_expected[:, None]])
+        var = np.hstack([self.delta_variance, self.all_variance[:, None]])
+        less = np.hstack([self.p_less, self.all_p_less[:, None]])
         topics = np.array([*self.topics, ALL], dtype=object)
         if not per_topic:
             exp, var, less, topics = exp[:, -1:], var[:, -1:], less[:, -1:], topics[-1:]
@@ -224,7 +230,7 @@ class PairwiseComparison:
         (P, T) per topic.
         """
         z = _z(level)
-        e, v = ((self.delta_expected, self.delta_variance) if per_topic else (self.map_expected, self.map_variance))
+        e, v = ((self.delta_expected, self.delta_variance) if per_topic else (self.all_expected, self.all_variance))
         sd = np.sqrt(np.maximum(v, 0.0))
         return np.clip(e - z * sd, -1.0, 1.0), np.clip(e + z * sd, -1.0, 1.0)
 
@@ -242,8 +248,8 @@ class PairwiseComparison:
             lines.append("  least certain pairs:")
             for i in order:
                 a, b = self.systems[self.index_a[i]], self.systems[self.index_b[i]]
-                lines.append(f"    {a} - {b}: E={self.map_expected[i]:+.4f} sd={np.sqrt(self.map_variance[i]):.4f} "
-                             f"P(Δ<0)={self.map_p_less[i]:.3f}")
+                lines.append(f"    {a} - {b}: E={self.all_expected[i]:+.4f} sd={np.sqrt(self.all_variance[i]):.4f} "
+                             f"P(Δ<0)={self.all_p_less[i]:.3f}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -20,7 +20,7 @@ from bayeval.experiments.collection import TestCollection, load_collection
 from bayeval.experiments.execute import StudyRun, run_study
 from bayeval.experiments.robustness import (
     CONFIDENCES,
-    METHODS,
+    STUDY_METHODS,
     RobustnessConfig,
     pair_similarity,
     run_trial,
@@ -49,7 +49,7 @@ from bayeval.experiments.table import COLUMNS, completed_trials, read_table, wri
 __all__ = [
     "COLUMNS",
     "CONFIDENCES",
-    "METHODS",
+    "STUDY_METHODS",
     "RobustnessConfig",
     "RobustnessStatistics",
     "SIMILARITY_COLUMNS",

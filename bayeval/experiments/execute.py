@@ -23,6 +23,7 @@ from bayeval.experiments.collection import TestCollection
 from bayeval.experiments.robustness import RobustnessConfig
 from bayeval.experiments.similarity import SimilarityStudyConfig
 from bayeval.experiments.table import completed_trials, read_table, write_table
+from bayeval.progress import track
 
 __all__ = ["StudyRun", "run_study"]
 
@@ -76,30 +77,6 @@ def _task(collection: TestCollection, config, trial: int):
         return trial, None, f"bayeval: error: {exc}"
     except Exception:  # noqa: BLE001 - reported per trial
         return trial, None, traceback.format_exc()
-
-
-def _progress(total: int, enabled: bool | None, description: str):
-    import sys
-
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    if not enabled or total == 0:
-        return None
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TimeRemainingColumn(), console=Console(stderr=True), transient=False)
-    prog.start()
-    prog.add_task(description, total=total)
-    return prog
 
 
 def _serial(jobs, collection, config) -> Iterable:
@@ -228,7 +205,8 @@ def run_study(collection: TestCollection, config: RobustnessConfig | SimilarityS
     t0 = time.perf_counter()
     last_flush = t0
     ran, failed = [], []
-    bar = _progress(len(jobs), progress, f"{config.study} trials ({collection.name})")
+    stream = track(stream, total=len(jobs), description=f"{config.study} trials ({collection.name})",
+                   enabled=progress, keep=True)
     dirty = False
     try:
         for trial, rows, err in stream:
@@ -240,15 +218,11 @@ def run_study(collection: TestCollection, config: RobustnessConfig | SimilarityS
                 dirty = True
                 if on_trial is not None:
                     on_trial(trial, rows)
-            if bar is not None:
-                bar.advance(bar.task_ids[0])
             now = time.perf_counter()
             if out is not None and dirty and now - last_flush >= flush_seconds:
                 write_table(pd.concat(parts, ignore_index=True), out, columns)
                 last_flush, dirty = now, False
     finally:
-        if bar is not None:
-            bar.stop()
         if out is not None and dirty:
             write_table(pd.concat(parts, ignore_index=True), out, columns)
     if backend == "dask":

@@ -253,7 +253,7 @@ def render_report(frame: pd.DataFrame, *, title: str, command: str, paper_key: s
            + (" Methods marked [label] come from other studies with the same seed (the same runs and judgments "
               "in every trial) and a variant of the Bayesian estimate, described under *Reading the results*."
               if extra else ""), "",
-           "## Goals (issue 6)", "", *_goals(st, paper_key, tau_goal), "",
+           "## Goals", "", *_goals(st, paper_key, tau_goal), "",
            "## Proper scores of P(ΔMAP < 0)", "",
            "Brier score (P − o)² and log score −o ln P − (1 − o) ln(1 − P) of the forecast P = P(ΔMAP < 0) against "
            "the true sign (o = 1 if ΔMAP < 0, 0 if > 0, ½ on a tie; lower is better, always answering ½ scores "

@@ -34,10 +34,11 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
+from bayeval.methods import FIT_METHODS, STUDY_METHODS
+from bayeval.stats import kendall_tau
 
-__all__ = ["CONFIDENCES", "METHODS", "RobustnessConfig", "pair_similarity", "run_trial", "trial_seed"]
+__all__ = ["CONFIDENCES", "STUDY_METHODS", "RobustnessConfig", "pair_similarity", "run_trial", "trial_seed"]
 
-METHODS = ("mtc", "rtc", "bayes", "ip")
 # stages of the bayes estimate that are sampled (the others stay at their MAP; the rank coefficients always do).
 # "aggregation" is the default because the calibration's Laplace Hessian is singular for rtc-default when a
 # system has no judged document (the k - c new runs of a trial); rtc-mtc's smoothing keeps it regular.
@@ -106,7 +107,7 @@ class RobustnessConfig:
     c: int = 2
     depth: int = 100
     alpha: float = 0.95
-    methods: tuple[str, ...] = METHODS
+    methods: tuple[str, ...] = STUDY_METHODS
     confidences: tuple[str, ...] = CONFIDENCES
     budget: int | None = 5000
     selection_config: str = "rtc-mtc"
@@ -136,7 +137,7 @@ class RobustnessConfig:
             _check_int("budget", self.budget, 1)
         if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or not 0.5 < self.alpha < 1:
             raise BayevalInputError(f"alpha: must be in (0.5, 1), got {self.alpha!r}")
-        for name, allowed in (("methods", METHODS), ("confidences", CONFIDENCES)):
+        for name, allowed in (("methods", STUDY_METHODS), ("confidences", CONFIDENCES)):
             vals = (getattr(self, name),) if isinstance(getattr(self, name), str) else tuple(getattr(self, name))
             bad = [v for v in vals if v not in allowed]
             if bad or not vals or len(set(vals)) != len(vals):
@@ -150,8 +151,8 @@ class RobustnessConfig:
         if isinstance(self.run_effect_sd, bool) or not isinstance(self.run_effect_sd, (int, float)) \
                 or not 0 <= self.run_effect_sd < 10:
             raise BayevalInputError(f"run_effect_sd: must be a number in [0, 10), got {self.run_effect_sd!r}")
-        if self.bayes_fit not in ("laplace", "mcmc", "vi", "map"):
-            raise BayevalInputError(f"bayes_fit: must be laplace, mcmc, vi or map, got {self.bayes_fit!r}")
+        if self.bayes_fit not in FIT_METHODS:
+            raise BayevalInputError(f"bayes_fit: must be one of {', '.join(FIT_METHODS)}, got {self.bayes_fit!r}")
         from bayeval.relevance import load_config
 
         for name in ("selection_config", "estimate_config", "bayes_config"):
@@ -239,14 +240,6 @@ def _select(method: str, runs_c, qrels, topics, cfg: RobustnessConfig, budget, s
     sel = make_selector(method, data_c, measure="AP", alpha=cfg.alpha, seed=seed, **kw)
     judge_until_done(sel, QrelsAssessor(qrels), budget=budget, progress=False)
     return sel
-
-
-def _tau(x: np.ndarray, y: np.ndarray) -> float:
-    from scipy.stats import kendalltau
-
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")
-    return float(kendalltau(x, y).statistic)
 
 
 def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
@@ -364,10 +357,10 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
                 if mc:  # E[MAP] per run from the same kind of draws
                     kw["seed"] = np.random.default_rng(s_mc.spawn(1)[0])
                 ev = expected_measures(data, probs, default_p=0.5, method=conf, progress=False, **kw)
-                per_conf[conf] = (ev.all_expected[0], cmp.map_expected, cmp.map_variance, cmp.map_p_less)
+                per_conf[conf] = (ev.all_expected[0], cmp.all_expected, cmp.all_variance, cmp.all_p_less)
         seconds = time.perf_counter() - t0 + sel_seconds.get(src, 0.0)
         for conf, (e_map, e_delta, v_delta, p_less) in per_conf.items():
-            tau = _tau(e_map, true_map)
+            tau = kendall_tau(e_map, true_map)
             frames.append(pd.DataFrame({
                 "collection": collection.name, "trial": trial, "seed": config.seed, "k": config.k, "c": config.c,
                 "depth": config.depth, "alpha": config.alpha, "method": method, "confidence": conf,

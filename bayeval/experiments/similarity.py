@@ -42,7 +42,8 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
-from bayeval.experiments.robustness import _check_int, _tau, trial_seed
+from bayeval.experiments.robustness import _check_int, trial_seed
+from bayeval.stats import kendall_tau
 
 __all__ = ["SIMILARITIES", "SIMILARITY_COLUMNS", "SIMILARITY_METHODS", "SimilarityStudyConfig",
            "expected_accuracy", "run_similarity_trial", "similarity_trajectory",
@@ -333,7 +334,7 @@ def run_similarity_trial(collection, config: SimilarityStudyConfig, trial: int) 
         else:
             e_map = expected_measures(data, probs, method="delta").all_expected[0]
             cmp = compare_systems(data, probs, method="delta")
-            e_delta, p_less = cmp.map_expected, cmp.map_p_less
+            e_delta, p_less = cmp.all_expected, cmp.all_p_less
         frames.append(pd.DataFrame({
             "collection": collection.name, "trial": trial, "seed": config.seed,
             "k": len(names) if config.k is None else config.k, "n_topics": len(topics), "depth": config.depth,
@@ -342,7 +343,7 @@ def run_similarity_trial(collection, config: SimilarityStudyConfig, trial: int) 
             "e_delta": np.asarray(e_delta, dtype=np.float64), "e_map_a": e_map[ia], "e_map_b": e_map[ib],
             "true_map_a": true_map[ia], "true_map_b": true_map[ib], "true_delta": true_map[ia] - true_map[ib],
             "significant": significant, "judgments": sel.judgments, "reached": reached,
-            "tau": _tau(e_map, true_map), "seconds": time.perf_counter() - t0,
+            "tau": kendall_tau(e_map, true_map), "seconds": time.perf_counter() - t0,
         }))
     out = pd.concat(frames, ignore_index=True)
     out["trial_seconds"] = time.perf_counter() - t_start
@@ -389,7 +390,7 @@ def similarity_trajectory(collection, config: SimilarityStudyConfig, trial: int 
             e = expected_measures(sel.topic_ranks(), default_p=0.0, method="delta").all_expected[0]
         else:
             e = expected_measures(sel.topic_ranks(), sel.probabilities(), method="delta").all_expected[0]
-        rows.append((method, sel.judgments, _tau(e, true_map)))
+        rows.append((method, sel.judgments, kendall_tau(e, true_map)))
 
     for method in config.methods:
         sel = _selector(method, empty, config, sim)

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
+from bayeval.stats import paired_pvalues
 from bayeval.stats.forecast import calls, forecast_scores, reliability_bins, wilson_interval
 
 __all__ = [
@@ -196,17 +197,14 @@ def paired_series(a: pd.Series, b: pd.Series) -> dict:
 
     Returns ``n, mean_a, mean_b, median_a, median_b, wilcoxon_p, t_p`` as :func:`paired_tests`.
     """
-    from scipy.stats import ttest_rel, wilcoxon
-
     both = pd.concat([a, b], axis=1, keys=["a", "b"]).dropna()
     n = len(both)
     out = {"n": n, "mean_a": float(both["a"].mean()), "mean_b": float(both["b"].mean()),
            "median_a": float(both["a"].median()), "median_b": float(both["b"].median()),
            "wilcoxon_p": float("nan"), "t_p": float("nan")}
-    diff = (both["a"] - both["b"]).to_numpy()
-    if n >= 2 and np.any(diff != 0):
-        out["wilcoxon_p"] = float(wilcoxon(both["a"], both["b"]).pvalue)
-        out["t_p"] = float(ttest_rel(both["a"], both["b"]).pvalue)
+    a, b = both["a"].to_numpy()[None], both["b"].to_numpy()[None]
+    out["wilcoxon_p"] = float(paired_pvalues(a, b, "wilcoxon")[0])
+    out["t_p"] = float(paired_pvalues(a, b, "t")[0])
     return out
 
 

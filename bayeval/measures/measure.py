@@ -95,20 +95,21 @@ class Measure:
     def __post_init__(self) -> None:
         family = _FAMILIES.get(self.name) if isinstance(self.name, str) else None
         if family is None:
-            raise BayevalInputError(f"measure: unknown measure {self.name!r}; known: {', '.join(_FAMILIES)}")
+            raise BayevalInputError(f"unknown measure {self.name!r}; known: {', '.join(_FAMILIES)}", argument="measure")
         cutoff = self.cutoff
         if cutoff is not None:
             if isinstance(cutoff, bool) or not hasattr(cutoff, "__index__") or int(cutoff) < 1:
-                raise BayevalInputError(f"measure: cutoff of {self.name} must be a positive integer, got {cutoff!r}")
+                raise BayevalInputError(f"cutoff of {self.name} must be a positive integer, got {cutoff!r}",
+                                        argument="measure")
             object.__setattr__(self, "cutoff", int(cutoff))  # numpy integers become plain ints
         if family.cutoff == "required" and cutoff is None:
-            raise BayevalInputError(f"measure: {self.name} needs a cutoff, e.g. {self.name}@10")
+            raise BayevalInputError(f"{self.name} needs a cutoff, e.g. {self.name}@10", argument="measure")
         if family.cutoff == "none" and cutoff is not None:
-            raise BayevalInputError(f"measure: {self.name} takes no cutoff, got {self.name}@{cutoff}")
+            raise BayevalInputError(f"{self.name} takes no cutoff, got {self.name}@{cutoff}", argument="measure")
         if not isinstance(self.condensed, bool):
-            raise BayevalInputError(f"measure: condensed must be True or False, got {self.condensed!r}")
+            raise BayevalInputError(f"condensed must be True or False, got {self.condensed!r}", argument="measure")
         if self.condensed and self.name == "judged":
-            raise BayevalInputError("measure: judged@k on a condensed list is always 1; drop the (j)")
+            raise BayevalInputError("judged@k on a condensed list is always 1; drop the (j)", argument="measure")
 
     @classmethod
     def parse(cls, text: str | Measure) -> Measure:
@@ -135,27 +136,27 @@ class Measure:
         if isinstance(text, Measure):
             return text
         if not isinstance(text, str):
-            raise BayevalInputError(f"measure: expected a string such as 'AP@100', got {text!r}")
+            raise BayevalInputError(f"expected a string such as 'AP@100', got {text!r}", argument="measure")
         raw = text.strip()
         body, condensed = raw, False
         if body.lower().endswith(_CONDENSED):
             body, condensed = body[: -len(_CONDENSED)].rstrip(), True
         parts = body.split("@")
         if len(parts) > 2:
-            raise BayevalInputError(f"measure: {raw!r} has more than one '@'")
+            raise BayevalInputError(f"{raw!r} has more than one '@'", argument="measure")
         name = _ALIASES.get(parts[0].strip().lower())
         if name is None:
-            raise BayevalInputError(f"measure: unknown measure {raw!r}; known: {', '.join(_FAMILIES)} "
-                                    "(with @K for a cutoff)")
+            raise BayevalInputError(f"unknown measure {raw!r}; known: {', '.join(_FAMILIES)} (with @K for a "
+                                    "cutoff)", argument="measure")
         cutoff = None
         if len(parts) == 2:
             cutoff = _positive_int(parts[1].strip())
             if cutoff is None:
-                raise BayevalInputError(f"measure: cutoff in {raw!r} must be a positive integer")
+                raise BayevalInputError(f"cutoff in {raw!r} must be a positive integer", argument="measure")
         try:
             return cls(name, cutoff, condensed)
         except BayevalInputError as exc:
-            raise BayevalInputError(f"{exc} (in {raw!r})") from None
+            raise BayevalInputError(f"{exc.reason} (in {raw!r})", argument=exc.argument) from None
 
     @classmethod
     def from_trec_eval(cls, name: str) -> Measure:
@@ -172,14 +173,14 @@ class Measure:
         ['AP', 'P@10', 'R-prec', 'RR', 'recall@10']
         """
         if not isinstance(name, str):
-            raise BayevalInputError(f"measure: expected a trec_eval measure name, got {name!r}")
+            raise BayevalInputError(f"expected a trec_eval measure name, got {name!r}", argument="measure")
         if name in _FROM_TREC_EVAL:
             return cls(_FROM_TREC_EVAL[name])
         stem, sep, k = name.rpartition("_")
         family = _FROM_TREC_EVAL_CUT.get(stem + sep)
         cutoff = _positive_int(k)
         if family is None or cutoff is None:
-            raise BayevalInputError(f"measure: no bayeval measure for trec_eval's {name!r}")
+            raise BayevalInputError(f"no bayeval measure for trec_eval's {name!r}", argument="measure")
         return cls(family, cutoff)
 
     @property

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bayeval.errors import BayevalInputError
+from bayeval.methods import FIT_METHODS
 
 __all__ = ["FIT_METHODS", "Mode", "ParamSpec", "fit_model"]
 
-FIT_METHODS = ("map", "laplace", "mcmc", "vi")
 
 #: What each method computes, in ``idata.attrs["inference"]``.
 INFERENCE = {"map": "posterior mode (fast path, Newton/IRLS); one draw, no posterior spread",

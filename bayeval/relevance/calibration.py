@@ -234,9 +234,3 @@ class PlattCalibration(RelevanceModel):
         S = len(self.systems)
         return {"A": rng.normal(0.0, self.prior.intercept_sd, (size, S)),
                 "B": rng.normal(0.0, self.prior.slope_sd, (size, S))}
-
-    def calibrate(self, A, B, system: int, q_star) -> np.ndarray:
-        """:math:`\\sigma(A_j + B_j q^*)` (broadcasting over draws when A, B are arrays of draws)."""
-        A = np.asarray(A)[..., system]
-        B = np.asarray(B)[..., system]
-        return expit(A[..., None] + B[..., None] * np.asarray(q_star)) if np.ndim(A) else expit(A + B * q_star)

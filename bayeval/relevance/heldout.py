@@ -1,4 +1,4 @@
-r"""Held-out accuracy of probabilities of relevance, and the shallow-pool protocol of issue 3.
+r"""Held-out accuracy of probabilities of relevance, and the shallow-pool protocol.
 
 Protocol (:func:`shallow_pool_split`): the judgments are the depth-``judged_depth`` pool over *all*
 runs (every document some run ranks in its top ``judged_depth``, with its official judgment); the
@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
@@ -112,7 +111,7 @@ def heldout_targets(data: RankData, truth: Qrels) -> tuple[tuple, tuple]:
 
 def shallow_pool_split(runs: RunSet, qrels: Qrels, systems: Sequence[str] | None = None, *,
                        judged_depth: int = 10, depth: int = 100) -> HeldOutSplit:
-    """The issue-3 protocol: depth-``judged_depth`` pool over all ``runs`` as judgments, ``systems`` at
+    """The shallow-pool protocol: depth-``judged_depth`` pool over all ``runs`` as judgments, ``systems`` at
     ``depth`` as the data, held-out targets = their retrieved documents outside the pool with an
     official judgment in ``qrels``."""
     from bayeval.data.qrels import pool_qrels
@@ -131,8 +130,3 @@ def _select(runs: RunSet, systems: Sequence[str]) -> RunSet:
     if missing:
         raise BayevalInputError(f"systems: unknown run(s) {missing}")
     return RunSet(tuple(by[s] for s in systems))
-
-
-def scores_frame(rows: dict[str, dict]) -> pd.DataFrame:
-    """Scores of several estimators side by side (one row each)."""
-    return pd.DataFrame.from_dict(rows, orient="index")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -338,7 +338,3 @@ class RelevanceEstimate:
         n = sum(int((~j).sum()) for j in self.judged)
         return (f"RelevanceEstimate(model={self.model!r}, method={self.method!r}, topics={len(self.topics)}, "
                 f"unjudged={n}, draws={None if self.draws is None else self.draws[0].shape[0]})")
-
-
-def _as_sequence(x) -> Sequence:
-    return tuple(x)

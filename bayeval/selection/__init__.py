@@ -17,7 +17,7 @@ See docs/judging.md.
 from bayeval.selection.assessors import JudgmentLine, QrelsAssessor, read_judgments, write_requests
 from bayeval.selection.campaign import Campaign
 from bayeval.selection.measure import SelectionMeasure
-from bayeval.selection.methods import ESTIMATING_METHODS, METHODS, make_selector
+from bayeval.selection.methods import ESTIMATING_METHODS, SELECTION_METHODS, make_selector
 from bayeval.selection.pooling import DepthPoolSelector, IncrementalPoolSelector, pool_order
 from bayeval.selection.results import Candidate, PairSimulation, SelectionStatus, SimulationResult
 from bayeval.selection.rtc import RefitSelector, RTCSelector
@@ -32,7 +32,7 @@ from bayeval.selection.weights import (
 )
 
 __all__ = [
-    "METHODS",
+    "SELECTION_METHODS",
     "Campaign",
     "Candidate",
     "ESTIMATING_METHODS",

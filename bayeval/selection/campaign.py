@@ -29,7 +29,7 @@ from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError, FileFormatError
 from bayeval.selection.assessors import SOURCES, JudgmentLine, read_judgments
 from bayeval.selection.measure import SelectionMeasure
-from bayeval.selection.methods import METHODS, make_selector
+from bayeval.selection.methods import SELECTION_METHODS, make_selector
 from bayeval.selection.results import Candidate, SelectionStatus
 from bayeval.selection.selector import MOMENTS, Selector, resolve_pairs
 
@@ -133,8 +133,8 @@ class Campaign:
         runs = runs if isinstance(runs, RunSet) else RunSet(tuple(runs))
         if len(runs) < 2:
             raise BayevalInputError("runs: a campaign compares at least two runs")
-        if method not in METHODS:
-            raise BayevalInputError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
+        if method not in SELECTION_METHODS:
+            raise BayevalInputError(f"method: must be one of {', '.join(SELECTION_METHODS)}, got {method!r}")
         if moments not in MOMENTS:
             raise BayevalInputError(f"moments: must be one of {', '.join(MOMENTS)}, got {moments!r}")
         measure = SelectionMeasure.parse(measure).name
@@ -340,12 +340,11 @@ class Campaign:
             new, dup, seen = [], 0, {}
             for ln in lines:
                 try:
-                    sel._check_grade(ln.grade)
-                    t, i = sel._locate(ln.topic, ln.docno)
+                    old = sel.check_judgment(ln.topic, ln.docno, ln.grade)
                 except BayevalInputError as exc:
-                    fail(ln, str(exc).partition(": ")[2])
+                    fail(ln, exc.reason)
                 key = (ln.topic, ln.docno)
-                old = int(sel._grades[t][i]) if sel._judged[t][i] else seen.get(key)
+                old = seen.get(key) if old is None else old
                 if old is not None:
                     if old != int(ln.grade):
                         fail(ln, f"document {ln.docno!r} of topic {ln.topic!r} is already judged {old}, "

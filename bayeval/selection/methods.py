@@ -7,13 +7,13 @@ from collections.abc import Callable
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.methods import SELECTION_METHODS
 from bayeval.selection.pooling import DepthPoolSelector, IncrementalPoolSelector
 from bayeval.selection.rtc import RefitSelector, RTCSelector
 from bayeval.selection.selector import MTCSelector, Selector
 
-__all__ = ["ESTIMATING_METHODS", "METHODS", "make_selector"]
+__all__ = ["ESTIMATING_METHODS", "SELECTION_METHODS", "make_selector"]
 
-METHODS = ("mtc", "rtc", "pool", "depth-pool")
 ESTIMATING_METHODS = ("mtc+one", "mtc+sim")
 """MTC with p re-estimated every ``refit_every`` judgments: per-topic plus-one smoothing, or the
 similarity regression (needs ``similarity``); not offered by judging campaigns."""
@@ -52,7 +52,8 @@ def make_selector(method: str, data: RankData, *, refit_every: int = 10, config=
         if pool_depth is None:
             raise BayevalInputError("pool_depth: depth-pool needs a pool depth")
         return DepthPoolSelector(data, pool_depth=pool_depth, **kwargs)
-    raise BayevalInputError(f"method: must be one of {', '.join(METHODS + ESTIMATING_METHODS)}, got {method!r}")
+    raise BayevalInputError(f"method: must be one of {', '.join(SELECTION_METHODS + ESTIMATING_METHODS)}, "
+                            f"got {method!r}")
 
 
 class _SimilarityRefit:

@@ -183,6 +183,19 @@ class Selector:
         t, i = self._locate(topic, docno)
         return bool(self._judged[t][i])
 
+    def check_judgment(self, topic: str, docno: str, grade) -> int | None:
+        """Validate a judgment without recording it; returns the grade already recorded (None: unjudged).
+
+        Raises
+        ------
+        BayevalInputError
+            A non-integer grade or one above ``max_grade`` (DCG), an unknown topic or document; its
+            ``argument`` (``"grade"``, ``"topic"``, ``"docno"``) names the field at fault.
+        """
+        self._check_grade(grade)
+        t, i = self._locate(topic, docno)
+        return int(self._grades[t][i]) if self._judged[t][i] else None
+
     def select(self, n: int = 1) -> list[Candidate]:
         """The next ``n`` documents to judge, best first (empty when nothing useful is left).
 
@@ -278,25 +291,25 @@ class Selector:
     # ------------------------------------------------------------------------ internals
     def _check_grade(self, grade) -> None:
         if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
-            raise BayevalInputError(f"grade: must be an integer, got {grade!r}")
+            raise BayevalInputError(f"must be an integer, got {grade!r}", argument="grade")
         if self.measure.family == "DCG" and grade > self.max_grade:
             # the DCG bounds (and the decisions taken on them) assume no gain above max_grade's
-            raise BayevalInputError(f"grade: {int(grade)} is above max_grade={self.max_grade}, the highest grade the "
+            raise BayevalInputError(f"{int(grade)} is above max_grade={self.max_grade}, the highest grade the "
                                     f"{self.measure.name} bounds allow for; start the selection with max_grade >= "
-                                    f"{int(grade)} (--max-grade)")
+                                    f"{int(grade)} (--max-grade)", argument="grade")
 
     def _locate(self, topic, docno) -> tuple[int, int]:
         t = self._index.get(str(topic))
         if t is None:
-            raise BayevalInputError(f"topic: {topic!r} is not a topic of this campaign")
+            raise BayevalInputError(f"{topic!r} is not a topic of this campaign", argument="topic")
         idx = self._doc_index[t]
         if idx is None:
             idx = {d: k for k, d in enumerate(self.data[t].docnos.tolist())}
             self._doc_index[t] = idx
         i = idx.get(str(docno))
         if i is None:
-            raise BayevalInputError(f"docno: {docno!r} is not a document of topic {topic!r} (no target run "
-                                    "retrieves it)")
+            raise BayevalInputError(f"{docno!r} is not a document of topic {topic!r} (no target run retrieves it)",
+                                    argument="docno")
         return t, i
 
     def _apply(self, t: int, i: int, grade: int) -> None:
