@@ -8,11 +8,16 @@
 
 from __future__ import annotations
 
-__all__ = ["FIT_METHODS", "MOMENT_METHODS", "SELECTION_METHODS", "STUDY_METHODS"]
+__all__ = ["DEFAULT_MOMENT_METHOD", "FIT_METHODS", "MOMENT_METHODS", "SELECTION_METHODS", "STUDY_METHODS"]
 
 MOMENT_METHODS = ("delta", "exact", "mc", "paper")
 """Moments of a measure under uncertain relevance: ``"delta"`` (second-order delta method), ``"exact"``
 (exact moments), ``"mc"`` (Monte Carlo), ``"paper"`` (the papers' closed form); docs/design.md."""
+
+DEFAULT_MOMENT_METHOD = "exact"
+"""The default of every ``method`` / ``--method`` that chooses moments (the Python API and the CLI alike):
+exact moments, checked against enumeration; ``"delta"`` is the cheaper choice for all pairs of many runs
+(docs/expected.md, docs/benchmarks.md)."""
 
 FIT_METHODS = ("map", "laplace", "mcmc", "vi")
 """Fits of a relevance model: ``"map"`` (posterior mode, the fast path), ``"laplace"`` (Gaussian at the

@@ -26,7 +26,7 @@ from bayeval.cli._inputs import (
 )
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS, MOMENT_METHODS
+from bayeval.methods import DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS
 
 __all__ = ["register"]
 
@@ -93,10 +93,10 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
     if args.model is None:
         if fit is not None:
             raise BayevalInputError("--fit: needs --model")
-        return method or "exact", None
+        return method or DEFAULT_MOMENT_METHOD, None
     if args.probabilities:
         raise BayevalInputError("--model and --probabilities: give one source of probabilities")
-    return method or "exact", fit or "map"
+    return method or DEFAULT_MOMENT_METHOD, fit or "map"
 
 
 def _fit_model(args: argparse.Namespace, data, fit: str):

@@ -14,7 +14,7 @@ from bayeval.expected import _mc_kernels as mck
 from bayeval.expected._measure_spec import MeasureSpec, parse_measure
 from bayeval.expected._probabilities import resolve
 from bayeval.expected._results import ExpectedEvaluation, PairwiseComparison, p_less_normal
-from bayeval.methods import MOMENT_METHODS
+from bayeval.methods import DEFAULT_MOMENT_METHOD, MOMENT_METHODS
 from bayeval.progress import track
 
 __all__ = ["ap_moments", "compare_systems", "delta_ap_moments", "expected_measures"]
@@ -154,8 +154,9 @@ def _resolve_pairs(data: RankData, pairs) -> tuple[np.ndarray, np.ndarray]:
 
 
 def expected_measures(data: RankData, probabilities=None, *, default_p: float = 0.5,
-                      measures: Sequence[str] | str = ("AP",), method: str = "delta", draws: int | None = None,
-                      seed=None, nodes: int = 64, progress: bool | None = None) -> ExpectedEvaluation:
+                      measures: Sequence[str] | str = ("AP",), method: str = DEFAULT_MOMENT_METHOD,
+                      draws: int | None = None, seed=None, nodes: int = 64,
+                      progress: bool | None = None) -> ExpectedEvaluation:
     r"""Expectation and variance of measures when unjudged documents are relevant at random.
 
     Every document i of a topic is relevant with probability :math:`p_i`, independently; judged
@@ -192,6 +193,7 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
           nodes) — exact to rounding;
         - ``"mc"``: Monte Carlo over ``draws`` relevance samples (measures computed exactly per draw).
 
+        Default ``"exact"`` (:data:`bayeval.methods.DEFAULT_MOMENT_METHOD`, as on the command line).
         P@k and nDCG@k are exact under every analytic method.
     draws : int, optional
         Monte Carlo draws (default 1000, or the number of rows of posterior draws).
@@ -293,7 +295,7 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
 
 
 def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: str = "AP",
-                    method: str = "delta", default_p: float = 0.5, draws: int | None = None, seed=None,
+                    method: str = DEFAULT_MOMENT_METHOD, default_p: float = 0.5, draws: int | None = None, seed=None,
                     nodes: int = 64, progress: bool | None = None) -> PairwiseComparison:
     r"""E[Δ], Var[Δ] and P(Δ < 0) of a measure for pairs of systems, per topic and over topics.
 
