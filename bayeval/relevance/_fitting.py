@@ -157,7 +157,9 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
         import pymc as pm
 
         pm_model = model.build_model()
-        start = {n: v for n, v in spec.unflatten(mode.x).items()}
+        start = spec.unflatten(mode.x)
+        if hasattr(model, "initial_point"):  # a model whose free variables are not its parameters
+            start = model.initial_point(start)
         seed_int = int(rng.integers(2**31 - 1))
         with pm_model, warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
