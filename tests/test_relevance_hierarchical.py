@@ -174,9 +174,9 @@ def test_nuts_agrees_with_fast_path():
     data = _collection(seed=5, n_topics=5, n_systems=4)
     est = HierarchicalEstimator()
     lap = est.fit(data, "laplace", seed=1, draws=1000, chains=2)
-    nuts = est.fit(data, "mcmc", seed=1, draws=500, tune=500, chains=2)
+    nuts = est.fit(data, "mcmc", seed=1, draws=1000, tune=1000, chains=4)
     assert nuts.fit.divergences() == 0
-    assert float(nuts.fit.rhat().max()) < 1.01
+    assert float(nuts.fit.rhat().max()) <= 1.01  # az.summary rounds to 0.01
     pl, pn = lap.probabilities(draws=300, seed=1), nuts.probabilities(draws=300, seed=1)
     a = np.concatenate([p[~j] for p, j in zip(pl.p, pl.judged, strict=True)])
     b = np.concatenate([p[~j] for p, j in zip(pn.p, pn.judged, strict=True)])

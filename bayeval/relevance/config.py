@@ -243,6 +243,9 @@ class HierarchyPrior:
     hyper_points : int
         Hyperparameter points drawn from their Laplace posterior to integrate them out (fast path);
         1 = empirical Bayes at the mode.
+    run_training : {"complete", "all"}
+        Judged documents that inform run s's effect: those in s's completely judged prefix (an unbiased
+        sample of its ranking), or every judged document s retrieves.
     """
 
     intercept_sd: float = 2.0
@@ -253,8 +256,10 @@ class HierarchyPrior:
     coverage_scale: float = 1.0
     coverage_depth: int = 10
     hyper_points: int = 8
+    run_training: str = "complete"
 
     def __post_init__(self) -> None:
+        _choice("hierarchy.run_training", self.run_training, ("complete", "all"))
         for n in ("intercept_sd", "slope_sd", "topic_scale", "run_scale", "coverage_scale"):
             _nonneg(f"hierarchy.{n}", getattr(self, n), positive=True)
         if not isinstance(self.slope_mean, (int, float)) or isinstance(self.slope_mean, bool) \

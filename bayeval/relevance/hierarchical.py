@@ -18,6 +18,11 @@ E[MAP] does not average away over topics; its scale grows with :math:`h_s`, the 
 covers is not blunted, one that the pool hardly covers is uncertain, and a run with no judged document
 carries its prior. The **topic effect** :math:`a_t` moves a topic's relevance level.
 
+With ``run_training = "complete"`` (default) a judged document informs the run effect of run s only when it
+lies in s's *completely judged prefix* — an unbiased sample of s's own ranking, as for the calibration of
+``rtc-default`` (docs/relevance.md): a run's other judged documents were put in the pool by other runs and
+are relevant far more often than its unjudged documents.
+
 **Marginalisation** (Heagerty 1999): :math:`\kappa_i=\sqrt{1+\tfrac{\pi}{8}v_i}`,
 :math:`v_i=\tau^2+\sum_s w_{is}^2\sigma_s^2`, the prior variance of the random part of the log-odds. By the
 probit approximation :math:`E_Z[\sigma(\kappa m+Z)]\approx\sigma(m)` for :math:`Z\sim N(0,v)`, so
@@ -82,12 +87,15 @@ def run_coverage(data: RankData, depth: int = 10) -> np.ndarray:
     return np.divide(tot, cnt, out=np.zeros(S), where=cnt > 0)
 
 
-def _membership(tr, S: int):
-    """Sparse (n_t, S) rows w_is = 1/|S_i| for the runs retrieving document i."""
+def _membership(tr, S: int, prefix: np.ndarray | None = None):
+    """Sparse (n_t, S) rows w_is = 1/|S_i| for the runs retrieving document i (with ``prefix``, per run a
+    depth: only the runs that rank i within it)."""
     from scipy.sparse import csr_matrix
 
     r = np.asarray(tr.ranks)
     member = r > 0
+    if prefix is not None:
+        member &= r <= np.asarray(prefix)[None, :]
     n = member.sum(axis=1)
     rows, cols = np.nonzero(member)
     return csr_matrix((1.0 / n[rows], (rows, cols)), shape=(tr.n_docs, S)), n
@@ -481,7 +489,7 @@ class HierarchicalEstimator:
         """(HierarchicalRelevance on the judged documents of ``data``, base RTC fit, offsets per topic)."""
         from scipy.sparse import vstack
 
-        from bayeval.relevance.rtc import RTCEstimator
+        from bayeval.relevance.rtc import RTCEstimator, complete_prefix
 
         if not isinstance(data, RankData):
             raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
@@ -491,9 +499,10 @@ class HierarchicalEstimator:
         offsets = tuple(logit(np.clip(p, _CLIP, 1 - _CLIP)) for p in p0)
         S = len(data.systems)
         o, tp, W, y = [], [], [], []
+        complete = self.config.hierarchy.run_training == "complete"
         for t, tr in enumerate(data):
             j = np.asarray(tr.judged)
-            Wt, _ = _membership(tr, S)
+            Wt, _ = _membership(tr, S, complete_prefix(tr) if complete else None)
             o.append(offsets[t][j])
             tp.append(np.full(int(j.sum()), t))
             W.append(Wt[j])
