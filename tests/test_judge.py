@@ -305,6 +305,11 @@ def test_cli_simulate_json(files, method):
     for p in res["pairs"]:
         assert {"run_a", "run_b", "p_less", "decided", "correct"} <= set(p)
         assert 0.0 <= p["p_less"] <= 1.0 and (p["correct"] is None) == (not p["decided"])
+    from bayeval.stats import brier_score
+
+    want = brier_score([p["p_less"] for p in res["pairs"]], [round(p["true_delta"], 12) for p in res["pairs"]])
+    assert res["scores"]["pairs"] == 3 and res["scores"]["brier"] == pytest.approx(want.mean())
+    assert set(res["scores"]) >= {"log_score", "share_95", "share_99", "right_95", "right_99"}
     rc, out, _ = _cli("judge", "simulate", d / "full.qrels", *runs, "--method", method, "--depth", "20",
                       "--budget", "2", "--format", "json")
     assert rc == 0 and json.loads(out)["judgments"] <= 2

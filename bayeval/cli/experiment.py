@@ -3,7 +3,9 @@
 - ``bayeval experiment robustness run DIR --trials N --out TABLE.parquet [--workers W | --scheduler ADDR]``
   runs (or resumes) the carterette2007 §4.3 robustness study on the collection in DIR
   (``runs/``, ``qrels.txt[.gz]``, optional ``runs.tsv``);
-- ``bayeval experiment robustness stats TABLE`` prints the papers' statistics of a trial table;
+- ``bayeval experiment robustness stats TABLE [--what overall|proper|reliability|...] [--runs-info runs.tsv]``
+  prints the papers' statistics of a trial table and the proper scores of P(ΔMAP < 0) (Brier, log score,
+  reliability bins, sharpness; :mod:`bayeval.stats.forecast`);
 - ``bayeval experiment robustness report TABLE --page PAGE.md [--figures PREFIX]`` writes the markdown
   page (with figures) that docs/robustness-*.md are;
 - ``bayeval experiment similarity run|stats|trajectory|report|cranfield`` — the same for the similarity
@@ -91,7 +93,11 @@ def register(sub) -> None:
                         description="Confidence bins, bookmaker W, judgments, Kendall tau, paired tests.")
     s.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
     s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
-    s.add_argument("--what", choices=("overall", "bins", "pair-type", "similarity", "tests"), default="overall")
+    s.add_argument("--what", choices=("overall", "proper", "reliability", "bins", "pair-type", "similarity", "tests"),
+                   default="overall", help="overall (with Brier, log score, sharpness), proper (proper scores by "
+                                           "pair type and run type), reliability (bins of P(ΔMAP<0)), ...")
+    s.add_argument("--runs-info", default=None, metavar="runs.tsv",
+                   help="run table marking manual runs (adds the automatic/manual split)")
     s.add_argument("--format", choices=("table", "csv", "json"), default="table")
     s.set_defaults(func=_stats)
 
@@ -342,8 +348,9 @@ def _stats(args: argparse.Namespace) -> int:
     from bayeval.experiments import read_table, robustness_statistics
 
     frame = _one_collection(read_table(args.table), args.collection)
-    st = robustness_statistics(frame)
+    st = robustness_statistics(frame, manual=_manual_runs(args.runs_info) if args.runs_info else None)
     table = {"overall": st.overall.drop(columns=["W_by_type", "W_by_similarity"]), "bins": st.bins,
+             "proper": st.proper, "reliability": st.reliability,
              "pair-type": st.by_pair_type, "similarity": st.by_similarity, "tests": st.tests}[args.what]
     write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials")
     return 0

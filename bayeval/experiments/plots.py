@@ -1,6 +1,8 @@
 """Figures of a robustness study (matplotlib, saved to files; nothing is shown).
 
 - :func:`plot_calibration` — confidence vs accuracy per method with the ideal line (carterette2007 Figure 2);
+- :func:`plot_reliability` — reliability diagram of P(ΔMAP < 0) itself: observed frequency of ΔMAP < 0 in
+  each forecast bin, Wilson intervals, the bins shaded, and the share of pairs per bin (sharpness);
 - :func:`plot_expected_vs_true` — E[MAP] vs true MAP, manual runs marked (carterette-allan2007 Figure 1);
 - :func:`plot_tau_vs_judgments` — Kendall τ against the number of judgments (carterette-allan2007 Figure 2).
 """
@@ -14,7 +16,7 @@ import pandas as pd
 
 from bayeval.experiments.statistics import BIN_EDGES, confidence_bins
 
-__all__ = ["plot_calibration", "plot_expected_vs_true", "plot_tau_vs_judgments"]
+__all__ = ["plot_calibration", "plot_expected_vs_true", "plot_reliability", "plot_tau_vs_judgments"]
 
 # carterette2007 Table 2 (MTC, RTC over ad hoc 3, 5-8) at the bins' lower edges, for reference markers
 _PAPER_TABLE2 = {"MTC (paper)": (0.617, 0.731, 0.701, 0.690, 0.780, 0.704, 0.683),
@@ -40,6 +42,75 @@ def _save(fig, path) -> None:
         import matplotlib.pyplot as plt
 
         plt.close(fig)
+
+
+def plot_reliability(frame: pd.DataFrame, methods, *, path=None, manual=None, split: str = "all", title: str = ""):
+    """Reliability diagram of P(ΔMAP < 0): one panel per (method, confidence), one line per group of ``split``.
+
+    Each point is a bin of :data:`~bayeval.stats.forecast.RELIABILITY_EDGES` at its mean forecast, with the
+    observed frequency of ΔMAP < 0 and its Wilson 95% interval; the grey band is where a calibrated
+    forecaster's frequency lies (the bin itself), and the bars at the bottom are the share of pairs in each
+    bin (sharpness: mass near 0 and 1).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A trial table.
+    methods : sequence of (method, confidence)
+    path : path, optional
+        Save the figure there.
+    manual : sequence of str, optional
+        Manual run tags (for ``split="run_type"``).
+    split : {"all", "pair_type", "run_type"}
+        Which groups to draw (:func:`~bayeval.experiments.statistics.proper_scores`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    from bayeval.experiments.statistics import proper_scores
+    from bayeval.stats.forecast import RELIABILITY_EDGES
+
+    _, rel = proper_scores(frame, manual=manual)
+    rel = rel[rel["split"] == split]
+    if not len(methods):
+        from bayeval.errors import BayevalInputError
+
+        raise BayevalInputError("methods: nothing to plot")
+    fig, axes = plt.subplots(1, len(methods), figsize=(3.6 * len(methods), 3.8), squeeze=False, sharey=True)
+    edges = np.asarray(RELIABILITY_EDGES)
+    for ax, (m, c) in zip(axes[0], methods, strict=True):
+        for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+            ax.fill_between([lo, hi], [lo, lo], [hi, hi], color="0.85", lw=0)
+        ax.plot([0, 1], [0, 1], color="black", lw=0.8)
+        sub = rel[(rel["method"] == m) & (rel["confidence"] == c)]
+        for g, b in sub.groupby("group", sort=True):
+            total = b["n"].sum()
+            b = b[b["n"] > 0]
+            if not len(b):
+                continue
+            err = np.clip(np.vstack([b["frequency"] - b["lower"], b["upper"] - b["frequency"]]), 0, None)
+            line = ax.errorbar(b["mean_forecast"], b["frequency"], yerr=err, marker="o", ms=3, capsize=2, lw=1,
+                               label=f"{g} (n={total})" if split != "all" else f"n={total}")
+            ax.bar((b["lower_edge"] + b["upper_edge"]) / 2, 0.25 * b["n"] / total,
+                   width=(b["upper_edge"] - b["lower_edge"]) * 0.9, bottom=0, alpha=0.35,
+                   color=line[0].get_color())
+        ax.set_xlim(-0.01, 1.01)
+        ax.set_ylim(-0.01, 1.01)
+        ax.set_xlabel("forecast P(ΔMAP < 0)")
+        ax.set_title(f"{m} / {c}", fontsize=9)
+        ax.legend(fontsize=7, loc="upper left")
+    axes[0][0].set_ylabel("observed frequency of ΔMAP < 0")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, path)
+    return fig
 
 
 def plot_calibration(frame: pd.DataFrame, methods, *, path=None, ax=None, paper: bool = True, title: str = ""):

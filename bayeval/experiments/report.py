@@ -133,6 +133,43 @@ def _manual(frame: pd.DataFrame, methods, manual) -> list[str]:
     return lines
 
 
+def _proper(st: RobustnessStatistics, methods) -> list[str]:
+    """Brier, log score, sharpness and right share of the confident calls, overall and per split."""
+    lines = ["| method | pairs | Brier | log score | calls ≥ 0.95 | right at ≥ 0.95 | calls ≥ 0.99 | right at ≥ 0.99 | "
+             "W̄ |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    order = {"all": 0, "pair_type": 1, "run_type": 2}
+    for m, c in methods:
+        sub = st.proper[(st.proper["method"] == m) & (st.proper["confidence"] == c)]
+        sub = sub.sort_values("split", key=lambda s: s.map(order), kind="stable")
+        for r in sub.itertuples(index=False):
+            who = f"{_name(m)} / {c}" + ("" if r.split == "all" else f" — {r.group}")
+            lines.append(f"| {who} | {r.pairs} | {r.brier:.4f} | {r.log_score:.4f} | {_pct(r.share_95)} | "
+                         f"{_pct(r.right_95)} (n={r.n_95}) | {_pct(r.share_99)} | {_pct(r.right_99)} (n={r.n_99}) | "
+                         f"{_num(r.W_mean)} |")
+    return lines
+
+
+def _reliability(st: RobustnessStatistics, methods) -> list[str]:
+    """Observed frequency of ΔMAP < 0 per bin of P(ΔMAP < 0), with Wilson intervals (split ``all``)."""
+    from bayeval.stats.forecast import RELIABILITY_LABELS
+
+    rel = st.reliability[st.reliability["split"] == "all"]
+    lines = ["| P(ΔMAP < 0) | " + " | ".join(f"{_name(m)} / {c}" for m, c in methods) + " |",
+             "|---|" + "---:|" * len(methods)]
+    for lab in RELIABILITY_LABELS:
+        cells = []
+        for m, c in methods:
+            b = rel[(rel["method"] == m) & (rel["confidence"] == c) & (rel["bin"] == lab)]
+            if not len(b) or int(b["n"].iloc[0]) == 0:
+                cells.append("–")
+                continue
+            r = b.iloc[0]
+            flag = "" if r.consistent else " ⚠"
+            cells.append(f"{_pct(r.frequency)} [{_pct(r.lower)}, {_pct(r.upper)}]{flag} (n={int(r.n)})")
+        lines.append(f"| {lab} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _tests(st: RobustnessStatistics) -> list[str]:
     if not len(st.tests):
         return ["(no paired tests: fewer than two methods)"]
@@ -195,7 +232,7 @@ def render_report(frame: pd.DataFrame, *, title: str, command: str, paper_key: s
     notes : str, optional
         Markdown appended under "Reading the results" (written by a person; kept in its own file).
     """
-    st = robustness_statistics(frame)
+    st = robustness_statistics(frame, manual=manual or None)
     f0 = frame.iloc[0]
     n_trials = frame["trial"].nunique()
     present = set(zip(st.overall["method"], st.overall["confidence"], strict=True))
@@ -217,6 +254,19 @@ def render_report(frame: pd.DataFrame, *, title: str, command: str, paper_key: s
               "in every trial) and a variant of the Bayesian estimate, described under *Reading the results*."
               if extra else ""), "",
            "## Goals (issue 6)", "", *_goals(st, paper_key, tau_goal), "",
+           "## Proper scores of P(ΔMAP < 0)", "",
+           "Brier score (P − o)² and log score −o ln P − (1 − o) ln(1 − P) of the forecast P = P(ΔMAP < 0) against "
+           "the true sign (o = 1 if ΔMAP < 0, 0 if > 0, ½ on a tie; lower is better, always answering ½ scores "
+           "0.25 and 0.693), the share of calls made at confidence ≥ 0.95 and ≥ 0.99 (sharpness) and how many "
+           "of them are right; W̄ beside them for the paper's figures (it is not a proper score). Groups: "
+           "pair type (*both*/*one*/*none* of the pair's runs judged) and, with a runs.tsv, *automatic* (two "
+           "automatic runs) vs *manual* (at least one manual run). See bayeval.stats.forecast.", "",
+           *_proper(st, main), "",
+           "### Reliability of P(ΔMAP < 0)", "",
+           "Observed frequency of ΔMAP < 0 among the pairs whose forecast falls in each bin, with its Wilson 95% "
+           "interval; ⚠ marks a bin whose interval misses the bin (a calibrated forecaster's frequency lies in "
+           "its bin).", "",
+           *_reliability(st, main), "",
            "## Confidence vs accuracy, next to the paper", "",
            *_bins_side_by_side(st, main, ["table2-mtc", paper_key]), "",
            "⚠ marks a bin whose accuracy is below its lower edge.", "",
@@ -235,16 +285,26 @@ def render_report(frame: pd.DataFrame, *, title: str, command: str, paper_key: s
             f"{len(set(manual))} runs of the collection are manual (runs.tsv); a pair 'with a manual run' has at "
             "least one of them.", "", *_manual(frame, main, manual), ""]
     if figures:
-        from bayeval.experiments.plots import plot_calibration, plot_expected_vs_true, plot_tau_vs_judgments
+        from bayeval.experiments.plots import (
+            plot_calibration,
+            plot_expected_vs_true,
+            plot_reliability,
+            plot_tau_vs_judgments,
+        )
 
         rel = figures_rel or figures
         plot_calibration(frame, main, path=f"{figures}-calibration.png", title=title)
+        plot_reliability(frame, main, path=f"{figures}-reliability.png", title=title)
         plot_expected_vs_true(frame, [mc for mc in (("mtc", "delta"), ("rtc", "delta"), ("bayes", "mc"))
                                       if mc in present], manual=manual, path=f"{figures}-emap.png")
         plot_tau_vs_judgments(frame, [mc for mc in (("mtc", "delta"), ("rtc", "delta"), ("bayes", "mc"),
                                                     ("ip", "none")) if mc in present],
                               path=f"{figures}-tau.png", title=title)
         out += ["## Figures", "",
+                f"![reliability of P(ΔMAP < 0)]({rel}-reliability.png)", "",
+                "Reliability diagram of P(ΔMAP < 0): observed frequency of ΔMAP < 0 per forecast bin at the bin's "
+                "mean forecast, Wilson 95% intervals; grey squares: the bins (where a calibrated forecaster's "
+                "points fall); bars: the share of pairs in each bin (scaled to ¼), i.e. sharpness.", "",
                 f"![confidence vs accuracy]({rel}-calibration.png)", "",
                 "Confidence vs accuracy (carterette2007 Figure 2 style): one point per confidence bin at the bin's "
                 "mean confidence, Wilson 95% intervals; grey marks: the paper's Table 2.", "",

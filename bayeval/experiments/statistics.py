@@ -17,6 +17,19 @@ Each pair of a trial is a prediction: with :math:`P_i = P(\Delta MAP<0)` the met
 - **Kendall τ** between the k runs' E[MAP] and true MAP, mean over trials (incremental pooling's τ
   at MTC's number of judgments under method ``ip``).
 - **Paired tests** between methods over trials: Wilcoxon signed-rank (medians) and t-test (means).
+- **Proper scores** (:mod:`bayeval.stats.forecast`): Brier and log score of :math:`P_i` itself against the
+  true sign (a tie counts ½ each way), sharpness (share of calls at ≥ 0.95 and ≥ 0.99) and the share of
+  those calls that are right, and reliability bins of :math:`P_i` with Wilson intervals — per method ×
+  confidence, overall and split by pair type. :math:`\bar W` is kept beside them for the paper's
+  figures, but it is not a proper score (always answering about ½ scores :math:`2\,\mathrm{accuracy}-1>0`).
+
+Splits (columns ``split, group`` of :attr:`RobustnessStatistics.proper` and ``.reliability``):
+
+- ``all`` / ``all`` — every pair;
+- ``pair_type`` / ``both``, ``one``, ``none`` — how many of the pair's runs are originals, i.e. contributed
+  judgments (``none``: both runs are evaluated on reused judgments only);
+- ``run_type`` / ``automatic``, ``manual`` — two automatic runs, or at least one manual run (only when the
+  manual runs are given: ``manual=`` of :func:`robustness_statistics`, from ``runs.tsv``).
 """
 
 from __future__ import annotations
@@ -27,9 +40,12 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
+from bayeval.stats.forecast import calls, forecast_scores, reliability_bins, wilson_interval
 
 __all__ = [
     "BIN_EDGES",
+    "PROPER_COLUMNS",
+    "RELIABILITY_COLUMNS",
     "BIN_LABELS",
     "SIMILARITY_EDGES",
     "RobustnessStatistics",
@@ -38,6 +54,7 @@ __all__ = [
     "confidence_bins",
     "paired_series",
     "paired_tests",
+    "proper_scores",
     "robustness_statistics",
     "similarity_bin",
     "wilson_interval",
@@ -48,39 +65,6 @@ BIN_LABELS = ("0.5–0.6", "0.6–0.7", "0.7–0.8", "0.8–0.9", "0.9–0.95", 
 SIMILARITY_EDGES = (0.0, 0.1, 0.2, 0.3, 1.0)
 SIMILARITY_LABELS = ("0–0.1", "0.1–0.2", "0.2–0.3", "≥ 0.3")
 W_CAP = 100.0
-
-
-def calls(p_less, true_delta) -> tuple[np.ndarray, np.ndarray]:
-    r"""Confidence :math:`\max(P, 1-P)` and correctness :math:`y` of each pair's call.
-
-    Parameters
-    ----------
-    p_less : array_like
-        :math:`P(\Delta<0)` per pair.
-    true_delta : array_like
-        The true Δ per pair.
-
-    Returns
-    -------
-    confidence, y : ndarray
-        ``y`` is 1 when the called sign equals the true sign, 0 when not (a true tie is never called
-        right), ½ where :math:`P=\tfrac12` (no call).
-
-    Examples
-    --------
-    >>> calls([0.9, 0.2, 0.5, 0.7], [-0.01, -0.02, 0.03, 0.0])
-    (array([0.9, 0.8, 0.5, 0.7]), array([1. , 0. , 0.5, 0. ]))
-    """
-    p = np.asarray(p_less, dtype=np.float64)
-    d = np.asarray(true_delta, dtype=np.float64)
-    if p.shape != d.shape:
-        raise BayevalInputError(f"p_less, true_delta: shapes differ ({p.shape} vs {d.shape})")
-    if np.any((p < 0) | (p > 1)):
-        raise BayevalInputError("p_less: probabilities must lie in [0, 1]")
-    conf = np.maximum(p, 1.0 - p)
-    called = np.sign(0.5 - p)  # +1: calls Δ > 0, -1: calls Δ < 0, 0: no call
-    y = np.where(called == 0, 0.5, (called == np.sign(d)).astype(np.float64))
-    return conf, y
 
 
 def bookmaker(p_less, true_delta, *, cap: float = W_CAP) -> np.ndarray:
@@ -101,30 +85,6 @@ def bookmaker(p_less, true_delta, *, cap: float = W_CAP) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         odds = np.where(conf < 1.0, conf / (1.0 - conf), np.inf)
     return y - (1.0 - y) * np.minimum(odds, cap)
-
-
-def wilson_interval(successes, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    r"""Wilson score interval of a proportion (NaN where n = 0).
-
-    :math:`\frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1+z^2/n}`.
-
-    Examples
-    --------
-    >>> lo, hi = wilson_interval(8, 10)
-    >>> round(float(lo), 4), round(float(hi), 4)
-    (0.4902, 0.9433)
-    """
-    from scipy.stats import norm
-
-    s = np.asarray(successes, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    z = norm.ppf(0.5 + level / 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ph = s / n
-        den = 1 + z * z / n
-        mid = (ph + z * z / (2 * n)) / den
-        half = z * np.sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / den
-    return np.where(n > 0, mid - half, np.nan), np.where(n > 0, mid + half, np.nan)
 
 
 def _bin_index(conf: np.ndarray) -> np.ndarray:
@@ -264,8 +224,17 @@ class RobustnessStatistics:
         Per method × confidence: ``trials, pairs, accuracy, W_mean, W_by_type`` (dict), ``median_judgments,
         mean_judgments, mean_tau, decided`` (share of trials whose selection reached α), ``seconds``
         (mean per trial), ``goal_bins`` (every bin's accuracy ≥ its lower edge).
+        Also the proper scores of all pairs (:class:`~bayeval.stats.forecast.ForecastScores`): ``brier,
+        log_score, share_95, share_99, right_95, right_99``, and ``reliable`` (every reliability bin of
+        P(ΔMAP < 0) consistent with its Wilson interval).
     tests : pandas.DataFrame
         Paired tests (judgments, τ, W) between the methods.
+    proper : pandas.DataFrame
+        Per method × confidence × split × group (see the module): ``pairs, brier, log_score, share_95,
+        share_99, n_95, n_99, right_95, right_99, W_mean``.
+    reliability : pandas.DataFrame
+        Per method × confidence × split × group, the :func:`~bayeval.stats.forecast.reliability_bins` of
+        P(ΔMAP < 0): ``bin, lower_edge, upper_edge, n, mean_forecast, frequency, lower, upper, consistent``.
     """
 
     bins: pd.DataFrame
@@ -273,6 +242,8 @@ class RobustnessStatistics:
     by_similarity: pd.DataFrame
     overall: pd.DataFrame
     tests: pd.DataFrame
+    proper: pd.DataFrame
+    reliability: pd.DataFrame
 
     def to_frame(self) -> pd.DataFrame:
         """The overall table."""
@@ -287,9 +258,12 @@ class RobustnessStatistics:
     def summary(self) -> str:
         lines = []
         for r in self.overall.itertuples(index=False):
-            lines.append(f"{r.method:>5} {r.confidence:>6}: W̄ = {r.W_mean:+.2f}  accuracy {r.accuracy:.1%}  "
-                         f"median judged {r.median_judgments:.0f}  mean τ {r.mean_tau:.3f}  "
-                         f"bins ≥ lower edge: {'yes' if r.goal_bins else 'no'}")
+            lines.append(f"{r.method:>5} {r.confidence:>6}: Brier {r.brier:.4f}  log score {r.log_score:.4f}  "
+                         f"≥ 0.95: {r.share_95:.1%} of calls, {r.right_95:.1%} right  "
+                         f"≥ 0.99: {r.share_99:.1%}, {r.right_99:.1%} right  W̄ = {r.W_mean:+.2f}  "
+                         f"accuracy {r.accuracy:.1%}  median judged {r.median_judgments:.0f}  "
+                         f"mean τ {r.mean_tau:.3f}  bins ≥ lower edge: {'yes' if r.goal_bins else 'no'}  "
+                         f"reliable: {'yes' if r.reliable else 'no'}")
         return "\n".join(lines)
 
 
@@ -299,8 +273,81 @@ def _goal(bins: pd.DataFrame) -> bool:
     return bool(ok) and all(ok)
 
 
-def robustness_statistics(frame: pd.DataFrame) -> RobustnessStatistics:
+PROPER_COLUMNS = ("method", "confidence", "split", "group", "pairs", "brier", "log_score", "share_95", "share_99",
+                  "n_95", "n_99", "right_95", "right_99", "W_mean")
+RELIABILITY_COLUMNS = ("method", "confidence", "split", "group", "bin", "lower_edge", "upper_edge", "n",
+                       "mean_forecast", "frequency", "lower", "upper", "consistent")
+
+
+def _splits(scored: pd.DataFrame, manual) -> list[tuple[str, pd.Series]]:
+    out = [("all", pd.Series("all", index=scored.index)), ("pair_type", scored["pair_type"].astype(str))]
+    if manual is not None:
+        man = set(manual)
+        has = scored["run_a"].isin(man) | scored["run_b"].isin(man)
+        out.append(("run_type", pd.Series(np.where(has, "manual", "automatic"), index=scored.index)))
+    return out
+
+
+def proper_scores(frame: pd.DataFrame, *, manual=None, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Proper scores and reliability bins of P(ΔMAP < 0) per method × confidence × split × group.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A trial table (rows with NaN ``p_less``, i.e. ``ip``, are left out).
+    manual : sequence of str, optional
+        Tags of the manual runs; adds the ``run_type`` split (``automatic``/``manual``).
+    level : float
+        Level of the reliability bins' Wilson intervals.
+
+    Returns
+    -------
+    proper, reliability : pandas.DataFrame
+        Columns :data:`PROPER_COLUMNS` and :data:`RELIABILITY_COLUMNS` (see :class:`RobustnessStatistics`).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"method": "m", "confidence": "delta", "pair_type": ["both", "none", "none"],
+    ...                   "run_a": ["A", "B", "C"], "run_b": ["B", "C", "A"],
+    ...                   "p_less": [0.9, 0.2, 1.0], "true_delta": [-0.1, -0.1, -0.2]})
+
+    Brier: 0.1² = 0.01, 0.8² = 0.64 and 0² = 0, so (0.01 + 0.64 + 0) / 3 = 0.2167 over all pairs; the two
+    pairs with run C (manual) are the two of pair type ``none``: (0.64 + 0) / 2 = 0.32; the one call at
+    ≥ 0.99 (P = 1, Δ < 0) is right:
+
+    >>> proper, rel = proper_scores(f, manual=["C"])
+    >>> proper[["split", "group", "pairs", "brier", "share_99", "right_99"]].round(4)
+           split      group  pairs   brier  share_99  right_99
+    0        all        all      3  0.2167    0.3333       1.0
+    1  pair_type       both      1  0.0100    0.0000       NaN
+    2  pair_type       none      2  0.3200    0.5000       1.0
+    3   run_type  automatic      1  0.0100    0.0000       NaN
+    4   run_type     manual      2  0.3200    0.5000       1.0
+    """
+    f = _scored(frame)
+    prows, rrows = [], []
+    for (m, c), g in f.groupby(["method", "confidence"], sort=False):
+        for split, labels in _splits(g, manual):
+            for grp, sub in g.groupby(labels, sort=True):
+                p, d = sub["p_less"].to_numpy(), sub["true_delta"].to_numpy()
+                sc = forecast_scores(p, d)
+                prows.append({"method": m, "confidence": c, "split": split, "group": grp,
+                              **sc.to_frame().iloc[0].to_dict(), "W_mean": float(sub["W"].mean())})
+                rel = reliability_bins(p, d, level=level)
+                rrows.append(rel.assign(method=m, confidence=c, split=split, group=grp))
+    proper = pd.DataFrame(prows, columns=list(PROPER_COLUMNS))
+    for col in ("pairs", "n_95", "n_99"):
+        proper[col] = proper[col].astype(np.int64)
+    reliability = (pd.concat(rrows, ignore_index=True)[list(RELIABILITY_COLUMNS)] if rrows
+                   else pd.DataFrame(columns=list(RELIABILITY_COLUMNS)))
+    return proper, reliability
+
+
+def robustness_statistics(frame: pd.DataFrame, *, manual=None) -> RobustnessStatistics:
     """All the statistics of :mod:`bayeval.experiments.statistics` for one collection's trial table.
+
+    ``manual`` (tags of the manual runs, e.g. :attr:`TestCollection.manual
+    <bayeval.experiments.TestCollection>`) adds the ``run_type`` split to the proper scores.
 
     Examples
     --------
@@ -316,6 +363,10 @@ def robustness_statistics(frame: pd.DataFrame) -> RobustnessStatistics:
         raise BayevalInputError(f"frame: holds several collections {sorted(frame['collection'].unique())}; "
                                 "compute statistics per collection")
     need = {"method", "confidence", "trial", "p_less", "true_delta", "judgments", "tau", "pair_type", "similarity"}
+    if manual is not None:
+        if isinstance(manual, str):
+            raise BayevalInputError("manual: expected a sequence of run tags, got a string")
+        need |= {"run_a", "run_b"}
     missing = need - set(frame.columns)
     if missing:
         raise BayevalInputError(f"frame: missing column(s) {sorted(missing)}")
@@ -324,6 +375,7 @@ def robustness_statistics(frame: pd.DataFrame) -> RobustnessStatistics:
     by_sim = confidence_bins(frame, by="similarity")
     scored = _scored(frame)
     trials = _trial_level(frame)
+    proper, reliability = proper_scores(frame, manual=manual)
     rows = []
     for (m, c), g in frame.groupby(["method", "confidence"], sort=False):
         t = trials[(trials["method"] == m) & (trials["confidence"] == c)]
@@ -344,7 +396,7 @@ def robustness_statistics(frame: pd.DataFrame) -> RobustnessStatistics:
                      "mean_judgments": float(t["judgments"].mean()), "mean_tau": float(t["tau"].mean()),
                      "decided": float(t["decided"].mean()) if "decided" in t else float("nan"),
                      "seconds": float(t["seconds"].mean()) if "seconds" in t else float("nan"),
-                     "goal_bins": _goal(b) if len(b) else False})
+                     "goal_bins": _goal(b) if len(b) else False, **_overall_scores(proper, reliability, m, c)})
     overall = pd.DataFrame(rows)
     tests = []
     pairs = overall[["method", "confidence"]].itertuples(index=False, name=None)
@@ -363,4 +415,15 @@ def robustness_statistics(frame: pd.DataFrame) -> RobustnessStatistics:
                 except BayevalInputError:
                     continue
                 tests.append({"quantity": q, "a": f"{a[0]}/{a[1]}", "b": f"{b2[0]}/{b2[1]}", **r})
-    return RobustnessStatistics(bins, by_type, by_sim, overall, pd.DataFrame(tests))
+    return RobustnessStatistics(bins, by_type, by_sim, overall, pd.DataFrame(tests), proper, reliability)
+
+
+def _overall_scores(proper: pd.DataFrame, reliability: pd.DataFrame, method: str, confidence: str) -> dict:
+    keys = ("brier", "log_score", "share_95", "share_99", "right_95", "right_99")
+    sel = (proper["method"] == method) & (proper["confidence"] == confidence) & (proper["split"] == "all")
+    if not sel.any():  # no confidence (ip)
+        return {**{k: float("nan") for k in keys}, "reliable": False}
+    r = proper[sel].iloc[0]
+    rel = reliability[(reliability["method"] == method) & (reliability["confidence"] == confidence)
+                      & (reliability["split"] == "all")]
+    return {**{k: float(r[k]) for k in keys}, "reliable": bool(rel["consistent"].all())}

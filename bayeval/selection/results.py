@@ -173,13 +173,26 @@ class SimulationResult:
         c = [p.correct for p in self.pairs if p.decided]
         return float(np.mean(c)) if c else float("nan")
 
+    @property
+    def scores(self):
+        """Proper scores of every target pair's P(Δ < 0) against the true sign
+        (:class:`~bayeval.stats.forecast.ForecastScores`: Brier, log score, sharpness)."""
+        from bayeval.stats.forecast import forecast_scores
+
+        return forecast_scores([p.p_less for p in self.pairs], np.round([p.true_delta for p in self.pairs], 12))
+
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([p.__dict__ for p in self.pairs])
 
     def to_dict(self) -> dict:
-        """JSON-ready: top-level ``judgments``; per pair ``run_a``, ``run_b``, ``p_less``, ``decided``, ``correct``."""
+        """JSON-ready: top-level ``judgments``, ``scores`` (the fields of :attr:`scores`, NaN as null); per pair
+        ``run_a``, ``run_b``, ``p_less``, ``decided``, ``correct``."""
+        from dataclasses import asdict
+
+        scores = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in asdict(self.scores).items()}
         return {"method": self.method, "measure": self.measure, "alpha": self.alpha, "judgments": self.judgments,
                 "missing": self.missing, "accuracy": None if np.isnan(self.accuracy) else self.accuracy,
+                "scores": scores,
                 "pairs": [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in p.__dict__.items()}
                           for p in self.pairs]}
 
@@ -188,7 +201,9 @@ class SimulationResult:
         acc = self.accuracy
         return (f"{self.method} on {self.measure}: {self.judgments} judgments ({self.missing} missing from the "
                 f"qrels), {n_dec}/{len(self.pairs)} pairs decided at {self.alpha:g}"
-                + ("" if np.isnan(acc) else f", {acc:.0%} of them right"))
+                + ("" if np.isnan(acc) else f", {acc:.0%} of them right")
+                + (f"\nP(Δ < 0) of the {len(self.pairs)} pairs: {self.scores.summary().partition(': ')[2]}"
+                   if self.pairs else ""))
 
     def __repr__(self) -> str:
         return f"SimulationResult({self.summary()})"
