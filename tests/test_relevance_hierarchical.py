@@ -143,7 +143,7 @@ def test_draws_keep_mean_p_where_run_effect_draws_inflate_it():
     base = np.concatenate([p[o] for p, o in zip(mp.p, only, strict=True)])
     # the unseen run's documents: posterior draws carry the prior-sized run effect, their mean stays put
     sd = np.concatenate([d[:, o].std(axis=0) for d, o in zip(est.draws, only, strict=True)])
-    assert sd.mean() > 0.05
+    assert sd.mean() > 0.3 * got.mean()
     assert abs(got.mean() - base.mean()) < 0.02
     rtc = list(RTC.probabilities(draws=None).p)
     infl = run_effect_draws(DATA, rtc, 3.0, draws=400, seed=0)
@@ -171,17 +171,18 @@ def test_bad_input():
 
 @pytest.mark.slow
 def test_nuts_agrees_with_fast_path():
-    data = _collection(seed=5, n_topics=5, n_systems=4)
+    """NUTS on the full model vs the fast path (Laplace evidence, importance-weighted hyperparameter points,
+    conditional Laplace draws): predictive p and the run effects' posterior means and sds."""
+    data = _collection(seed=5, n_topics=10, n_systems=6)
     est = HierarchicalEstimator()
     lap = est.fit(data, "laplace", seed=1, draws=1000, chains=2)
     nuts = est.fit(data, "mcmc", seed=1, draws=1000, tune=1000, chains=4)
     assert nuts.fit.divergences() == 0
     assert float(nuts.fit.rhat().max()) <= 1.01  # az.summary rounds to 0.01
-    pl, pn = lap.probabilities(draws=300, seed=1), nuts.probabilities(draws=300, seed=1)
+    pl, pn = lap.probabilities(draws=400, seed=1), nuts.probabilities(draws=400, seed=1)
     a = np.concatenate([p[~j] for p, j in zip(pl.p, pl.judged, strict=True)])
     b = np.concatenate([p[~j] for p, j in zip(pn.p, pn.judged, strict=True)])
     assert np.max(np.abs(a - b)) < 0.05 and abs(a.mean() - b.mean()) < 0.01
-    # run effects: posterior sds within 25%
-    sl = lap.fit.draws("run_effect").std(axis=0)
-    sn = nuts.fit.draws("run_effect").std(axis=0)
-    assert np.all(np.abs(sl / sn - 1) < 0.25)
+    ul, un = lap.fit.draws("run_effect"), nuts.fit.draws("run_effect")
+    assert np.all(np.abs(ul.std(axis=0) / un.std(axis=0) - 1) < 0.25)
+    assert np.all(np.abs(ul.mean(axis=0) - un.mean(axis=0)) < 0.25 * un.std(axis=0))

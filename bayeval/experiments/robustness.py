@@ -78,7 +78,9 @@ class RobustnessConfig:
     estimate_config : str
         Relevance model of the ``rtc`` estimate over the k runs (default ``"rtc-mtc"``).
     bayes_config : str
-        Relevance model of the ``bayes`` estimate (default ``"rtc-default"``, bayeval's).
+        Relevance model of the ``bayes`` estimate (default ``"rtc-default"``, bayeval's): an RTC
+        configuration, or a hierarchical one (``"hier-default"``, :mod:`bayeval.relevance.hierarchical`,
+        fitted with ``bayes_fit``; ``bayes_stages`` then does not apply).
     bayes_fit : str
         Fit of its sampled stages (``"laplace"``, ``"mcmc"``, ``"vi"``; ``"map"``: no draws).
     bayes_stages : {"aggregation", "calibration+aggregation"}
@@ -92,6 +94,9 @@ class RobustnessConfig:
     run_effect_sd : float
         Standard deviation of a random log-odds effect per run added to the ``bayes`` draws
         (:func:`bayeval.relevance.run_effect_draws`; default 0: none).
+    unseen : bool
+        Add Chao's estimate of the relevant documents no run retrieves to R_t of the ``bayes`` estimate
+        (:func:`bayeval.relevance.unseen.with_unseen`; default False).
     seed : int
         Study seed: trial i is seeded by ``SeedSequence(seed, spawn_key=(i,))``.
     """
@@ -112,6 +117,7 @@ class RobustnessConfig:
     mc_draws: int = 1000
     p_draws: int = 200
     run_effect_sd: float = 0.0
+    unseen: bool = False
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -142,6 +148,8 @@ class RobustnessConfig:
         if isinstance(self.run_effect_sd, bool) or not isinstance(self.run_effect_sd, (int, float)) \
                 or not 0 <= self.run_effect_sd < 10:
             raise BayevalInputError(f"run_effect_sd: must be a number in [0, 10), got {self.run_effect_sd!r}")
+        if not isinstance(self.unseen, bool):
+            raise BayevalInputError(f"unseen: must be true or false, got {self.unseen!r}")
         if self.bayes_fit not in ("laplace", "mcmc", "vi", "map"):
             raise BayevalInputError(f"bayes_fit: must be laplace, mcmc, vi or map, got {self.bayes_fit!r}")
         from bayeval.relevance import load_config
@@ -268,7 +276,8 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
     from bayeval.data import RankData
     from bayeval.expected import compare_systems, expected_measures
     from bayeval.experiments.table import COLUMNS
-    from bayeval.relevance import RTCEstimator
+    from bayeval.relevance import HierarchicalConfig, HierarchicalEstimator, RTCEstimator, load_config
+    from bayeval.relevance.unseen import with_unseen
 
     if not isinstance(config, RobustnessConfig):
         raise BayevalInputError(f"config: expected a RobustnessConfig, got {type(config).__name__}")
@@ -334,10 +343,18 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
                 point, draws = list(est.p), None
             else:
                 fit_seed = int(s_fit.generate_state(1)[0])
-                fit = RTCEstimator(config.bayes_config).fit(
-                    data, config.bayes_fit, stage_methods=BAYES_STAGES[config.bayes_stages], seed=fit_seed,
-                    draws=max(config.p_draws, 200), chains=1)
-                est = fit.probabilities(draws=config.p_draws if config.bayes_fit != "map" else None, seed=fit_seed)
+                n_p = config.p_draws if config.bayes_fit != "map" else None
+                if isinstance(load_config(config.bayes_config), HierarchicalConfig):
+                    est = HierarchicalEstimator(config.bayes_config).fit(
+                        data, config.bayes_fit, seed=fit_seed, draws=max(config.p_draws, 200),
+                        chains=1).probabilities(draws=n_p, seed=fit_seed)
+                else:
+                    fit = RTCEstimator(config.bayes_config).fit(
+                        data, config.bayes_fit, stage_methods=BAYES_STAGES[config.bayes_stages], seed=fit_seed,
+                        draws=max(config.p_draws, 200), chains=1)
+                    est = fit.probabilities(draws=n_p, seed=fit_seed)
+                if config.unseen:
+                    data, est = with_unseen(data, est, seed=fit_seed)
                 point = list(est.p)
                 draws = list(est.draws) if est.draws is not None else None
                 if config.run_effect_sd > 0:

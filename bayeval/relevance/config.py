@@ -255,7 +255,7 @@ class HierarchyPrior:
     run_scale: float = 1.0
     coverage_scale: float = 1.0
     coverage_depth: int = 10
-    hyper_points: int = 8
+    hyper_points: int = 64
     run_training: str = "complete"
 
     def __post_init__(self) -> None:

@@ -39,10 +39,12 @@ The fast path sets h by the Laplace approximation of the marginal likelihood,
     \log p(y\mid h) \approx \log p(y\mid\hat x_h) + \log p(\hat x_h\mid h) + \tfrac P2\log 2\pi
     - \tfrac12\log\det H_h,
 
-plus the log hyperprior (on log h, Jacobian included: the mode is proper), then integrates h by drawing
-``hyper_points`` points from the Gaussian at that mode (a Laplace grid, as in INLA, Rue et al. 2009) and
-Laplace draws of x at each. ``build_model()`` writes the same model in PyMC (NUTS: full Bayes);
-``build_model(hyper=h)`` the conditional posterior at fixed h, which the fast path's inner mode maximises.
+plus the log hyperprior (on log h, Jacobian included: the mode is proper), then integrates h by importance
+sampling: ``hyper_points`` points from a Student-t(4) proposal centred on the Gaussian at that mode,
+weighted by the Laplace marginal likelihood times the hyperprior (as INLA integrates its hyperparameters,
+Rue et al. 2009), and Laplace draws of x at each point in proportion to its weight. ``build_model()``
+writes the same model in PyMC (NUTS: full Bayes); ``build_model(hyper=h)`` the conditional posterior at
+fixed h, which the fast path's inner mode maximises.
 
 References
 ----------
@@ -122,7 +124,7 @@ class HierarchicalRelevance(RelevanceModel):
     Notes
     -----
     Parameters: ``beta`` (2,), ``topic_effect`` (T,), ``run_effect`` (S,), ``hyper`` (3,) = (τ, σ0, σ1).
-    ``fit("map")`` and ``fit("laplace")`` are the fast path (``hyper_points`` Laplace points of h);
+    ``fit("map")`` and ``fit("laplace")`` are the fast path (``hyper_points`` importance points of h);
     ``fit("mcmc")``/``"vi"`` sample :meth:`build_model` (non-centred effects).
     """
 
@@ -265,7 +267,8 @@ class HierarchicalRelevance(RelevanceModel):
 
     # RelevanceModel protocol --------------------------------------------------------------------------
     def _mode(self) -> Mode:
-        z, cov_z, (x, H, lp, ok) = self.hyper_mode()
+        with _single_thread_blas():
+            z, cov_z, (x, H, lp, ok) = self.hyper_mode()
         h = np.exp(z)
         P = len(x)
         Jh = np.diag(h)  # delta method: cov(h) = J cov(log h) J
@@ -297,8 +300,8 @@ class HierarchicalRelevance(RelevanceModel):
             cores: int | None = 1, target_accept: float = 0.95, vi_iterations: int = 20_000,
             progressbar: bool = False, warm_start=None) -> FitResult:
         """As :meth:`RelevanceModel.fit`; ``"laplace"`` integrates the hyperparameters over
-        ``prior.hyper_points`` points of their Laplace posterior (each with ``chains*draws/points`` draws
-        of x from the conditional Laplace posterior)."""
+        ``prior.hyper_points`` importance-weighted points (each with draws of x from the conditional Laplace
+        posterior in proportion to its weight)."""
         if method not in FIT_METHODS:
             raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
         mode = self._mode()
@@ -309,24 +312,40 @@ class HierarchicalRelevance(RelevanceModel):
         fr = fit_model(self, "map", mode=mode)
         if method == "map":
             return fr
+
+        with _single_thread_blas():
+            return self._laplace(mode, chains, draws, seed)
+
+    def _laplace(self, mode: Mode, chains: int, draws: int, seed) -> FitResult:
         from bayeval.relevance._fitting import _psd_inverse_root, _to_idata
 
         rng = np.random.default_rng(seed)
         total = chains * draws
         z, cov_z = self._hyper_laplace
-        G = min(self.prior.hyper_points, total)
-        if G == 1:
-            zs = z[None]
-        else:
-            L = np.linalg.cholesky(cov_z + 1e-12 * np.eye(3))
-            zs = z[None] + rng.standard_normal((G, 3)) @ L.T
-        sizes = np.full(G, total // G)
-        sizes[: total % G] += 1
+        G = self.prior.hyper_points
         x0 = mode.x[:-3]
+        if G == 1:
+            zs, sizes = z[None], np.array([total])
+            inner = [self.conditional_mode(np.exp(z), x0)[:2]]
+        else:
+            # importance sampling of log h: Student-t(4) proposal around the Laplace Gaussian, weights from
+            # the Laplace marginal likelihood × hyperprior (× Jacobian); draws allocated by the weights
+            from scipy.stats import multivariate_t
+
+            prop = multivariate_t(loc=z, shape=cov_z, df=4)
+            zs = np.atleast_2d(prop.rvs(size=G, random_state=rng))
+            logw, inner = np.empty(G), []
+            for g, zz in enumerate(zs):
+                val, x, H, _ = self.log_marginal(np.exp(zz), x0)
+                logw[g] = val + self.log_hyperprior(np.exp(zz)) + zz.sum()
+                inner.append((x, H))
+            logw -= prop.logpdf(zs)
+            w = np.exp(logw - logw.max())
+            sizes = rng.multinomial(total, w / w.sum())
         out = []
-        for g in range(G):
+        for g in np.flatnonzero(sizes):
             h = np.exp(zs[g])
-            x, H, _, _ = self.conditional_mode(h, x0)
+            x, H = inner[g]
             M = _psd_inverse_root(H)
             xs = x[None] + rng.standard_normal((sizes[g], M.shape[1])) @ M.T
             out.append(np.hstack([xs, np.repeat(h[None], sizes[g], axis=0)]))
@@ -428,14 +447,14 @@ class HierarchicalFit:
             flat = fr.flat_draws()
             pick = flat[rng.integers(len(flat), size=draws)]
             xs, hs = pick[:, :P], pick[:, P:]
+            T = len(self.data)
+            beta, a, u = xs[:, :2], xs[:, 2:2 + T], xs[:, 2 + T:]
+            var_run = self.model.run_sd(hs) ** 2  # (draws, S)
             dr = []
             for t, tr in enumerate(self.data):
-                eta = np.empty((draws, tr.n_docs))
-                # design depends on h through κ only: group the draws by their hyperparameter point
-                for h in np.unique(hs, axis=0):
-                    sel = np.all(hs == h, axis=1)
-                    X = self._topic_design(t, h)
-                    eta[sel] = (X @ xs[sel].T).T
+                W, _ = _membership(tr, len(self.data.systems))
+                kap = np.sqrt(1.0 + _PI8 * (hs[:, :1] ** 2 + (W.multiply(W) @ var_run.T).T))  # (draws, n_t)
+                eta = kap * (beta[:, :1] + beta[:, 1:] * self.offsets[t]) + a[:, t:t + 1] + (W @ u.T).T
                 dr.append(expit(eta).astype(np.float32))
             dr = tuple(dr)
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
