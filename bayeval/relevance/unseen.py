@@ -8,16 +8,17 @@ documents, the number never captured is estimated from the incidence frequencies
 
 .. math::
 
-    \hat f_0 = \frac{m-1}{m}\,\frac{Q_1^2}{2Q_2}\quad(Q_2>0),\qquad
-    \hat f_0 = \frac{m-1}{m}\,\frac{Q_1(Q_1-1)}{2}\quad(Q_2=0),
+    \hat f_0 = \frac{m-1}{m}\,\frac{Q_1(Q_1-1)}{2(Q_2+1)}
 
 with m the runs and :math:`Q_k=\sum_{i:|S_i|=k}p_i` the expected number of relevant documents exactly k runs
-retrieve (judged documents count 1 or 0, unjudged ones their probability of relevance), and variance
+retrieve (judged documents count 1 or 0, unjudged ones their probability of relevance) — the
+bias-corrected form, :math:`Q_1-1` floored at 0 for fractional counts —, and variance, with
+:math:`A=\tfrac{m-1}m`,
 
 .. math::
 
-    \widehat{\mathrm{Var}}(\hat f_0) = Q_2\Big[\tfrac A4 (Q_1/Q_2)^4 + A (Q_1/Q_2)^3 + \tfrac A2 (Q_1/Q_2)^2\Big],
-    \quad A=\tfrac{m-1}m.
+    \widehat{\mathrm{Var}}(\hat f_0) = \frac{AQ_1(Q_1-1)}{2(Q_2+1)} + \frac{A^2Q_1(2Q_1-1)^2}{4(Q_2+1)^2}
+    + \frac{A^2Q_1^2Q_2(Q_1-1)^2}{4(Q_2+1)^4}.
 
 It is a lower bound when runs differ in how often they capture (heterogeneity), which they do.
 
@@ -31,7 +32,8 @@ Monte Carlo confidences integrate over it.
 References
 ----------
 A. Chao (1987). Estimating the population size for capture-recapture data with unequal catchability.
-Biometrics 43(4). A. Chao, N. J. Gotelli, T. C. Hsieh et al. (2014). Rarefaction and extrapolation with
+Biometrics 43(4). A. Chao (2005). Species estimation and applications. Encyclopedia of Statistical
+Sciences, 2nd ed. A. Chao, N. J. Gotelli, T. C. Hsieh et al. (2014). Rarefaction and extrapolation with
 Hill numbers. Ecological Monographs 84(1).
 """
 
@@ -53,14 +55,15 @@ PHANTOM_PREFIX = "__unseen__"
 
 
 def chao_unseen(q1, q2, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Chao's incidence estimate of the unseen count and its variance (arrays broadcast)."""
+    """Chao's bias-corrected incidence estimate of the unseen count and its variance (arrays broadcast)."""
     q1 = np.asarray(q1, dtype=np.float64)
     q2 = np.asarray(q2, dtype=np.float64)
     A = (m - 1) / m if m > 1 else 0.0
-    pos = q2 > 1e-12
-    r = np.divide(q1, q2, out=np.zeros_like(q1), where=pos)
-    f0 = np.where(pos, A * q1 ** 2 / (2 * np.where(pos, q2, 1.0)), A * q1 * np.maximum(q1 - 1, 0) / 2)
-    var = np.where(pos, q2 * (A / 4 * r ** 4 + A * r ** 3 + A / 2 * r ** 2), A * q1 * np.maximum(q1 - 1, 0) / 2)
+    d = q2 + 1.0
+    q1m = np.maximum(q1 - 1.0, 0.0)
+    f0 = A * q1 * q1m / (2 * d)
+    var = (A * q1 * q1m / (2 * d) + A ** 2 * q1 * np.maximum(2 * q1 - 1, 0.0) ** 2 / (4 * d ** 2)
+           + A ** 2 * q1 ** 2 * q2 * q1m ** 2 / (4 * d ** 4))
     return f0, var
 
 
