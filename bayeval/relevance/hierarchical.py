@@ -181,9 +181,15 @@ class HierarchicalRelevance(RelevanceModel):
 
     def kappa(self, hyper, member=None) -> np.ndarray:
         """:math:`\\kappa_i=\\sqrt{1+\\frac\\pi8(\\tau^2+\\sum_s w_{is}^2\\sigma_s^2)}` of the rows of ``member``."""
-        W = self.member if member is None else member
+        if member is None:
+            W2 = getattr(self, "_w2", None)
+            if W2 is None:
+                W2 = self.member.multiply(self.member).tocsr()
+                object.__setattr__(self, "_w2", W2)
+        else:
+            W2 = member.multiply(member)
         sd = self.run_sd(hyper)
-        v = hyper[0] ** 2 + W.multiply(W) @ (sd ** 2)
+        v = hyper[0] ** 2 + W2 @ (sd ** 2)
         return np.sqrt(1.0 + _PI8 * v)
 
     def design(self, hyper, offset=None, topic=None, member=None):
@@ -209,9 +215,8 @@ class HierarchicalRelevance(RelevanceModel):
     def conditional_mode(self, hyper, x0=None):
         """Newton mode of x given ``hyper``: (x, negative Hessian, log posterior incl. normalising constants)."""
         hyper = np.asarray(hyper, dtype=np.float64)
-        X = SparseDesign(self.design(hyper))
         prior = self.latent_prior(hyper)
-        r = logistic_newton(X, self.y, np.ones(len(self.y)), prior, x0=x0)
+        r = logistic_newton(SparseDesign(self.design(hyper)), self.y, np.ones(len(self.y)), prior, x0=x0, tol=1e-10)
         # normalised Gaussian prior: + sum 1/2 log(prec / 2π)
         lp = r.logpost + 0.5 * float(np.sum(np.log(prior.prec / (2 * np.pi))))
         return r.x, r.neg_hessian, lp, r.converged
