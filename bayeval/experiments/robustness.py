@@ -249,7 +249,7 @@ def _tau(x: np.ndarray, y: np.ndarray) -> float:
     return float(kendalltau(x, y).statistic)
 
 
-def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
+def run_trial(collection, config: RobustnessConfig, trial: int, *, reuse: dict | None = None) -> pd.DataFrame:
     r"""Run trial ``trial`` of a study on ``collection`` and return its rows.
 
     Parameters
@@ -259,6 +259,10 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
     config : RobustnessConfig
     trial : int
         Trial number; with ``config.seed`` it fixes the runs drawn and every random choice.
+    reuse : dict, optional
+        Selections of this trial made by an earlier call with the same selection settings (``k``, ``c``,
+        ``depth``, ``alpha``, ``budget``, ``selection_config``, ``refit_every``, ``seed``), filled in place:
+        a comparison of estimates on the same judgments (benchmarks/calibration_study.py) judges once.
 
     Returns
     -------
@@ -303,13 +307,13 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
                          "both", np.where(np.isin(np.array(names)[ia], list(originals))
                                           | np.isin(np.array(names)[ib], list(originals)), "one", "none"))
 
-    selections = {}
+    selections = {} if reuse is None else reuse
     sel_seconds = {}
     need = {"mtc"} if {"mtc", "ip"} & set(config.methods) else set()
     if {"rtc", "bayes"} & set(config.methods):
         need.add("rtc")
     for m in ("mtc", "rtc"):
-        if m in need:
+        if m in need and m not in selections:
             t0 = time.perf_counter()
             selections[m] = _select(m, runs_c, qrels, topics, config, config.budget, int(s_sel.generate_state(1)[0]))
             sel_seconds[m] = time.perf_counter() - t0
