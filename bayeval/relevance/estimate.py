@@ -126,6 +126,8 @@ def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_d
         return smoothed_probabilities(data, cfg.a, cfg.b)
     if isinstance(cfg, HierarchicalConfig):
         from bayeval.relevance.hierarchical import HierarchicalEstimator
+        if extra is not None or stage_methods:
+            raise BayevalInputError("extra, stage_methods: only for RTC models, not the hierarchical model")
         return HierarchicalEstimator(cfg).estimate(data, fit, p_draws=p_draws, seed=seed, **fit_kwargs)
     if isinstance(cfg, RTCConfig):
         from bayeval.relevance.rtc import RTCEstimator

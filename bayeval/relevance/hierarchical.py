@@ -454,12 +454,14 @@ class HierarchicalFit:
             xs, hs = pick[:, :P], pick[:, P:]
             T = len(self.data)
             beta, a, u = xs[:, :2], xs[:, 2:2 + T], xs[:, 2 + T:]
+            rtc_draws = self.rtc.probabilities(draws=draws, seed=rng).draws if self.rtc.has_draws else None
             var_run = self.model.run_sd(hs) ** 2  # (draws, S)
             dr = []
             for t, tr in enumerate(self.data):
                 W, _ = _membership(tr, len(self.data.systems))
                 kap = np.sqrt(1.0 + _PI8 * (hs[:, :1] ** 2 + (W.multiply(W) @ var_run.T).T))  # (draws, n_t)
-                eta = kap * (beta[:, :1] + beta[:, 1:] * self.offsets[t]) + a[:, t:t + 1] + (W @ u.T).T
+                o = self.offsets[t] if rtc_draws is None else logit(np.clip(rtc_draws[t], _CLIP, 1 - _CLIP))
+                eta = kap * (beta[:, :1] + beta[:, 1:] * o) + a[:, t:t + 1] + (W @ u.T).T
                 dr.append(expit(eta).astype(np.float32))
             dr = tuple(dr)
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
@@ -538,7 +540,18 @@ class HierarchicalEstimator:
         return m, rtc_fit, offsets
 
     def fit(self, data: RankData, method: str = "map", *, seed=None, rtc_fit=None, **fit_kwargs) -> HierarchicalFit:
-        """Fit on ``data``; ``fit_kwargs`` as in :meth:`HierarchicalRelevance.fit`."""
+        """Fit on ``data``; ``fit_kwargs`` as in :meth:`HierarchicalRelevance.fit`.
+
+        With a sampled ``method`` the base RTC chain's aggregation stage is fitted by Laplace too, and each
+        predictive draw of p uses a draw of the RTC log-odds :math:`o_i` (a modular posterior, as the RTC
+        stages themselves): the uncertainty of the RTC weights is not lost.
+        """
+        if rtc_fit is None and method != "map":
+            from bayeval.relevance.rtc import RTCEstimator
+
+            rtc_fit = RTCEstimator(self.config.base).fit(
+                data, "laplace", stage_methods={"rank": "map", "calibration": "map"}, seed=seed,
+                draws=max(200, int(fit_kwargs.get("draws", 200))), chains=1)
         m, rtc_fit, offsets = self.model(data, rtc_fit)
         fr = m.fit(method, seed=seed, **fit_kwargs)
         return HierarchicalFit(data, self.config, m, fr, rtc_fit, offsets)
