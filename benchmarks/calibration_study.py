@@ -7,6 +7,7 @@ Each trial judges once (MTC and RTC selection, :func:`bayeval.experiments.robust
 Variants (``--variants``, comma-separated):
 
 - ``bayes0``: today's Bayesian RTC (``rtc-default``, Laplace on the aggregation, no run effect);
+- ``bayes0-sdX``: the same with :func:`bayeval.relevance.run_effect_draws` of sd X;
 - ``hier``: the hierarchical model (``hier-default``);
 - ``hier+unseen``: the same with Chao's unseen relevant documents in R_t;
 - ``hier-csX``/``hier-csX+unseen``: ``hier-default`` with the coverage scale (half-normal scale of σ1) set to X.
@@ -34,6 +35,8 @@ from bayeval.experiments.robustness import run_trial
 def _variant(label: str, tmp: Path) -> dict:
     if label == "bayes0":
         return {"bayes_config": "rtc-default"}
+    if label.startswith("bayes0-sd"):
+        return {"bayes_config": "rtc-default", "run_effect_sd": float(label[len("bayes0-sd"):])}
     name, _, extra = label.partition("+")
     kw = {"unseen": extra == "unseen"}
     if name == "hier":

@@ -29,8 +29,8 @@ def _manual(path) -> tuple[str, ...]:
 
 def table(frame: pd.DataFrame, rows, manual=None) -> str:
     proper, rel = proper_scores(frame, manual=manual)
-    out = ["| method / confidence | trials | pairs | Brier | log score | calls ≥ 0.95 | calls ≥ 0.99 | right ≥ 0.99 "
-           "(automatic) | right ≥ 0.99 (manual) | bins missed | mean τ | median judged |",
+    out = ["| method / confidence | trials | pairs | Brier | log score | calls ≥ 0.95 (right) | calls ≥ 0.99 (right) | "
+           "right ≥ 0.99, automatic | right ≥ 0.99, manual | bins missed | mean τ | median judged |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def pct(x, n=None):
@@ -52,7 +52,7 @@ def table(frame: pd.DataFrame, rows, manual=None) -> str:
         sub = frame[(frame.method == m) & (frame.confidence == c)]
         per_trial = sub.groupby("trial").agg(tau=("tau", "first"), judgments=("judgments", "first"))
         out.append(f"| {m} / {c} | {sub.trial.nunique()} | {int(a.pairs)} | {a.brier:.4f} | {a.log_score:.3f} | "
-                   f"{pct(a.share_95)} | {pct(a.share_99)} | {ra} | {rm} | {missed} of {int((r.n > 0).sum())} | "
+                   f"{pct(a.share_95)} ({pct(a.right_95)}) | {pct(a.share_99)} ({pct(a.right_99)}) | {ra} | {rm} | {missed} of {int((r.n > 0).sum())} | "
                    f"{per_trial.tau.mean():.3f} | {per_trial.judgments.median():.0f} |")
     return "\n".join(out)
 
