@@ -34,9 +34,9 @@ from bayeval.experiments.robustness import run_trial
 
 def _variant(label: str, tmp: Path) -> dict:
     if label == "bayes0":
-        return {"bayes_config": "rtc-default"}
+        return {"bayes_config": "rtc-default", "unseen": False}
     if label.startswith("bayes0-sd"):
-        return {"bayes_config": "rtc-default", "run_effect_sd": float(label[len("bayes0-sd"):])}
+        return {"bayes_config": "rtc-default", "unseen": False, "run_effect_sd": float(label[len("bayes0-sd"):])}
     name, _, extra = label.partition("+")
     kw = {"unseen": extra == "unseen"}
     if name == "hier":

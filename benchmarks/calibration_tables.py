@@ -51,8 +51,9 @@ def table(frame: pd.DataFrame, rows, manual=None) -> str:
         missed = int((~r.consistent.astype(bool) & (r.n > 0)).sum())
         sub = frame[(frame.method == m) & (frame.confidence == c)]
         per_trial = sub.groupby("trial").agg(tau=("tau", "first"), judgments=("judgments", "first"))
+        calls = f"{pct(a.share_95)} ({pct(a.right_95)}) | {pct(a.share_99)} ({pct(a.right_99)})"
         out.append(f"| {m} / {c} | {sub.trial.nunique()} | {int(a.pairs)} | {a.brier:.4f} | {a.log_score:.3f} | "
-                   f"{pct(a.share_95)} ({pct(a.right_95)}) | {pct(a.share_99)} ({pct(a.right_99)}) | {ra} | {rm} | {missed} of {int((r.n > 0).sum())} | "
+                   f"{calls} | {ra} | {rm} | {missed} of {int((r.n > 0).sum())} | "
                    f"{per_trial.tau.mean():.3f} | {per_trial.judgments.median():.0f} |")
     return "\n".join(out)
 

@@ -9,8 +9,9 @@ A trial
    :math:`\le 1-\alpha` (α = 0.95, MAP over all topics, runs cut to ``depth``), the complete qrels
    answering every request;
 3. estimates the probability of relevance of every document the k runs retrieve from those
-   judgments (MTC: 0.5; RTC: the composed RTC model, MAP fit; *bayes*: the same model fitted by
-   Laplace, giving posterior draws of p);
+   judgments (MTC: 0.5; RTC: the composed RTC model, MAP fit; *bayes*: the hierarchical model of
+   :mod:`bayeval.relevance.hierarchical` by default, giving posterior draws of p, with the relevant
+   documents no run retrieves in R_t);
 4. computes :math:`E[\mathrm{MAP}]` for the k runs and :math:`P(\Delta MAP<0)` for all k(k−1)/2
    pairs with each confidence method of :func:`bayeval.expected.compare_systems` (the papers'
    closed form ``paper``, ``delta``, ``exact``, Monte Carlo ``mc`` — over posterior draws for *bayes*);
@@ -78,9 +79,9 @@ class RobustnessConfig:
     estimate_config : str
         Relevance model of the ``rtc`` estimate over the k runs (default ``"rtc-mtc"``).
     bayes_config : str
-        Relevance model of the ``bayes`` estimate (default ``"rtc-default"``, bayeval's): an RTC
-        configuration, or a hierarchical one (``"hier-default"``, :mod:`bayeval.relevance.hierarchical`,
-        fitted with ``bayes_fit``; ``bayes_stages`` then does not apply).
+        Relevance model of the ``bayes`` estimate: a hierarchical configuration (default ``"hier-default"``,
+        :mod:`bayeval.relevance.hierarchical`, fitted with ``bayes_fit``; chosen on Robust 2003 by proper
+        scores, docs/calibration.md) or an RTC one (``"rtc-default"``: Laplace on the ``bayes_stages``).
     bayes_fit : str
         Fit of its sampled stages (``"laplace"``, ``"mcmc"``, ``"vi"``; ``"map"``: no draws).
     bayes_stages : {"aggregation", "calibration+aggregation"}
@@ -96,7 +97,7 @@ class RobustnessConfig:
         (:func:`bayeval.relevance.run_effect_draws`; default 0: none).
     unseen : bool
         Add Chao's estimate of the relevant documents no run retrieves to R_t of the ``bayes`` estimate
-        (:func:`bayeval.relevance.unseen.with_unseen`; default False).
+        (:func:`bayeval.relevance.unseen.with_unseen`; default True, docs/calibration.md).
     seed : int
         Study seed: trial i is seeded by ``SeedSequence(seed, spawn_key=(i,))``.
     """
@@ -110,14 +111,14 @@ class RobustnessConfig:
     budget: int | None = 5000
     selection_config: str = "rtc-mtc"
     estimate_config: str = "rtc-mtc"
-    bayes_config: str = "rtc-default"
+    bayes_config: str = "hier-default"
     bayes_fit: str = "laplace"
     bayes_stages: str = "aggregation"
     refit_every: int = 10
     mc_draws: int = 1000
     p_draws: int = 200
     run_effect_sd: float = 0.0
-    unseen: bool = False
+    unseen: bool = True
     seed: int = 0
 
     def __post_init__(self) -> None:
