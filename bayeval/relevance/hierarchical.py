@@ -59,12 +59,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import expit, logit
+from scipy.special import expit, log_expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS, Mode, ParamSpec, RelevanceModel, _single_thread_blas, fit_model
-from bayeval.relevance._kernels import CoefPrior, SparseDesign, logistic_newton
+from bayeval.relevance._kernels import CoefPrior, SparseDesign, logistic_logpost, logistic_newton
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 
@@ -289,7 +289,6 @@ class HierarchicalRelevance(RelevanceModel):
         x = np.r_[beta, topic_effect, run_effect]
         X = self.design(hyper)
         eta = X @ x
-        from scipy.special import log_expit
         prior = self.latent_prior(hyper)
         ll = float(np.sum(self.y * log_expit(eta) + (1 - self.y) * log_expit(-eta)))
         return ll + prior.logp(x) + 0.5 * float(np.sum(np.log(prior.prec / (2 * np.pi)))) \
@@ -297,7 +296,6 @@ class HierarchicalRelevance(RelevanceModel):
 
     def conditional_log_posterior(self, x, hyper) -> float:
         """Log posterior of x given h (up to a constant)."""
-        from bayeval.relevance._kernels import logistic_logpost
         return logistic_logpost(np.asarray(x, float), SparseDesign(self.design(hyper)), self.y,
                                 np.ones(len(self.y)), self.latent_prior(hyper))
 
