@@ -58,6 +58,8 @@ def _estimators(mcmc: bool):
     yield "rtc-default, Laplace (posterior predictive)", "rtc-default", "laplace"
     if mcmc:
         yield "rtc-default, NUTS on calibration + aggregation (posterior predictive)", "rtc-default", "mcmc"
+    yield "hier-default, MAP (MacKay predictive)", "hier-default", "map"
+    yield "hier-default, Laplace (posterior predictive)", "hier-default", "laplace"
     yield "rtc-intercept, MAP", "rtc-intercept", "map"
     yield "rtc-weak, MAP", "rtc-weak", "map"
 
@@ -81,6 +83,8 @@ def study(name: str, runs, qrels, systems, mcmc: bool) -> None:
         kw = ({"draws": 500, "tune": 500, "chains": 4, "stage_methods": {"rank": "map"}} if fit == "mcmc"
               else {"draws": 250, "chains": 4})
         t0 = time.perf_counter()
+        if model.startswith("hier"):
+            kw.pop("stage_methods", None)
         est = estimate_probabilities(data, model, fit=fit, p_draws=200, seed=1, **kw)
         dt = time.perf_counter() - t0
         y, p = split.gather(est.p)

@@ -248,6 +248,26 @@ def test_trial_rows_are_reproducible_and_consistent(collection_dir):
     assert not c[["run_a", "run_b"]].equals(a[["run_a", "run_b"]]) or not c["p_less"].equals(a["p_less"])
 
 
+def test_hierarchical_bayes_unseen_and_reused_selections(collection_dir):
+    """The bayes estimate with the hierarchical model and the unseen relevant documents (their effect on R_t:
+    tests/test_unseen.py); a second call with ``reuse`` judges nothing new and gives the same RTC rows."""
+    col = load_collection(collection_dir)
+    base = {**FAST, "methods": ("rtc", "bayes")}
+    reuse: dict = {}
+    a = run_trial(col, RobustnessConfig(seed=3, **base), 1, reuse=reuse)
+    assert set(reuse) == {"rtc"}
+    sel = reuse["rtc"]
+    h = run_trial(col, RobustnessConfig(seed=3, bayes_config="hier-default", unseen=True, **base), 1, reuse=reuse)
+    assert reuse["rtc"] is sel
+    cols = ["run_a", "run_b", "judgments", "p_less", "true_delta"]
+    pd.testing.assert_frame_equal(a[a.method == "rtc"][cols].reset_index(drop=True),
+                                  h[h.method == "rtc"][cols].reset_index(drop=True))
+    hb = h[h.method == "bayes"]
+    assert ((hb.p_less >= 0) & (hb.p_less <= 1)).all() and hb.e_map_a.notna().all()
+    with pytest.raises(BayevalInputError, match="unseen"):
+        RobustnessConfig(unseen="yes")
+
+
 def test_smoke_study_resumes(tmp_path, collection_dir):
     """The 3-trial smoke study: run 2 trials, then ask for 3 — only trial 2 runs; statistics and report work."""
     col = load_collection(collection_dir)

@@ -74,7 +74,8 @@ def register(sub) -> None:
                                                                  "'none' for no limit)")
     r.add_argument("--selection-config", default="rtc-mtc", help="RTC model while judging (default rtc-mtc)")
     r.add_argument("--estimate-config", default="rtc-mtc", help="model of the rtc estimate (default rtc-mtc)")
-    r.add_argument("--bayes-config", default="rtc-default", help="model of the bayes estimate (default rtc-default)")
+    r.add_argument("--bayes-config", default="hier-default",
+                   help="model of the bayes estimate: a hierarchical or RTC configuration (default hier-default)")
     r.add_argument("--bayes-fit", default="laplace", choices=FIT_METHODS,
                    help="posterior of the bayes estimate (default laplace)")
     r.add_argument("--bayes-stages", default="aggregation", choices=("aggregation", "calibration+aggregation"),
@@ -85,6 +86,9 @@ def register(sub) -> None:
                         "total variance (default 25 of the 200)")
     r.add_argument("--run-effect-sd", type=float, default=0.0,
                    help="sd of a random log-odds effect per run in the bayes draws (default 0: none)")
+    r.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=True,
+                   help="add the estimated relevant documents no run retrieves to R_t of the bayes estimate "
+                        "(default: yes)")
     r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
     r.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
     r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
@@ -325,6 +329,7 @@ def _run(args: argparse.Namespace) -> int:
                            estimate_config=args.estimate_config, bayes_config=args.bayes_config,
                            bayes_fit=args.bayes_fit, bayes_stages=args.bayes_stages, mc_draws=args.mc_draws,
                            closed_form_draws=args.closed_form_draws, run_effect_sd=args.run_effect_sd,
+                           unseen=args.unseen,
                            seed=args.seed)
     res = run_study(col, cfg, args.trials, out=args.out, workers=args.workers, scheduler=args.scheduler,
                     progress=args.progress)

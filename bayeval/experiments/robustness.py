@@ -9,8 +9,9 @@ A trial
    :math:`\le 1-\alpha` (α = 0.95, MAP over all topics, runs cut to ``depth``), the complete qrels
    answering every request;
 3. estimates the probability of relevance of every document the k runs retrieve from those
-   judgments (MTC: 0.5; RTC: the composed RTC model, MAP fit; *bayes*: the same model fitted by
-   Laplace, giving posterior draws of p);
+   judgments (MTC: 0.5; RTC: the composed RTC model, MAP fit; *bayes*: the hierarchical model of
+   :mod:`bayeval.relevance.hierarchical` by default, giving posterior draws of p, with the relevant
+   documents no run retrieves in R_t);
 4. computes :math:`E[\mathrm{MAP}]` for the k runs and :math:`P(\Delta MAP<0)` for all k(k−1)/2
    pairs with each confidence method of :func:`bayeval.expected.compare_systems` (the papers'
    closed form ``paper``, ``delta``, ``exact``, Monte Carlo ``mc`` — all over posterior draws for
@@ -80,7 +81,9 @@ class RobustnessConfig:
     estimate_config : str
         Relevance model of the ``rtc`` estimate over the k runs (default ``"rtc-mtc"``).
     bayes_config : str
-        Relevance model of the ``bayes`` estimate (default ``"rtc-default"``, bayeval's).
+        Relevance model of the ``bayes`` estimate: a hierarchical configuration (default ``"hier-default"``,
+        :mod:`bayeval.relevance.hierarchical`, fitted with ``bayes_fit``; chosen on Robust 2003 by proper
+        scores, docs/calibration.md) or an RTC one (``"rtc-default"``: Laplace on the ``bayes_stages``).
     bayes_fit : str
         Fit of its sampled stages (``"laplace"``, ``"mcmc"``, ``"vi"``; ``"map"``: no draws).
     bayes_stages : {"aggregation", "calibration+aggregation"}
@@ -99,6 +102,9 @@ class RobustnessConfig:
     run_effect_sd : float
         Standard deviation of a random log-odds effect per run added to the ``bayes`` draws
         (:func:`bayeval.relevance.run_effect_draws`; default 0: none).
+    unseen : bool
+        Add Chao's estimate of the relevant documents no run retrieves to R_t of the ``bayes`` estimate
+        (:func:`bayeval.relevance.unseen.with_unseen`; default True, docs/calibration.md).
     seed : int
         Study seed: trial i is seeded by ``SeedSequence(seed, spawn_key=(i,))``.
     """
@@ -112,7 +118,7 @@ class RobustnessConfig:
     budget: int | None = 5000
     selection_config: str = "rtc-mtc"
     estimate_config: str = "rtc-mtc"
-    bayes_config: str = "rtc-default"
+    bayes_config: str = "hier-default"
     bayes_fit: str = "laplace"
     bayes_stages: str = "aggregation"
     refit_every: int = 10
@@ -120,6 +126,7 @@ class RobustnessConfig:
     p_draws: int = 200
     closed_form_draws: int = 25
     run_effect_sd: float = 0.0
+    unseen: bool = True
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -151,6 +158,8 @@ class RobustnessConfig:
         if isinstance(self.run_effect_sd, bool) or not isinstance(self.run_effect_sd, (int, float)) \
                 or not 0 <= self.run_effect_sd < 10:
             raise BayevalInputError(f"run_effect_sd: must be a number in [0, 10), got {self.run_effect_sd!r}")
+        if not isinstance(self.unseen, bool):
+            raise BayevalInputError(f"unseen: must be true or false, got {self.unseen!r}")
         if self.bayes_fit not in FIT_METHODS:
             raise BayevalInputError(f"bayes_fit: must be one of {', '.join(FIT_METHODS)}, got {self.bayes_fit!r}")
         from bayeval.relevance import load_config
@@ -242,7 +251,7 @@ def _select(method: str, runs_c, qrels, topics, cfg: RobustnessConfig, budget, s
     return sel
 
 
-def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
+def run_trial(collection, config: RobustnessConfig, trial: int, *, reuse: dict | None = None) -> pd.DataFrame:
     r"""Run trial ``trial`` of a study on ``collection`` and return its rows.
 
     Parameters
@@ -252,6 +261,10 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
     config : RobustnessConfig
     trial : int
         Trial number; with ``config.seed`` it fixes the runs drawn and every random choice.
+    reuse : dict, optional
+        Selections of this trial made by an earlier call with the same selection settings (``k``, ``c``,
+        ``depth``, ``alpha``, ``budget``, ``selection_config``, ``refit_every``, ``seed``), filled in place:
+        a comparison of estimates on the same judgments (benchmarks/calibration_study.py) judges once.
 
     Returns
     -------
@@ -269,7 +282,8 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
     from bayeval.data import RankData
     from bayeval.expected import compare_systems, expected_measures, thin_draws
     from bayeval.experiments.table import COLUMNS
-    from bayeval.relevance import RTCEstimator
+    from bayeval.relevance import HierarchicalConfig, HierarchicalEstimator, RTCEstimator, load_config
+    from bayeval.relevance.unseen import with_unseen
 
     if not isinstance(config, RobustnessConfig):
         raise BayevalInputError(f"config: expected a RobustnessConfig, got {type(config).__name__}")
@@ -295,13 +309,13 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
                          "both", np.where(np.isin(np.array(names)[ia], list(originals))
                                           | np.isin(np.array(names)[ib], list(originals)), "one", "none"))
 
-    selections = {}
+    selections = {} if reuse is None else reuse
     sel_seconds = {}
     need = {"mtc"} if {"mtc", "ip"} & set(config.methods) else set()
     if {"rtc", "bayes"} & set(config.methods):
         need.add("rtc")
     for m in ("mtc", "rtc"):
-        if m in need:
+        if m in need and m not in selections:
             t0 = time.perf_counter()
             selections[m] = _select(m, runs_c, qrels, topics, config, config.budget, int(s_sel.generate_state(1)[0]))
             sel_seconds[m] = time.perf_counter() - t0
@@ -335,10 +349,18 @@ def run_trial(collection, config: RobustnessConfig, trial: int) -> pd.DataFrame:
                 point, draws = list(est.p), None
             else:
                 fit_seed = int(s_fit.generate_state(1)[0])
-                fit = RTCEstimator(config.bayes_config).fit(
-                    data, config.bayes_fit, stage_methods=BAYES_STAGES[config.bayes_stages], seed=fit_seed,
-                    draws=max(config.p_draws, 200), chains=1)
-                est = fit.probabilities(draws=config.p_draws if config.bayes_fit != "map" else None, seed=fit_seed)
+                n_p = config.p_draws if config.bayes_fit != "map" else None
+                if isinstance(load_config(config.bayes_config), HierarchicalConfig):
+                    est = HierarchicalEstimator(config.bayes_config).fit(
+                        data, config.bayes_fit, seed=fit_seed, draws=max(config.p_draws, 200),
+                        chains=1).probabilities(draws=n_p, seed=fit_seed)
+                else:
+                    fit = RTCEstimator(config.bayes_config).fit(
+                        data, config.bayes_fit, stage_methods=BAYES_STAGES[config.bayes_stages], seed=fit_seed,
+                        draws=max(config.p_draws, 200), chains=1)
+                    est = fit.probabilities(draws=n_p, seed=fit_seed)
+                if config.unseen:
+                    data, est = with_unseen(data, est, seed=fit_seed)
                 point = list(est.p)
                 draws = list(est.draws) if est.draws is not None else None
                 if config.run_effect_sd > 0:

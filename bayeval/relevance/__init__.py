@@ -10,7 +10,8 @@ same ArviZ InferenceData shape:
 - :class:`ExpertAggregation` — logistic expert aggregation (any extra expert columns);
 - :class:`SimilarityRegression` — the cluster hypothesis on TF-IDF/embedding similarities;
 
-the composed :class:`RTCEstimator` (rank coefficients → calibration → aggregation), the baselines,
+the composed :class:`RTCEstimator` (rank coefficients → calibration → aggregation), the hierarchical
+:class:`HierarchicalEstimator` (RTC's log-odds with learned topic and run effects), the baselines,
 :func:`estimate_probabilities`, :func:`bayesian_confidence`, held-out scoring and diagnostics.
 PyMC is imported only when a model is built or sampled.
 """
@@ -22,6 +23,8 @@ from bayeval.relevance.confidence import BayesianConfidence, bayesian_confidence
 from bayeval.relevance.config import (
     AggregationPrior,
     CalibrationPrior,
+    HierarchicalConfig,
+    HierarchyPrior,
     RankPrior,
     RTCConfig,
     SimilarityConfig,
@@ -43,6 +46,7 @@ from bayeval.relevance.diagnostics import (
 )
 from bayeval.relevance.estimate import MODEL_KINDS, SimilarityEstimator, estimate_probabilities
 from bayeval.relevance.heldout import HeldOutSplit, score_probabilities, shallow_pool_split
+from bayeval.relevance.hierarchical import HierarchicalEstimator, HierarchicalFit, HierarchicalRelevance
 from bayeval.relevance.rank_coefficients import RankCoefficients
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 from bayeval.relevance.rtc import RTCEstimator, RTCFit
@@ -56,6 +60,11 @@ __all__ = [
     "ExpertAggregation",
     "FitResult",
     "HeldOutSplit",
+    "HierarchicalConfig",
+    "HierarchicalEstimator",
+    "HierarchicalFit",
+    "HierarchicalRelevance",
+    "HierarchyPrior",
     "PlattCalibration",
     "PriorComparison",
     "PriorPredictive",

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, log_expit
 
-__all__ = ["CoefPrior", "DenseDesign", "NewtonResult", "OffsetSparseDesign", "bt_logpost", "bt_newton",
-           "bt_newton_batch", "logistic_logpost", "logistic_newton"]
+__all__ = ["CoefPrior", "DenseDesign", "NewtonResult", "OffsetSparseDesign", "SparseDesign", "bt_logpost",
+           "bt_newton", "bt_newton_batch", "logistic_logpost", "logistic_newton"]
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,33 @@ class OffsetSparseDesign:
         return (B * vg[:, None]).T @ B + cross + cross.T + SS
 
 
+@dataclass(frozen=True)
+class SparseDesign:
+    """A sparse design matrix (scipy CSR, n × p) with the three products Newton needs; the Gram matrix
+    :math:`X^\\top DX` costs :math:`O(\\sum_i \\mathrm{nnz}_i^2)` and is returned dense (p is small)."""
+
+    X: object  # scipy.sparse.csr_matrix
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape
+
+    def dot(self, beta: np.ndarray) -> np.ndarray:
+        return self.X @ beta
+
+    def rdot(self, v: np.ndarray) -> np.ndarray:
+        return self.X.T @ v
+
+    def gram(self, v: np.ndarray) -> np.ndarray:
+        from scipy.sparse import diags
+
+        return np.asarray((self.X.T @ diags(v) @ self.X).toarray())
+
+
 def _as_design(X):
-    return X if isinstance(X, (DenseDesign, OffsetSparseDesign)) else DenseDesign(np.asarray(X, dtype=np.float64))
+    if isinstance(X, (DenseDesign, OffsetSparseDesign, SparseDesign)):
+        return X
+    return DenseDesign(np.asarray(X, dtype=np.float64))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ is loaded by name with :func:`load_config` (``load_config("rtc-default")``) from
 shipped inside the package (``bayeval/_models``; the repository's ``models/`` in an editable install)
 or from a path. :func:`list_configs` names them.
 
-A TOML file has a top-level ``kind`` (``"rtc"``, ``"similarity"``, ``"uniform"``, ``"smoothed"``), an
+A TOML file has a top-level ``kind`` (``"rtc"``, ``"similarity"``, ``"hierarchical"``, ``"uniform"``,
+``"smoothed"``), an
 optional ``description``, and one table per stage::
 
     kind = "rtc"
@@ -37,6 +38,8 @@ from bayeval.errors import BayevalInputError
 __all__ = [
     "AggregationPrior",
     "CalibrationPrior",
+    "HierarchicalConfig",
+    "HierarchyPrior",
     "RTCConfig",
     "RankPrior",
     "SimilarityConfig",
@@ -228,6 +231,68 @@ class RTCConfig:
 
 
 @dataclass(frozen=True)
+class HierarchyPrior:
+    r"""Priors of the hierarchical relevance model (:mod:`bayeval.relevance.hierarchical`).
+
+    Attributes
+    ----------
+    intercept_sd : float
+        :math:`\beta_0\sim N(0, \mathrm{sd}^2)`.
+    slope_mean, slope_sd : float
+        :math:`\beta_1\sim N(\mathrm{mean}, \mathrm{sd}^2)`, the weight of the RTC log-odds.
+    topic_scale, run_scale, coverage_scale : float
+        Half-normal scales of the hyperparameters: the topic-effect sd τ, the run-effect sd of a fully
+        covered run :math:`\sigma_0`, and its growth :math:`\sigma_1` with the uncovered share
+        (:math:`\sigma_s=\sigma_0+\sigma_1 h_s`).
+    coverage_depth : int
+        :math:`h_s` is the share of run s's top ``coverage_depth`` documents left unjudged, averaged over topics.
+    hyper_points : int
+        Hyperparameter points drawn from their Laplace posterior to integrate them out (fast path);
+        1 = empirical Bayes at the mode.
+    run_training : {"complete", "all"}
+        Judged documents that inform run s's effect: those in s's completely judged prefix (an unbiased
+        sample of its ranking), or every judged document s retrieves.
+    """
+
+    intercept_sd: float = 2.0
+    slope_mean: float = 1.0
+    slope_sd: float = 0.5
+    topic_scale: float = 1.0
+    run_scale: float = 1.0
+    coverage_scale: float = 1.0
+    coverage_depth: int = 10
+    hyper_points: int = 64
+    run_training: str = "complete"
+
+    def __post_init__(self) -> None:
+        _choice("hierarchy.run_training", self.run_training, ("complete", "all"))
+        for n in ("intercept_sd", "slope_sd", "topic_scale", "run_scale", "coverage_scale"):
+            _nonneg(f"hierarchy.{n}", getattr(self, n), positive=True)
+        if not isinstance(self.slope_mean, (int, float)) or isinstance(self.slope_mean, bool) \
+                or not math.isfinite(self.slope_mean):
+            raise BayevalInputError(f"hierarchy.slope_mean: must be a finite number, got {self.slope_mean!r}")
+        for n in ("coverage_depth", "hyper_points"):
+            v = getattr(self, n)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise BayevalInputError(f"hierarchy.{n}: must be a positive integer, got {v!r}")
+
+
+@dataclass(frozen=True)
+class HierarchicalConfig:
+    """The hierarchical relevance model: an RTC configuration (``base``) for the features, and its priors."""
+
+    hierarchy: HierarchyPrior = field(default_factory=HierarchyPrior)
+    base: str = "rtc-default"
+    name: str = "hierarchical"
+    description: str = ""
+    kind: str = field(default="hierarchical", init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(load_config(self.base), RTCConfig):
+            raise BayevalInputError(f"base: must name an RTC configuration, got {self.base!r}")
+
+
+@dataclass(frozen=True)
 class SimilarityConfig:
     """Similarity regression with its TF-IDF settings (scikit-learn ``TfidfVectorizer`` keywords)."""
 
@@ -269,6 +334,7 @@ class SmoothedConfig:
 
 _KINDS = {"rtc": (RTCConfig, {"rank": RankPrior, "calibration": CalibrationPrior, "aggregation": AggregationPrior}),
           "similarity": (SimilarityConfig, {"similarity": SimilarityPrior}),
+          "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior}),
           "uniform": (UniformConfig, {}),
           "smoothed": (SmoothedConfig, {})}
 
@@ -329,7 +395,7 @@ def load_config(name_or_path):
     >>> cfg.kind, cfg.aggregation.alpha, cfg.aggregation.intercept
     ('rtc', 1.0, False)
     """
-    if isinstance(name_or_path, (RTCConfig, SimilarityConfig, UniformConfig, SmoothedConfig)):
+    if isinstance(name_or_path, (RTCConfig, SimilarityConfig, UniformConfig, SmoothedConfig, HierarchicalConfig)):
         return name_or_path
     text = str(name_or_path)
     path = Path(text)

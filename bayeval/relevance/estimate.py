@@ -8,12 +8,19 @@ from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
-from bayeval.relevance.config import RTCConfig, SimilarityConfig, SmoothedConfig, UniformConfig, load_config
+from bayeval.relevance.config import (
+    HierarchicalConfig,
+    RTCConfig,
+    SimilarityConfig,
+    SmoothedConfig,
+    UniformConfig,
+    load_config,
+)
 from bayeval.relevance.results import RelevanceEstimate
 
 __all__ = ["MODEL_KINDS", "SimilarityEstimator", "estimate_probabilities"]
 
-MODEL_KINDS = ("rtc", "similarity", "uniform", "smoothed")
+MODEL_KINDS = ("rtc", "hierarchical", "similarity", "uniform", "smoothed")
 
 
 class SimilarityEstimator:
@@ -78,7 +85,8 @@ def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_d
     data : RankData
         Runs aligned with the (incomplete) judgments.
     model : str or config
-        ``"rtc"``, ``"similarity"``, ``"uniform"``, ``"smoothed"`` (their ``-default`` configuration),
+        ``"rtc"``, ``"hier"`` (the hierarchical model, :mod:`.hierarchical`), ``"similarity"``, ``"uniform"``,
+        ``"smoothed"`` (their ``-default`` configuration),
         the name of a shipped configuration (``"rtc-mtc"``, …), a TOML path, or a config object.
     fit : {"map", "laplace", "mcmc", "vi"}
         Fit method (ignored by the point baselines).
@@ -117,6 +125,11 @@ def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_d
         return uniform_probabilities(data, cfg.p)
     if isinstance(cfg, SmoothedConfig):
         return smoothed_probabilities(data, cfg.a, cfg.b)
+    if isinstance(cfg, HierarchicalConfig):
+        from bayeval.relevance.hierarchical import HierarchicalEstimator
+        if extra is not None or stage_methods:
+            raise BayevalInputError("extra, stage_methods: only for RTC models, not the hierarchical model")
+        return HierarchicalEstimator(cfg).estimate(data, fit, p_draws=p_draws, seed=seed, **fit_kwargs)
     if isinstance(cfg, RTCConfig):
         from bayeval.relevance.rtc import RTCEstimator
         est = RTCEstimator(cfg, depth=depth)

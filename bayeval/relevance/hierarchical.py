@@ -1,0 +1,560 @@
+r"""A hierarchical relevance model: RTC's log-odds with learned topic and run effects.
+
+For document i of topic t, with :math:`o_i` the log-odds of the RTC chain (``base``, MAP fit) and
+:math:`S_i` the runs that retrieve i,
+
+.. math::
+
+    \mathrm{logit}\,\Pr(X_i=1\mid a,u) = \kappa_i(\beta_0+\beta_1 o_i) + a_t + \sum_s w_{is}u_s,\qquad
+    w_{is}=\frac{\mathbb 1[s\in S_i]}{|S_i|},
+
+    a_t\sim N(0,\tau^2),\qquad u_s\sim N(0,\sigma_s^2),\qquad \sigma_s=\sigma_0+\sigma_1h_s,
+
+    \tau,\sigma_0,\sigma_1 \sim \mathrm{HalfNormal},\quad \beta_0\sim N(0, s_0^2),\quad \beta_1\sim N(m_1, s_1^2).
+
+The **run effect** :math:`u_s` is shared by run s's documents in every topic, so that the error of a run's
+E[MAP] does not average away over topics; its scale grows with :math:`h_s`, the share of the run's top
+``coverage_depth`` documents that is unjudged (averaged over topics): a run whose top ranks the pool
+covers is not blunted, one that the pool hardly covers is uncertain, and a run with no judged document
+carries its prior. The **topic effect** :math:`a_t` moves a topic's relevance level.
+
+With ``run_training = "complete"`` (default) a judged document informs the run effect of run s only when it
+lies in s's *completely judged prefix* — an unbiased sample of s's own ranking, as for the calibration of
+``rtc-default`` (docs/relevance.md): a run's other judged documents were put in the pool by other runs and
+are relevant far more often than its unjudged documents.
+
+**Marginalisation** (Heagerty 1999): :math:`\kappa_i=\sqrt{1+\tfrac{\pi}{8}v_i}`,
+:math:`v_i=\tau^2+\sum_s w_{is}^2\sigma_s^2`, the prior variance of the random part of the log-odds. By the
+probit approximation :math:`E_Z[\sigma(\kappa m+Z)]\approx\sigma(m)` for :math:`Z\sim N(0,v)`, so
+:math:`\beta_0+\beta_1o_i` is the log-odds of the *marginal* probability: drawing the random effects from
+their prior does not move E[p] (contrast :func:`bayeval.relevance.run_effect_draws`, whose zero-mean noise
+on the log-odds raises every small p). Only the judgments move it, through the posterior of a and u.
+
+**Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
+:math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
+The fast path sets h by the Laplace approximation of the marginal likelihood,
+
+.. math::
+
+    \log p(y\mid h) \approx \log p(y\mid\hat x_h) + \log p(\hat x_h\mid h) + \tfrac P2\log 2\pi
+    - \tfrac12\log\det H_h,
+
+plus the log hyperprior (on log h, Jacobian included: the mode is proper), then integrates h by importance
+sampling: ``hyper_points`` points from a Student-t(4) proposal centred on the Gaussian at that mode,
+weighted by the Laplace marginal likelihood times the hyperprior (as INLA integrates its hyperparameters,
+Rue et al. 2009), and Laplace draws of x at each point in proportion to its weight. ``build_model()``
+writes the same model in PyMC (NUTS: full Bayes); ``build_model(hyper=h)`` the conditional posterior at
+fixed h, which the fast path's inner mode maximises.
+
+References
+----------
+P. J. Heagerty (1999). Marginally specified logistic-normal models for longitudinal binary data.
+Biometrics 55(3). H. Rue, S. Martino, N. Chopin (2009). Approximate Bayesian inference for latent Gaussian
+models by using integrated nested Laplace approximations. JRSS B 71(2). B. Carterette, J. Allan,
+R. Sitaraman (2007). Robust test collections for retrieval evaluation. SIGIR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import expit, log_expit, logit
+
+from bayeval.data.rankdata import RankData
+from bayeval.errors import BayevalInputError
+from bayeval.relevance._fitting import FIT_METHODS, Mode, ParamSpec, RelevanceModel, _single_thread_blas, fit_model
+from bayeval.relevance._kernels import CoefPrior, SparseDesign, logistic_logpost, logistic_newton
+from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config
+from bayeval.relevance.results import FitResult, RelevanceEstimate
+
+__all__ = ["HierarchicalEstimator", "HierarchicalFit", "HierarchicalRelevance", "run_coverage"]
+
+_PI8 = np.pi / 8.0
+_CLIP = 1e-6
+HYPER = ("tau", "sigma0", "sigma1")
+
+
+def run_coverage(data: RankData, depth: int = 10) -> np.ndarray:
+    """Per run, the share of its top ``depth`` documents that is judged, averaged over the topics where it
+    retrieves something (0 for a run that retrieves nothing)."""
+    S = len(data.systems)
+    tot, cnt = np.zeros(S), np.zeros(S)
+    for tr in data:
+        k = np.minimum(tr.lengths, depth)
+        jr = np.append(tr.judged, False)[tr.ranked[:, :depth]] if tr.ranked.shape[1] else np.zeros((S, 0), bool)
+        has = k > 0
+        tot[has] += jr[has].sum(axis=1) / k[has]
+        cnt[has] += 1
+    return np.divide(tot, cnt, out=np.zeros(S), where=cnt > 0)
+
+
+def _membership(tr, S: int, prefix: np.ndarray | None = None):
+    """Sparse (n_t, S) rows w_is = 1/|S_i| for the runs retrieving document i (with ``prefix``, per run a
+    depth: only the runs that rank i within it)."""
+    from scipy.sparse import csr_matrix
+
+    r = np.asarray(tr.ranks)
+    member = r > 0
+    if prefix is not None:
+        member &= r <= np.asarray(prefix)[None, :]
+    n = member.sum(axis=1)
+    rows, cols = np.nonzero(member)
+    return csr_matrix((1.0 / n[rows], (rows, cols)), shape=(tr.n_docs, S)), n
+
+
+@dataclass(frozen=True, eq=False)
+class HierarchicalRelevance(RelevanceModel):
+    r"""The hierarchical model's data and log posterior (see the module docstring).
+
+    Parameters
+    ----------
+    offset : ndarray, shape (n,)
+        :math:`o_i`, the RTC log-odds of the judged training documents.
+    topic : ndarray of int, shape (n,)
+    member : scipy.sparse.csr_matrix, shape (n, S)
+        :math:`w_{is}`.
+    y : ndarray, shape (n,)
+        Judgments (0/1).
+    uncovered : ndarray, shape (S,)
+        :math:`h_s`.
+    topics, systems : tuple of str
+    prior : HierarchyPrior
+
+    Notes
+    -----
+    Parameters: ``beta`` (2,), ``topic_effect`` (T,), ``run_effect`` (S,), ``hyper`` (3,) = (τ, σ0, σ1).
+    ``fit("map")`` and ``fit("laplace")`` are the fast path (``hyper_points`` importance points of h);
+    ``fit("mcmc")``/``"vi"`` sample :meth:`build_model` (non-centred effects).
+    """
+
+    offset: np.ndarray
+    topic: np.ndarray
+    member: object
+    y: np.ndarray
+    uncovered: np.ndarray
+    topics: tuple
+    systems: tuple
+    prior: HierarchyPrior = field(default_factory=HierarchyPrior)
+    name = "hierarchical"
+
+    def __post_init__(self) -> None:
+        from scipy.sparse import csr_matrix
+
+        o = np.asarray(self.offset, dtype=np.float64).reshape(-1)
+        n = len(o)
+        t = np.asarray(self.topic, dtype=np.int64).reshape(-1)
+        y = np.asarray(self.y, dtype=np.float64).reshape(-1)
+        W = csr_matrix(self.member, dtype=np.float64)
+        h = np.asarray(self.uncovered, dtype=np.float64).reshape(-1)
+        T, S = len(self.topics), len(self.systems)
+        if len(t) != n or len(y) != n or W.shape != (n, S):
+            raise BayevalInputError(f"offset, topic, y, member: need {n} rows (member ({n}, {S}))")
+        if n and (t.min() < 0 or t.max() >= T):
+            raise BayevalInputError(f"topic: index outside 0..{T - 1}")
+        if np.any((y != 0) & (y != 1)) or not np.all(np.isfinite(o)):
+            raise BayevalInputError("y, offset: judgments must be 0/1 and offsets finite")
+        if len(h) != S or np.any((h < 0) | (h > 1)):
+            raise BayevalInputError(f"uncovered: need {S} shares in [0, 1]")
+        for k, v in (("offset", o), ("topic", t), ("y", y), ("member", W), ("uncovered", h)):
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "topics", tuple(str(x) for x in self.topics))
+        object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
+
+    # layout ---------------------------------------------------------------------------------------
+    @property
+    def param_spec(self) -> ParamSpec:
+        T, S = len(self.topics), len(self.systems)
+        return ParamSpec(("beta", "topic_effect", "run_effect", "hyper"), ((2,), (T,), (S,), (3,)),
+                         (("coef",), ("topic",), ("system",), ("hyperparameter",)),
+                         {"coef": ["intercept", "rtc_logit"], "topic": list(self.topics),
+                          "system": list(self.systems), "hyperparameter": list(HYPER)})
+
+    @property
+    def n_latent(self) -> int:
+        return 2 + len(self.topics) + len(self.systems)
+
+    def run_sd(self, hyper) -> np.ndarray:
+        """:math:`\\sigma_s=\\sigma_0+\\sigma_1h_s` (broadcast over leading dims of ``hyper``)."""
+        hyper = np.asarray(hyper, dtype=np.float64)
+        return hyper[..., 1:2] + hyper[..., 2:3] * self.uncovered
+
+    def kappa(self, hyper, member=None) -> np.ndarray:
+        """:math:`\\kappa_i=\\sqrt{1+\\frac\\pi8(\\tau^2+\\sum_s w_{is}^2\\sigma_s^2)}` of the rows of ``member``."""
+        if member is None:
+            W2 = getattr(self, "_w2", None)
+            if W2 is None:
+                W2 = self.member.multiply(self.member).tocsr()
+                object.__setattr__(self, "_w2", W2)
+        else:
+            W2 = member.multiply(member)
+        sd = self.run_sd(hyper)
+        v = hyper[0] ** 2 + W2 @ (sd ** 2)
+        return np.sqrt(1.0 + _PI8 * v)
+
+    def design(self, hyper, offset=None, topic=None, member=None):
+        """Sparse design (rows × P) of the latent x = (β0, β1, a, u) at hyperparameters ``hyper``."""
+        from scipy.sparse import csr_matrix, hstack
+
+        o = self.offset if offset is None else offset
+        tp = self.topic if topic is None else topic
+        W = self.member if member is None else member
+        k = self.kappa(hyper, W)
+        n, T = len(o), len(self.topics)
+        A = csr_matrix((np.ones(n), (np.arange(n), tp)), shape=(n, T))
+        return hstack([csr_matrix(np.column_stack([k, k * o])), A, W], format="csr")
+
+    def latent_prior(self, hyper) -> CoefPrior:
+        T, S = len(self.topics), len(self.systems)
+        pr = self.prior
+        sd = np.r_[pr.intercept_sd, pr.slope_sd, np.full(T, hyper[0]), self.run_sd(hyper)]
+        mu = np.r_[0.0, pr.slope_mean, np.zeros(T + S)]
+        return CoefPrior.make(2 + T + S, mu=mu, prec=1.0 / sd ** 2)
+
+    # inner (conditional) posterior and the marginal likelihood -----------------------------------------
+    def conditional_mode(self, hyper, x0=None):
+        """Newton mode of x given ``hyper``: (x, negative Hessian, log posterior incl. normalising constants)."""
+        hyper = np.asarray(hyper, dtype=np.float64)
+        prior = self.latent_prior(hyper)
+        r = logistic_newton(SparseDesign(self.design(hyper)), self.y, np.ones(len(self.y)), prior, x0=x0, tol=1e-10)
+        # normalised Gaussian prior: + sum 1/2 log(prec / 2π)
+        lp = r.logpost + 0.5 * float(np.sum(np.log(prior.prec / (2 * np.pi))))
+        return r.x, r.neg_hessian, lp, r.converged
+
+    def log_hyperprior(self, hyper) -> float:
+        """Half-normal log densities of (τ, σ0, σ1), normalised (without the log-scale Jacobian)."""
+        pr = self.prior
+        sc = np.array([pr.topic_scale, pr.run_scale, pr.coverage_scale])
+        h = np.asarray(hyper, dtype=np.float64)
+        return float(np.sum(0.5 * np.log(2 / np.pi) - np.log(sc) - 0.5 * (h / sc) ** 2))
+
+    def log_marginal(self, hyper, x0=None):
+        """Laplace approximation of :math:`\\log p(y\\mid h)` and the inner mode behind it."""
+        x, H, lp, ok = self.conditional_mode(hyper, x0)
+        sign, logdet = np.linalg.slogdet(H)
+        val = lp + 0.5 * len(x) * np.log(2 * np.pi) - 0.5 * logdet if sign > 0 else -np.inf
+        return val, x, H, ok
+
+    def hyper_mode(self):
+        """Mode of log p(y | h) + log p(h) over log h (Jacobian included), and the Gaussian there:
+        returns (log h mode, covariance of log h, inner x at the mode)."""
+        from scipy.optimize import minimize
+
+        cache = {"x": None}
+
+        def f(z):
+            h = np.exp(z)
+            val, x, _, _ = self.log_marginal(h, cache["x"])
+            cache["x"] = x
+            return -(val + self.log_hyperprior(h) + float(np.sum(z)))
+
+        pr = self.prior
+        z0 = np.log([pr.topic_scale, pr.run_scale, pr.coverage_scale]) - np.log(2.0)
+        with _single_thread_blas():
+            res = minimize(f, z0, method="L-BFGS-B", bounds=[(-7.0, 3.0)] * 3, options={"eps": 1e-4})
+            z = res.x
+            # curvature by central differences
+            e = 2e-2
+            H = np.empty((3, 3))
+            f0 = f(z)
+            for i in range(3):
+                for j in range(i, 3):
+                    di, dj = np.eye(3)[i] * e, np.eye(3)[j] * e
+                    if i == j:
+                        H[i, i] = (f(z + di) - 2 * f0 + f(z - di)) / e ** 2
+                    else:
+                        H[i, j] = H[j, i] = (f(z + di + dj) - f(z + di - dj) - f(z - di + dj)
+                                             + f(z - di - dj)) / (4 * e * e)
+        lam, U = np.linalg.eigh(H)
+        lam = np.maximum(lam, 1e-2)  # the hyperprior alone gives curvature ≥ (h/scale)²; guard noise
+        cov = (U / lam) @ U.T
+        return z, cov, self.conditional_mode(np.exp(z), cache["x"])
+
+    # RelevanceModel protocol --------------------------------------------------------------------------
+    def _mode(self) -> Mode:
+        with _single_thread_blas():
+            z, cov_z, (x, H, lp, ok) = self.hyper_mode()
+        h = np.exp(z)
+        P = len(x)
+        Jh = np.diag(h)  # delta method: cov(h) = J cov(log h) J
+        blocks = ((np.arange(P), H), (np.arange(P, P + 3), np.linalg.inv(Jh @ cov_z @ Jh)))
+        mode = Mode(np.r_[x, h], blocks, float(lp), 0, bool(ok))
+        object.__setattr__(self, "_hyper_laplace", (z, cov_z))
+        return mode
+
+    def log_posterior(self, beta, topic_effect, run_effect, hyper) -> float:
+        """Full log posterior (up to a constant) at (β, a, u, h): likelihood, Gaussian priors of x given h
+        (normalised), half-normal hyperpriors."""
+        hyper = np.asarray(hyper, dtype=np.float64)
+        x = np.r_[beta, topic_effect, run_effect]
+        X = self.design(hyper)
+        eta = X @ x
+        prior = self.latent_prior(hyper)
+        ll = float(np.sum(self.y * log_expit(eta) + (1 - self.y) * log_expit(-eta)))
+        return ll + prior.logp(x) + 0.5 * float(np.sum(np.log(prior.prec / (2 * np.pi)))) \
+            + self.log_hyperprior(hyper)
+
+    def conditional_log_posterior(self, x, hyper) -> float:
+        """Log posterior of x given h (up to a constant)."""
+        return logistic_logpost(np.asarray(x, float), SparseDesign(self.design(hyper)), self.y,
+                                np.ones(len(self.y)), self.latent_prior(hyper))
+
+    def fit(self, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None,
+            cores: int | None = 1, target_accept: float = 0.95, vi_iterations: int = 20_000,
+            progressbar: bool = False, warm_start=None) -> FitResult:
+        """As :meth:`RelevanceModel.fit`; ``"laplace"`` integrates the hyperparameters over
+        ``prior.hyper_points`` importance-weighted points (each with draws of x from the conditional Laplace
+        posterior in proportion to its weight)."""
+        if method not in FIT_METHODS:
+            raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
+        mode = self._mode()
+        if method in ("mcmc", "vi"):
+            return fit_model(self, method, draws=draws, tune=tune, chains=chains, seed=seed, cores=cores,
+                             target_accept=target_accept, vi_iterations=vi_iterations, progressbar=progressbar,
+                             mode=mode)
+        fr = fit_model(self, "map", mode=mode)
+        if method == "map":
+            return fr
+
+        with _single_thread_blas():
+            return self._laplace(mode, chains, draws, seed)
+
+    def _laplace(self, mode: Mode, chains: int, draws: int, seed) -> FitResult:
+        from bayeval.relevance._fitting import _psd_inverse_root, _to_idata
+
+        rng = np.random.default_rng(seed)
+        total = chains * draws
+        z, cov_z = self._hyper_laplace
+        G = self.prior.hyper_points
+        x0 = mode.x[:-3]
+        if G == 1:
+            zs, sizes = z[None], np.array([total])
+            inner = [self.conditional_mode(np.exp(z), x0)[:2]]
+        else:
+            # importance sampling of log h: Student-t(4) proposal around the Laplace Gaussian, weights from
+            # the Laplace marginal likelihood × hyperprior (× Jacobian); draws allocated by the weights
+            from scipy.stats import multivariate_t
+
+            prop = multivariate_t(loc=z, shape=cov_z, df=4)
+            zs = np.atleast_2d(prop.rvs(size=G, random_state=rng))
+            logw, inner = np.empty(G), []
+            for g, zz in enumerate(zs):
+                val, x, H, _ = self.log_marginal(np.exp(zz), x0)
+                logw[g] = val + self.log_hyperprior(np.exp(zz)) + zz.sum()
+                inner.append((x, H))
+            logw -= prop.logpdf(zs)
+            w = np.exp(logw - logw.max())
+            sizes = rng.multinomial(total, w / w.sum())
+        out = []
+        for g in np.flatnonzero(sizes):
+            h = np.exp(zs[g])
+            x, H = inner[g]
+            M = _psd_inverse_root(H)
+            xs = x[None] + rng.standard_normal((sizes[g], M.shape[1])) @ M.T
+            out.append(np.hstack([xs, np.repeat(h[None], sizes[g], axis=0)]))
+        flat = np.vstack(out)[rng.permutation(total)].reshape(chains, draws, -1)
+        idata = _to_idata(self.param_spec.unflatten(flat), self.param_spec, None,
+                          attrs={"model": self.name, "method": "laplace"})
+        return FitResult(self.name, "laplace", idata, self.param_spec, mode)
+
+    def _initial_values(self, point: dict) -> dict:
+        """NUTS start of the full model (its free variables are the non-centred effects) from the mode."""
+        h = np.maximum(np.asarray(point["hyper"], dtype=np.float64), 1e-3)
+        return {"beta": point["beta"], "hyper": h, "topic_z": np.asarray(point["topic_effect"]) / h[0],
+                "run_z": np.asarray(point["run_effect"]) / self.run_sd(h)}
+
+    def build_model(self, hyper=None):
+        """The model in PyMC: with ``hyper`` None the full model (half-normal hyperpriors, non-centred
+        effects, ``topic_effect``/``run_effect`` deterministic); with ``hyper`` = (τ, σ0, σ1) the conditional posterior
+        of x (centred Normals), the function the fast path's inner Newton maximises."""
+        import pymc as pm
+        import pytensor.sparse as ps
+        import pytensor.tensor as pt
+
+        pr = self.prior
+        W = self.member
+        W2 = W.multiply(W).tocsr()
+        with pm.Model(coords=self.param_spec.coords) as model:
+            beta = pm.Normal("beta", mu=np.array([0.0, pr.slope_mean]),
+                             sigma=np.array([pr.intercept_sd, pr.slope_sd]), dims="coef")
+            if hyper is None:
+                hyp = pm.HalfNormal("hyper", sigma=np.array([pr.topic_scale, pr.run_scale, pr.coverage_scale]),
+                                    dims="hyperparameter")
+                sd_run = hyp[1] + hyp[2] * self.uncovered
+                z_t = pm.Normal("topic_z", 0.0, 1.0, dims="topic")
+                z_u = pm.Normal("run_z", 0.0, 1.0, dims="system")
+                a = pm.Deterministic("topic_effect", hyp[0] * z_t, dims="topic")
+                u = pm.Deterministic("run_effect", sd_run * z_u, dims="system")
+                tau = hyp[0]
+            else:
+                hyper = np.asarray(hyper, dtype=np.float64)
+                sd_run = self.run_sd(hyper)
+                tau = float(hyper[0])
+                a = pm.Normal("topic_effect", 0.0, tau, dims="topic")
+                u = pm.Normal("run_effect", 0.0, sd_run, dims="system")
+            v = tau ** 2 + ps.structured_dot(ps.as_sparse_variable(W2), pt.as_tensor(sd_run ** 2)[:, None])[:, 0]
+            kap = pt.sqrt(1.0 + _PI8 * v)
+            eta = (kap * (beta[0] + beta[1] * self.offset) + a[self.topic]
+                   + ps.structured_dot(ps.as_sparse_variable(W), u[:, None])[:, 0])
+            pm.Bernoulli("relevant", logit_p=eta, observed=self.y.astype(np.int64))
+        return model
+
+
+@dataclass(frozen=True, eq=False)
+class HierarchicalFit:
+    """A fitted :class:`HierarchicalRelevance` on one collection, and the predictions for every document.
+
+    Attributes
+    ----------
+    data : RankData
+    config : HierarchicalConfig
+    model : HierarchicalRelevance
+    fit : FitResult
+    rtc : RTCFit
+        The base RTC chain (MAP) that gives the offsets.
+    offsets : tuple of ndarray
+        Per topic, :math:`o_i` of every document.
+    """
+
+    data: RankData
+    config: HierarchicalConfig
+    model: HierarchicalRelevance
+    fit: FitResult
+    rtc: object
+    offsets: tuple
+
+    @property
+    def method(self) -> str:
+        return self.fit.method
+
+    def _topic_design(self, t: int, hyper):
+        tr = self.data[t]
+        W, _ = _membership(tr, len(self.data.systems))
+        return self.model.design(hyper, self.offsets[t], np.full(tr.n_docs, t), W)
+
+    def probabilities(self, *, draws: int | None = 200, seed=None) -> RelevanceEstimate:
+        """p for every document and, for sampled fits, ``draws`` posterior draws of p.
+
+        Without draws (``map``), p is the approximate posterior predictive mean at the hyperparameter mode,
+        :math:`\\sigma(\\hat\\eta_i/\\sqrt{1+\\pi s_i^2/8})` with :math:`s_i^2` the Laplace variance of
+        :math:`\\eta_i` (MacKay 1992), so that it agrees with the mean of the draws; with draws, p is
+        their mean.
+        """
+        from bayeval.relevance._fitting import _psd_inverse_root
+
+        fr = self.fit
+        P = self.model.n_latent
+        dr = None
+        if draws and fr.method != "map":
+            rng = np.random.default_rng(seed)
+            flat = fr.flat_draws()
+            pick = flat[rng.integers(len(flat), size=draws)]
+            xs, hs = pick[:, :P], pick[:, P:]
+            T = len(self.data)
+            beta, a, u = xs[:, :2], xs[:, 2:2 + T], xs[:, 2 + T:]
+            rtc_draws = self.rtc.probabilities(draws=draws, seed=rng).draws if self.rtc.has_draws else None
+            var_run = self.model.run_sd(hs) ** 2  # (draws, S)
+            dr = []
+            for t, tr in enumerate(self.data):
+                W, _ = _membership(tr, len(self.data.systems))
+                kap = np.sqrt(1.0 + _PI8 * (hs[:, :1] ** 2 + (W.multiply(W) @ var_run.T).T))  # (draws, n_t)
+                o = self.offsets[t] if rtc_draws is None else logit(np.clip(rtc_draws[t], _CLIP, 1 - _CLIP))
+                eta = kap * (beta[:, :1] + beta[:, 1:] * o) + a[:, t:t + 1] + (W @ u.T).T
+                dr.append(expit(eta).astype(np.float32))
+            dr = tuple(dr)
+            p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
+        else:
+            x, h = fr.mode.x[:P], fr.mode.x[P:]
+            M = _psd_inverse_root(fr.mode.blocks[0][1])
+            p = []
+            for t in range(len(self.data)):
+                X = self._topic_design(t, h)
+                s2 = np.asarray((X @ M) ** 2).sum(axis=1) if X.shape[0] else np.zeros(0)
+                p.append(expit((X @ x) / np.sqrt(1.0 + _PI8 * s2)))
+            p = tuple(p)
+        return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
+                                 tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
+                                 model=self.config.name, method=fr.method,
+                                 fits={"hierarchical": fr, **self.rtc.fits})
+
+    def summary(self):
+        """Posterior summary of β, the hyperparameters and the run effects."""
+        return self.fit.summary()
+
+
+@dataclass(frozen=True, eq=False)
+class HierarchicalEstimator:
+    """From runs and judgments to p for every document with the hierarchical model.
+
+    Parameters
+    ----------
+    config : HierarchicalConfig or str
+        Default ``"hier-default"`` (``models/hier-default.toml``).
+
+    Examples
+    --------
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=4, n_systems=5, n_docs=80, depth=30, judged_depth=5, seed=3)
+    >>> data = RankData.build(col.runs, col.judgments, depth=30)
+    >>> est = HierarchicalEstimator().estimate(data, "laplace", p_draws=50, seed=1, draws=100, chains=2)
+    >>> len(est.draws) == len(data), est.draws[0].shape[0]
+    (True, 50)
+    """
+
+    config: HierarchicalConfig | str = "hier-default"
+
+    def __post_init__(self) -> None:
+        cfg = load_config(self.config)
+        if not isinstance(cfg, HierarchicalConfig):
+            raise BayevalInputError(f"config: expected a hierarchical configuration, got kind {cfg.kind!r}")
+        object.__setattr__(self, "config", cfg)
+
+    def model(self, data: RankData, rtc_fit=None):
+        """(HierarchicalRelevance on the judged documents of ``data``, base RTC fit, offsets per topic)."""
+        from scipy.sparse import vstack
+
+        from bayeval.relevance.rtc import RTCEstimator, complete_prefix
+
+        if not isinstance(data, RankData):
+            raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
+        if rtc_fit is None:
+            rtc_fit = RTCEstimator(self.config.base).fit(data, "map")
+        p0 = rtc_fit.probabilities(draws=None).p
+        offsets = tuple(logit(np.clip(p, _CLIP, 1 - _CLIP)) for p in p0)
+        S = len(data.systems)
+        o, tp, W, y = [], [], [], []
+        complete = self.config.hierarchy.run_training == "complete"
+        for t, tr in enumerate(data):
+            j = np.asarray(tr.judged)
+            Wt, _ = _membership(tr, S, complete_prefix(tr) if complete else None)
+            o.append(offsets[t][j])
+            tp.append(np.full(int(j.sum()), t))
+            W.append(Wt[j])
+            y.append(tr.relevant[j].astype(float))
+        cov = run_coverage(data, self.config.hierarchy.coverage_depth)
+        cat = lambda v, dt=float: np.concatenate(v).astype(dt) if v else np.zeros(0, dt)  # noqa: E731
+        m = HierarchicalRelevance(cat(o), cat(tp, np.int64), vstack(W, format="csr") if W else np.zeros((0, S)),
+                                  cat(y), 1.0 - cov, tuple(data.topics), tuple(data.systems), self.config.hierarchy)
+        return m, rtc_fit, offsets
+
+    def fit(self, data: RankData, method: str = "map", *, seed=None, rtc_fit=None, **fit_kwargs) -> HierarchicalFit:
+        """Fit on ``data``; ``fit_kwargs`` as in :meth:`HierarchicalRelevance.fit`.
+
+        With a sampled ``method`` the base RTC chain's aggregation stage is fitted by Laplace too, and each
+        predictive draw of p uses a draw of the RTC log-odds :math:`o_i` (a modular posterior, as the RTC
+        stages themselves): the uncertainty of the RTC weights is not lost.
+        """
+        if rtc_fit is None and method != "map":
+            from bayeval.relevance.rtc import RTCEstimator
+
+            rtc_fit = RTCEstimator(self.config.base).fit(
+                data, "laplace", stage_methods={"rank": "map", "calibration": "map"}, seed=seed,
+                draws=max(200, int(fit_kwargs.get("draws", 200))), chains=1)
+        m, rtc_fit, offsets = self.model(data, rtc_fit)
+        fr = m.fit(method, seed=seed, **fit_kwargs)
+        return HierarchicalFit(data, self.config, m, fr, rtc_fit, offsets)
+
+    def estimate(self, data: RankData, method: str = "laplace", *, p_draws: int | None = 200, seed=None,
+                 **fit_kwargs) -> RelevanceEstimate:
+        """``fit(data, method, ...).probabilities(draws=p_draws)``."""
+        return self.fit(data, method, seed=seed, **fit_kwargs).probabilities(draws=p_draws, seed=seed)

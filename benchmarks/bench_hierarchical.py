@@ -1,0 +1,103 @@
+"""Speed of the hierarchical relevance model (docs/calibration.md), each against a reference timed in the same run.
+
+A. Fast path (``hier-default``, MAP: Laplace marginal likelihood over the hyperparameters, Newton for the
+   latent effects, then p of every document) on all 129 TREC-8 runs × 50 topics at depth 100 with the
+   official judgments. Goal ≤ 5 s. Reference: the fast-path RTC chain it builds on (``rtc-default``, MAP),
+   timed in the same run; the hierarchical time includes it.
+B. NUTS on the full hierarchical model (half-normal hyperpriors, non-centred effects) on the 10-run held-out
+   protocol (depth-10 pool of all 129 runs as judgments, the ten runs of docs/relevance.md at depth 100):
+   4 chains × 1000 tuning + 1000 draws. Goal ≤ 5 minutes with r-hat < 1.01 and no divergences.
+   Reference: the fast path's Laplace fit of the same model (importance-weighted hyperparameter points).
+
+Times are the best of ``--repeat`` runs (the machine is shared); the first, cold call is printed too.
+
+Usage::
+
+    python benchmarks/bench_hierarchical.py [--data PATH] [--repeat 3] [--skip-nuts] [--cores 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from bayeval.data import RankData
+from bayeval.io import read_qrels, read_runs
+from bayeval.relevance import HierarchicalEstimator, RTCEstimator, shallow_pool_split
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec8"
+TREC8_SYSTEMS = ("INQ601", "INQ602", "Sab8A1", "Sab8A2", "ok8alx", "ok8amxc", "pir9Aatd", "weaver1", "att99atde",
+                 "fub99a")
+
+
+def _best(f, repeat):
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t0)
+    return min(times), times[0], out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--skip-nuts", action="store_true")
+    ap.add_argument("--cores", type=int, default=1)
+    args = ap.parse_args(argv)
+    warnings.simplefilter("ignore")
+    qrels = read_qrels(args.data / "qrels.txt.gz")
+    runs = read_runs(sorted((args.data / "runs").iterdir()))
+    data = RankData.build(runs, qrels, depth=100)
+    print(f"TREC-8: {len(data.systems)} runs × {len(data)} topics, depth 100, official judgments\n")
+    print("| what | time | notes |\n|---|---:|---|")
+    ref, ref_first, _ = _best(lambda: RTCEstimator("rtc-default").fit(data, "map").probabilities(draws=None),
+                              args.repeat)
+    print(f"| reference: fast-path RTC chain (rtc-default, MAP) + p | {ref:.2f} s (cold {ref_first:.2f} s) | |")
+
+    def hier():
+        fit = HierarchicalEstimator("hier-default").fit(data, "map")
+        return fit, fit.probabilities(draws=None)
+
+    best, first, (fit, est) = _best(hier, args.repeat)
+    h = fit.fit.mode.x[-3:]
+    n_unj = sum(int((~j).sum()) for j in est.judged)
+    print(f"| **fast path, hier-default: fit + p of {n_unj:,} unjudged docs** | **{best:.2f} s** (cold {first:.2f} s) "
+          f"| {best / ref:.1f}× the RTC chain; {len(fit.model.y):,} judged rows; τ, σ0, σ1 = "
+          f"{h[0]:.2f}, {h[1]:.2f}, {h[2]:.2f}; goal ≤ 5 s: {'met' if best <= 5 else 'missed'} |")
+
+    if args.skip_nuts:
+        return
+    split = shallow_pool_split(runs, qrels, TREC8_SYSTEMS, judged_depth=10, depth=100)
+    small = split.data
+    est = HierarchicalEstimator("hier-default")
+    lap, lap_first, lfit = _best(lambda: est.fit(small, "laplace", seed=1, draws=1000, chains=4), 1)
+    print(f"| reference: fast path Laplace (64 hyperparameter points × conditional Laplace), 10-run protocol | "
+          f"{lap:.2f} s | {len(lfit.model.y):,} judged rows |")
+    t0 = time.perf_counter()
+    nfit = est.fit(small, "mcmc", seed=1, draws=1000, tune=1000, chains=4, cores=args.cores)
+    nuts = time.perf_counter() - t0
+    rhat = float(nfit.fit.rhat().max())
+    div = nfit.fit.divergences()
+    pl = np.concatenate([p[~j] for p, j in zip(lfit.probabilities(draws=400, seed=1).p, small_judged(small),
+                                               strict=True)])
+    pn = np.concatenate([p[~j] for p, j in zip(nfit.probabilities(draws=400, seed=1).p, small_judged(small),
+                                               strict=True)])
+    ok = nuts <= 300 and rhat < 1.01 + 1e-9 and div == 0
+    print(f"| **NUTS, hier-default, 4 × (1000 + 1000), 10-run protocol** | **{nuts:.0f} s** | "
+          f"{nuts / lap:.0f}× Laplace; max r-hat {rhat:.2f}, divergences {div}; mean p of unjudged docs "
+          f"{pn.mean():.4f} (Laplace {pl.mean():.4f}), max |Δp| {np.abs(pn - pl).max():.3f}; "
+          f"goal ≤ 300 s, r-hat < 1.01, no divergences: {'met' if ok else 'missed'} |")
+
+
+def small_judged(data):
+    return [np.asarray(tr.judged) for tr in data]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""Robustness trials comparing several relevance models on the *same* judgments (docs/calibration.md).
+
+Each trial judges once (MTC and RTC selection, :func:`bayeval.experiments.robustness.run_trial` with
+``reuse``), then scores MTC, RTC and every Bayesian variant on those judgments; the variant's label replaces
+``bayes`` in the ``method`` column, so ``bayeval experiment robustness stats`` and ``report`` read the table.
+
+Variants (``--variants``, comma-separated):
+
+- ``bayes0``: today's Bayesian RTC (``rtc-default``, Laplace on the aggregation, no run effect);
+- ``bayes0-sdX``: the same with :func:`bayeval.relevance.run_effect_draws` of sd X;
+- ``hier``: the hierarchical model (``hier-default``);
+- ``hier+unseen``: the same with Chao's unseen relevant documents in R_t;
+- ``hier-csX``/``hier-csX+unseen``: ``hier-default`` with the coverage scale (half-normal scale of σ1) set to X.
+
+Usage::
+
+    python benchmarks/calibration_study.py ../shared/data/robust03 --trials 20 --out r03-variants.parquet \\
+        --variants bayes0,hier,hier+unseen,hier-cs2+unseen [--workers 2] [--no-base]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+
+from bayeval.experiments import RobustnessConfig, load_collection
+from bayeval.experiments.robustness import run_trial
+
+
+def _variant(label: str, tmp: Path) -> dict:
+    if label == "bayes0":
+        return {"bayes_config": "rtc-default", "unseen": False}
+    if label.startswith("bayes0-sd"):
+        return {"bayes_config": "rtc-default", "unseen": False, "run_effect_sd": float(label[len("bayes0-sd"):])}
+    name, _, extra = label.partition("+")
+    kw = {"unseen": extra == "unseen"}
+    if name == "hier":
+        kw["bayes_config"] = "hier-default"
+    elif name.startswith("hier-cs"):
+        from bayeval.relevance.config import load_config, models_dir
+
+        cfg = load_config("hier-default")
+        scale = float(name[len("hier-cs"):])
+        text = (models_dir() / "hier-default.toml").read_text()
+        text = text.replace(f"coverage_scale = {cfg.hierarchy.coverage_scale}", f"coverage_scale = {scale}")
+        path = tmp / f"{name}.toml"
+        path.write_text(text)
+        kw["bayes_config"] = str(path)
+    else:
+        raise SystemExit(f"--variants: unknown variant {label!r}")
+    return kw
+
+
+def _trial(args) -> pd.DataFrame:
+    path, name, trial, variants, base, confidences, tmp = args
+    col = load_collection(path, name=name)
+    common = {"confidences": confidences}
+    reuse: dict = {}
+    frames = []
+    if base:
+        frames.append(run_trial(col, RobustnessConfig(methods=("mtc", "rtc"), **common), trial, reuse=reuse))
+    for label in variants:
+        cfg = RobustnessConfig(methods=("bayes",), **common, **_variant(label, Path(tmp)))
+        t0 = time.perf_counter()
+        f = run_trial(col, cfg, trial, reuse=reuse)
+        f["method"] = label
+        f["seconds"] = time.perf_counter() - t0
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("collection", type=Path)
+    ap.add_argument("--trials", type=int, default=20)
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--variants", default="bayes0,hier,hier+unseen")
+    ap.add_argument("--confidences", default="delta,mc")
+    ap.add_argument("--no-base", action="store_true", help="skip MTC and RTC")
+    ap.add_argument("--workers", type=int, default=1)
+    a = ap.parse_args(argv)
+    variants = tuple(a.variants.split(","))
+    name = a.collection.name
+    with tempfile.TemporaryDirectory() as tmp:
+        for v in variants:
+            _variant(v, Path(tmp))  # fail early on an unknown variant
+        jobs = [(str(a.collection), name, i, variants, not a.no_base, tuple(a.confidences.split(",")), tmp)
+                for i in range(a.first, a.first + a.trials)]
+        frames = []
+        t0 = time.perf_counter()
+        with ProcessPoolExecutor(a.workers) as ex:
+            for k, f in enumerate(ex.map(_trial, jobs), 1):
+                frames.append(f)
+                pd.concat(frames, ignore_index=True).to_parquet(a.out)
+                print(f"{k}/{len(jobs)} trials, {time.perf_counter() - t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

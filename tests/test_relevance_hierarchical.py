@@ -1,0 +1,188 @@
+"""The hierarchical relevance model: fast path = PyMC, learned hyperparameters, honest uncertainty.
+
+Cross-checks as tests/test_relevance_pymc.py: at fixed hyperparameters the fast path's Newton mode is the
+mode of ``build_model(hyper=h)`` (PyMC's gradient vanishes there, log densities differ by a constant,
+``pm.find_MAP`` lands within its L-BFGS tolerance); the full model's PyMC log density equals
+``log_posterior`` plus the Jacobian of the non-centred effects; NUTS on the full model agrees with the
+fast path's Laplace-grid posterior (slow).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+
+from bayeval.data import RankData, Run, RunSet
+from bayeval.errors import BayevalInputError
+from bayeval.relevance import estimate_probabilities, run_effect_draws
+from bayeval.relevance.hierarchical import HierarchicalEstimator, HierarchicalRelevance, run_coverage
+from bayeval.synthetic import make_collection, pool_qrels
+
+pm = pytest.importorskip("pymc")
+
+
+def _collection(seed=3, n_topics=6, n_systems=5):
+    col = make_collection(n_topics=n_topics, n_systems=n_systems, n_docs=120, depth=30, judged_depth=4, seed=seed)
+    # one run no judgment touches: every document it retrieves is new to the collection
+    topics = [t for t in col.runs.topics]
+    docs = [f"new-{t}-{k}" for t in topics for k in range(20)]
+    new = Run.from_arrays("unseen", np.repeat(topics, 20), np.array(docs, dtype=object),
+                          np.tile(np.arange(20.0)[::-1], len(topics)))
+    runs = RunSet(tuple(col.runs) + (new,))
+    qrels = pool_qrels(col.runs, col.qrels, 4)
+    return RankData.build(runs, qrels, depth=30)
+
+
+DATA = _collection()
+EST = HierarchicalEstimator()
+MODEL, RTC, OFFSETS = EST.model(DATA)
+
+
+def test_coverage_and_uncovered_share():
+    cov = run_coverage(DATA, 10)
+    assert cov[-1] == 0.0  # the unseen run: nothing in its top 10 is judged
+    assert np.all(cov[:-1] >= 0.4) and np.all(cov <= 1)
+    assert MODEL.uncovered[-1] == 1.0
+
+
+@pytest.fixture(scope="module")
+def hyper_fit():
+    return MODEL.hyper_mode()
+
+
+def test_fast_path_is_pymc_conditional_mode(hyper_fit):
+    z, _, (x, H, _, ok) = hyper_fit
+    h = np.exp(z)
+    assert ok
+    pmm = MODEL.build_model(hyper=h)
+    logp, dlogp = pmm.compile_logp(jacobian=False), pmm.compile_dlogp(jacobian=False)
+    T = len(MODEL.topics)
+    pt_ = lambda v: {"beta": v[:2], "topic_effect": v[2:2 + T], "run_effect": v[2 + T:]}  # noqa: E731
+    g = dlogp(pt_(x))
+    assert np.max(np.abs(g)) < 1e-6
+    rng = np.random.default_rng(0)
+    diffs = []
+    for _ in range(4):
+        v = x + rng.normal(scale=0.3, size=len(x))
+        diffs.append(float(logp(pt_(v))) - MODEL.conditional_log_posterior(v, h))
+    assert np.ptp(diffs) < 1e-8 * (1 + abs(diffs[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fm = pm.find_MAP(model=pmm, progressbar=False)
+    got = np.r_[fm["beta"], fm["topic_effect"], fm["run_effect"]]
+    assert np.max(np.abs(got - x)) < 1e-3
+    assert float(logp(pt_(got))) <= float(logp(pt_(x))) + 1e-9
+
+
+def test_full_pymc_density_is_log_posterior_plus_jacobian(hyper_fit):
+    pmm = MODEL.build_model()
+    logp = pmm.compile_logp(jacobian=False)
+    rng = np.random.default_rng(1)
+    T, S = len(MODEL.topics), len(MODEL.systems)
+    diffs = []
+    for _ in range(4):
+        h = np.exp(rng.normal(-0.5, 0.3, 3))
+        zt, zu, beta = rng.normal(size=T), rng.normal(size=S), rng.normal(size=2)
+        a, u = h[0] * zt, MODEL.run_sd(h) * zu
+        val = float(logp({"beta": beta, "hyper_log__": np.log(h), "topic_z": zt, "run_z": zu}))
+        # N(z; 0, 1) = N(a; 0, τ) · τ: the non-centred density carries log τ per topic, log σ_s per run
+        jac = T * np.log(h[0]) + np.sum(np.log(MODEL.run_sd(h)))
+        diffs.append(val - (MODEL.log_posterior(beta, a, u, h) + jac))
+    assert np.ptp(diffs) < 1e-8 * (1 + abs(diffs[0]))
+
+
+def test_priors_are_proper_prior_predictive_samples():
+    with MODEL.build_model():
+        pp = pm.sample_prior_predictive(draws=50, random_seed=1)
+    h = pp.prior["hyper"].values.reshape(-1, 3)
+    assert np.all(np.isfinite(h)) and np.all(h > 0)
+    assert pp.prior_predictive["relevant"].shape[-1] == len(MODEL.y)
+
+
+def test_unidentified_run_carries_its_prior(hyper_fit):
+    z, _, (x, H, _, _) = hyper_fit
+    h = np.exp(z)
+    cov = np.linalg.inv(H)
+    T = len(MODEL.topics)
+    s = len(MODEL.systems) - 1  # the unseen run: no judged document anywhere
+    sd_post = np.sqrt(cov[2 + T + s, 2 + T + s])
+    assert abs(x[2 + T + s]) < 1e-8
+    assert sd_post == pytest.approx(MODEL.run_sd(h)[s], rel=1e-6)
+    assert sd_post > 0.1
+
+
+def test_random_effects_do_not_move_expected_p():
+    """Drawing a and u from their prior leaves E[p] at σ(β0 + β1 o) (the marginalisation); without κ the same
+    noise raises small p — the bias of run_effect_draws."""
+    rng = np.random.default_rng(2)
+    h = np.array([0.5, 1.0, 1.5])
+    o = np.linspace(-4, 1, 30)
+    W = MODEL.member[:30]
+    m = MODEL.prior
+    k = MODEL.kappa(h, W)
+    a = rng.normal(0, h[0], size=(20000, 1))
+    u = rng.normal(size=(20000, len(MODEL.systems))) * MODEL.run_sd(h)
+    eta_rand = a + (W @ u.T).T
+    target = expit(0.0 + m.slope_mean * o)
+    marginal = expit(k * (m.slope_mean * o) + eta_rand).mean(axis=0)
+    naive = expit(m.slope_mean * o + eta_rand).mean(axis=0)
+    assert np.max(np.abs(marginal - target)) < 0.01
+    assert np.max(np.abs(naive - target)) > 0.05
+
+
+def test_draws_keep_mean_p_where_run_effect_draws_inflate_it():
+    fit = EST.fit(DATA, "laplace", seed=3, draws=400, chains=1)
+    est = fit.probabilities(draws=400, seed=3)
+    mp = fit.probabilities(draws=None)  # the MacKay-corrected point at the hyperparameter mode
+    s = DATA.systems.index("unseen")
+    only = [(np.asarray(tr.ranks)[:, s] > 0) & ((np.asarray(tr.ranks) > 0).sum(axis=1) == 1) for tr in DATA]
+    got = np.concatenate([p[o] for p, o in zip(est.p, only, strict=True)])
+    base = np.concatenate([p[o] for p, o in zip(mp.p, only, strict=True)])
+    # the unseen run's documents: posterior draws carry the prior-sized run effect, their mean stays put
+    sd = np.concatenate([d[:, o].std(axis=0) for d, o in zip(est.draws, only, strict=True)])
+    assert sd.mean() > 0.3 * got.mean()
+    assert abs(got.mean() - base.mean()) < 0.02
+    rtc = list(RTC.probabilities(draws=None).p)
+    infl = run_effect_draws(DATA, rtc, 3.0, draws=400, seed=0)
+    r0 = np.concatenate([p[o] for p, o in zip(rtc, only, strict=True)])
+    r1 = np.concatenate([d[:, o].mean(axis=0) for d, o in zip(infl, only, strict=True)])
+    assert r1.mean() - r0.mean() > 0.05
+
+
+def test_estimate_shapes_and_registry():
+    est = estimate_probabilities(DATA, "hier-default", fit="laplace", p_draws=30, seed=1, draws=60, chains=1)
+    assert est.model == "hier-default" and est.has_draws
+    assert [d.shape for d in est.draws] == [(30, tr.n_docs) for tr in DATA]
+    assert all(np.all((p >= 0) & (p <= 1)) for p in est.p)
+    pt = estimate_probabilities(DATA, "hier-default")
+    assert not pt.has_draws and pt.method == "map"
+
+
+def test_bad_input():
+    with pytest.raises(BayevalInputError, match="uncovered"):
+        HierarchicalRelevance(MODEL.offset, MODEL.topic, MODEL.member, MODEL.y, MODEL.uncovered[:-1],
+                              MODEL.topics, MODEL.systems)
+    with pytest.raises(BayevalInputError, match="config"):
+        HierarchicalEstimator("rtc-default")
+
+
+@pytest.mark.slow
+def test_nuts_agrees_with_fast_path():
+    """NUTS on the full model vs the fast path (Laplace evidence, importance-weighted hyperparameter points,
+    conditional Laplace draws): predictive p and the run effects' posterior means and sds."""
+    data = _collection(seed=5, n_topics=10, n_systems=6)
+    est = HierarchicalEstimator()
+    lap = est.fit(data, "laplace", seed=1, draws=1000, chains=2)
+    nuts = est.fit(data, "mcmc", seed=1, draws=1000, tune=1000, chains=4)
+    assert nuts.fit.divergences() == 0
+    assert float(nuts.fit.rhat().max()) <= 1.01  # az.summary rounds to 0.01
+    pl, pn = lap.probabilities(draws=400, seed=1), nuts.probabilities(draws=400, seed=1)
+    a = np.concatenate([p[~j] for p, j in zip(pl.p, pl.judged, strict=True)])
+    b = np.concatenate([p[~j] for p, j in zip(pn.p, pn.judged, strict=True)])
+    assert np.max(np.abs(a - b)) < 0.05 and abs(a.mean() - b.mean()) < 0.01
+    ul, un = lap.fit.draws("run_effect"), nuts.fit.draws("run_effect")
+    assert np.all(np.abs(ul.std(axis=0) / un.std(axis=0) - 1) < 0.25)
+    assert np.all(np.abs(ul.mean(axis=0) - un.mean(axis=0)) < 0.25 * un.std(axis=0))
