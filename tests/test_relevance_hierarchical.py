@@ -161,6 +161,42 @@ def test_estimate_shapes_and_registry():
     assert not pt.has_draws and pt.method == "map"
 
 
+def test_complete_idata_loo_and_netcdf_round_trip(tmp_path):
+    """The hierarchical fit carries every InferenceData group (bayeval.relevance._idata): its pointwise log
+    likelihood sums to the log posterior minus the log prior at each draw (a wrong η — e.g. without κ or the
+    run effects — breaks the identity), its prior draws have the half-normal means, az.loo runs, and the fit
+    is rebuilt from netCDF."""
+    import arviz as az
+
+    from bayeval.relevance import FitResult
+
+    f = MODEL.fit("laplace", draws=40, chains=1, seed=0)
+    idata = f.idata
+    assert {"posterior", "log_likelihood", "posterior_predictive", "prior", "prior_predictive", "observed_data",
+            "constant_data"} <= set(idata.groups())
+    ll = idata.log_likelihood["relevant"].values[0]
+    post = idata.posterior
+    for d in (0, 17, 39):
+        x = {k: post[k].values[0, d] for k in ("beta", "topic_effect", "run_effect", "hyper")}
+        h = x["hyper"]
+        prior = MODEL.latent_prior(h)
+        lat = np.r_[x["beta"], x["topic_effect"], x["run_effect"]]
+        log_prior = prior.logp(lat) + 0.5 * np.sum(np.log(prior.prec / (2 * np.pi))) + MODEL.log_hyperprior(h)
+        np.testing.assert_allclose(ll[d].sum(), MODEL.log_posterior(**x) - log_prior, rtol=1e-9)
+    hyper = MODEL._prior_draws(4000, np.random.default_rng(1))["hyper"]
+    pr = MODEL.prior
+    sc = np.array([pr.topic_scale, pr.run_scale, pr.coverage_scale])
+    np.testing.assert_array_less(np.abs(hyper.mean(0) - sc * np.sqrt(2 / np.pi)), 5 * sc * 0.6 / np.sqrt(4000))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.isfinite(az.loo(idata).elpd_loo)
+    path = tmp_path / "hier.nc"
+    idata.to_netcdf(str(path))
+    g = FitResult.from_idata(az.from_netcdf(str(path)))
+    assert type(g.source) is type(MODEL) and g.source.prior == MODEL.prior
+    np.testing.assert_allclose(g.flat_draws(), f.flat_draws())
+
+
 def test_bad_input():
     with pytest.raises(BayevalInputError, match="uncovered"):
         HierarchicalRelevance(MODEL.offset, MODEL.topic, MODEL.member, MODEL.y, MODEL.uncovered[:-1],

@@ -97,9 +97,12 @@ def model_record(model) -> tuple[dict, dict]:
     """The model's constructor arguments: JSON-able ones as one ``attrs`` string, arrays as ``constant_data``.
 
     Arrays go to ``constant_data`` under the field name; a tuple of arrays (one per topic) is stored
-    raveled and concatenated, with ``<field>__shapes``; a configuration dataclass (the prior) is stored
+    raveled and concatenated, with ``<field>__shapes``; a scipy sparse matrix as its coordinates
+    (``<field>__row``, ``__col``, ``__data``) and shape; a configuration dataclass (the prior) is stored
     with its class path.
     """
+    from scipy.sparse import issparse
+
     if not dataclasses.is_dataclass(model):
         raise BayevalInputError(f"model: {type(model).__name__} is not a dataclass; it cannot be recorded")
     fields, constant = {}, {}
@@ -108,6 +111,11 @@ def model_record(model) -> tuple[dict, dict]:
         if isinstance(v, np.ndarray):
             constant[f.name] = v
             fields[f.name] = {"array": f.name}
+        elif issparse(v):
+            coo = v.tocoo()
+            constant[f"{f.name}__row"], constant[f"{f.name}__col"] = coo.row.astype(np.int64), coo.col.astype(np.int64)
+            constant[f"{f.name}__data"] = coo.data
+            fields[f.name] = {"sparse": f.name, "shape": [int(x) for x in v.shape]}
         elif _is_array_tuple(v):
             constant[f.name] = np.concatenate([x.reshape(-1) for x in v])
             constant[f"{f.name}__shapes"] = np.array([list(x.shape) for x in v], dtype=np.int64)
@@ -151,6 +159,11 @@ def rebuild_model(attrs, constant_data):
     for name, spec in record["fields"].items():
         if "array" in spec:
             kwargs[name] = np.asarray(constant_data[spec["array"]].values)
+        elif "sparse" in spec:
+            from scipy.sparse import csr_matrix
+
+            col = {k: np.asarray(constant_data[f"{spec['sparse']}__{k}"].values) for k in ("row", "col", "data")}
+            kwargs[name] = csr_matrix((col["data"], (col["row"], col["col"])), shape=tuple(spec["shape"]))
         elif "ragged" in spec:
             flat = np.asarray(constant_data[spec["ragged"]].values)
             shapes = np.asarray(constant_data[f"{spec['ragged']}__shapes"].values)

@@ -320,7 +320,7 @@ class HierarchicalRelevance(RelevanceModel):
             return self._laplace(mode, chains, draws, seed)
 
     def _laplace(self, mode: Mode, chains: int, draws: int, seed) -> FitResult:
-        from bayeval.relevance._fitting import _psd_inverse_root, _to_idata
+        from bayeval.relevance._fitting import INFERENCE, _psd_inverse_root, _to_idata
 
         rng = np.random.default_rng(seed)
         total = chains * draws
@@ -353,9 +353,47 @@ class HierarchicalRelevance(RelevanceModel):
             xs = x[None] + rng.standard_normal((sizes[g], M.shape[1])) @ M.T
             out.append(np.hstack([xs, np.repeat(h[None], sizes[g], axis=0)]))
         flat = np.vstack(out)[rng.permutation(total)].reshape(chains, draws, -1)
-        idata = _to_idata(self.param_spec.unflatten(flat), self.param_spec, None,
-                          attrs={"model": self.name, "method": "laplace"})
-        return FitResult(self.name, "laplace", idata, self.param_spec, mode)
+        attrs = {"model": self.name, "method": "laplace",
+                 "inference": f"{INFERENCE['laplace']}; hyperparameters integrated over {G} importance-weighted points"}
+        idata = _to_idata(self.param_spec.unflatten(flat), self.param_spec, None, attrs=attrs)
+        return FitResult(self.name, "laplace", idata, self.param_spec, mode, source=self,
+                         seed=int(rng.integers(2**31 - 1)))
+
+    # complete InferenceData (bayeval.relevance._idata): what the model observes, η per draw, prior draws ------
+    def _observed(self):
+        """The judged training documents: Bernoulli ``relevant``, one unit per row."""
+        from bayeval.relevance._idata import Observed
+
+        n = len(self.y)
+        return Observed("relevant", "row", np.arange(n), self.y, np.ones(n))
+
+    def _linear_predictor(self, params: dict) -> np.ndarray:
+        r""":math:`\eta_i=\kappa_i(\beta_0+\beta_1o_i)+a_{t_i}+\sum_s w_{is}u_s` for parameter arrays with leading
+        draw dims: ``(..., n)``."""
+        beta = np.asarray(params["beta"], dtype=np.float64)
+        hyper = np.asarray(params["hyper"], dtype=np.float64)
+        a = np.asarray(params["topic_effect"], dtype=np.float64)
+        u = np.asarray(params["run_effect"], dtype=np.float64)
+        lead = beta.shape[:-1]
+        beta, hyper = beta.reshape(-1, 2), hyper.reshape(-1, 3)
+        a, u = a.reshape(len(beta), -1), u.reshape(len(beta), -1)
+        W2 = self.member.multiply(self.member).tocsr()
+        sd = self.run_sd(hyper)                                        # (D, S)
+        kappa = np.sqrt(1.0 + _PI8 * (hyper[:, :1] ** 2 + (W2 @ (sd ** 2).T).T))  # (D, n)
+        eta = kappa * (beta[:, :1] + beta[:, 1:2] * self.offset[None, :]) + a[:, self.topic] \
+            + (self.member @ u.T).T
+        return eta.reshape(lead + (len(self.y),))
+
+    def _prior_draws(self, size: int, rng: np.random.Generator) -> dict:
+        """(τ, σ0, σ1) half-normal, β normal, a_t ~ N(0, τ²), u_s ~ N(0, σ_s²): the model's proper prior."""
+        pr = self.prior
+        T, S = len(self.topics), len(self.systems)
+        sc = np.array([pr.topic_scale, pr.run_scale, pr.coverage_scale])
+        hyper = np.abs(rng.normal(0.0, 1.0, (size, 3))) * sc
+        beta = np.column_stack([rng.normal(0.0, pr.intercept_sd, size),
+                                rng.normal(pr.slope_mean, pr.slope_sd, size)])
+        return {"beta": beta, "topic_effect": rng.normal(0.0, 1.0, (size, T)) * hyper[:, :1],
+                "run_effect": rng.normal(0.0, 1.0, (size, S)) * self.run_sd(hyper), "hyper": hyper}
 
     def _initial_values(self, point: dict) -> dict:
         """NUTS start of the full model (its free variables are the non-centred effects) from the mode."""
