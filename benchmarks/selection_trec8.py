@@ -5,6 +5,7 @@ For each pair the full TREC-8 qrels are the assessor; a campaign runs until P(Δ
 (runs cut to depth 100, unjudged documents nonrelevant).
 
     python benchmarks/selection_trec8.py --pairs 50 --seed 0 --methods mtc,rtc --out /tmp/sel_trec8.json
+    python benchmarks/selection_trec8.py --pairs 50 --seed 0 --methods rtc --automatic   # automatic runs only
 
 Needs ../shared/data/trec8. Prints one markdown table (docs/judging.md quotes it).
 """
@@ -47,8 +48,14 @@ def main() -> None:
     ap.add_argument("--config", default="rtc-mtc")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--automatic", action="store_true", help="draw pairs of automatic runs only (runs.tsv)")
     args = ap.parse_args()
     names = sorted(p.name[len("input."):-len(".gz")] for p in (DATA / "runs").glob("input.*.gz"))
+    if args.automatic:
+        from bayeval.io import manual_runs
+
+        manual = set(manual_runs(DATA / "runs.tsv"))
+        names = [n for n in names if n not in manual]
     rng = np.random.default_rng(args.seed)
     pairs = []
     while len(pairs) < args.pairs:
@@ -65,8 +72,9 @@ def main() -> None:
     wall = time.perf_counter() - t0
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1))
-    print(f"TREC-8, {args.pairs} random pairs (seed {args.seed}), depth {args.depth}, AP, alpha {args.alpha}, "
-          f"budget {args.budget}; {wall:.0f} s with {args.workers} workers\n")
+    kind = "automatic " if args.automatic else ""
+    print(f"TREC-8, {args.pairs} random pairs of {kind}runs (seed {args.seed}), depth {args.depth}, AP, "
+          f"alpha {args.alpha}, budget {args.budget}; {wall:.0f} s with {args.workers} workers\n")
     print("| method | median judgments | mean judgments | decided | correct of decided | correct, all pairs* |")
     print("|---|---:|---:|---:|---:|---:|")
     for m in args.methods.split(","):
