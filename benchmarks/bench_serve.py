@@ -151,7 +151,7 @@ def main() -> None:
                                                              "judging it (uniform on [0, 2 think]; 0: no pause)")
     ap.add_argument("--kill-think", type=float, default=0.05, help="the same in the kill phase")
     ap.add_argument("--kills", type=int, default=20)
-    ap.add_argument("--kill-per-assessor", type=int, default=150, help="at most this many judgments per assessor "
+    ap.add_argument("--kill-per-assessor", type=int, default=400, help="at most this many judgments per assessor "
                                                                         "in the kill phase (it ends after the kills)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", default=None, help="directory to keep the campaign in (default a temporary one)")
@@ -223,7 +223,7 @@ def main() -> None:
         t.start()
     restarts = []
     for _ in range(args.kills):
-        time.sleep(float(rng.uniform(0.2, 1.5)))
+        time.sleep(float(rng.uniform(0.1, 0.8)))  # short enough that 20 kills land before the pair is decided
         if not any(t.is_alive() for t in team):
             break
         up.clear()
