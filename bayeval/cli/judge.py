@@ -19,7 +19,7 @@ import sys
 import pandas as pd
 
 from bayeval.cli._flags import DeprecatedAlias, add_progress
-from bayeval.cli._inputs import positive_int, probability
+from bayeval.cli._inputs import add_depth_argument, positive_int, probability
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
 from bayeval.methods import SELECTION_METHODS
@@ -52,12 +52,11 @@ def _nonneg(text: str) -> int:
     return value
 
 
-def _selection_options(p: argparse.ArgumentParser, *, depth_default) -> None:
+def _selection_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--measure", default="AP", help="AP, P@k, DCG@k or recall@k (default AP)")
     p.add_argument("--alpha", type=_alpha, default=0.95, help="confidence at which a pair is decided (default 0.95)")
     p.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
-    p.add_argument("--depth", type=positive_int, default=depth_default,
-                   help=f"cut every run to its top D documents (default {depth_default})")
+    add_depth_argument(p)
     p.add_argument("--pairs", type=_pair, action="append", metavar="A:B",
                    help="target pair (repeatable; default every pair of runs)")
     p.add_argument("--pool-depth", type=positive_int, default=None, metavar="K",
@@ -90,7 +89,7 @@ def register(sub) -> None:
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file to create (SQLite)")
     s.add_argument("files", metavar="FILE", nargs="+", help="[QRELS_SO_FAR] RUN... (files or directories)")
     s.add_argument("--qrels", metavar="FILE", help="judgments made so far (instead of a leading positional qrels)")
-    _selection_options(s, depth_default=100)
+    _selection_options(s)
     s.set_defaults(func=_init)
 
     s = cmds.add_parser("next", help="propose the next documents to judge")
@@ -123,7 +122,7 @@ def register(sub) -> None:
                                     "decided (or the budget ends), and check the decisions against the qrels.")
     s.add_argument("qrels", metavar="QRELS", help="complete judgments: the assessor and the truth")
     s.add_argument("runs", metavar="RUN", nargs="+", help="target runs (files or directories)")
-    _selection_options(s, depth_default=100)
+    _selection_options(s)
     s.add_argument("--budget", type=_nonneg, default=None, help="at most N judgments")
     s.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     add_progress(s)
