@@ -140,3 +140,29 @@ def test_r_prec_error_speaks_the_command_line(tmp_path):
     with redirect_stderr(err):
         rc = main(["evaluate", str(tmp_path / "q"), *runs, "--measures", "AP,R-prec"])
     assert rc == 2 and "use --method mc" in err.getvalue() and "method='mc'" not in err.getvalue()
+
+
+def test_table_says_in_one_line_what_is_missing_instead_of_rows_of_na():
+    """Columns missing in every row and rows missing in every numeric column leave the table; one line says
+    which and why; csv keeps them."""
+    import io
+
+    import numpy as np
+
+    from bayeval.cli._output import collapse_missing, write_frame
+
+    frame = pd.DataFrame({"a": ["x", "y", "z"], "m": [1.0, np.nan, 3.0], "s": [0.5, np.nan, 0.1],
+                          "p": [np.nan] * 3})
+    out = io.StringIO()
+    write_frame(frame, "table", out, missing={"p": "tests need two trials", "m": "no judgment"})
+    text = out.getvalue()
+    assert "NA" not in text and "nan" not in text
+    assert "not shown: p missing in every row (tests need two trials); 1 of 3 rows with no value in m, s " \
+           "(no judgment)" in text
+    assert [ln.split()[0] for ln in text.splitlines()[2:4]] == ["x", "z"]
+    out = io.StringIO()
+    write_frame(frame, "csv", out)
+    assert out.getvalue().splitlines()[0] == "a,m,s,p" and len(out.getvalue().splitlines()) == 4
+    full = frame.fillna(0.0)
+    same, note = collapse_missing(full)
+    assert note is None and same is full

@@ -86,6 +86,17 @@ def stage_methods(items, fit: str) -> dict | None:
     return out or None
 
 
+#: Why a column of a stage's posterior summary can be missing (one note line instead of rows of NA).
+_WHY_MISSING = {
+    "sd": "no curvature at the mode: a flat direction of the posterior",
+    "mcse_mean": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+    "mcse_sd": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+    "ess_bulk": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+    "ess_tail": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+    "r_hat": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+}
+
+
 def _extra(items) -> dict:
     out = {}
     for it in items:
@@ -154,5 +165,5 @@ def run(args: argparse.Namespace) -> int:
                   f"divergences {fit.divergences()}", file=out)
         if args.summary:
             write_frame(fit.summary().reset_index(names="param"), args.format if args.out else "table", out,
-                        title=f"{stage} ({fit.method})")
+                        title=f"{stage} ({fit.method})", missing=_WHY_MISSING)
     return 0

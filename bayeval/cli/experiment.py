@@ -248,6 +248,16 @@ def _sim_table(path: str, collection):
     return _one_collection(read_table(path, SIMILARITY_COLUMNS), collection)
 
 
+#: Why a statistic of a study table can be missing (the table's one-line note instead of a column of NA).
+_WHY_MISSING = {
+    "wilcoxon_p": "paired tests need two trials or more with a nonzero difference",
+    "t_p": "paired tests need two trials or more with a nonzero difference",
+    "reached": "incremental pooling has no target confidence",
+    "W_mean": "no pair with a confidence", "calls_95": "no pair with a confidence",
+    "accuracy_95": "no call at confidence 0.95 or more",
+}
+
+
 def _sim_stats(args: argparse.Namespace) -> int:
     from bayeval.cli._output import write_frame
     from bayeval.experiments.similarity_report import similarity_statistics
@@ -255,7 +265,8 @@ def _sim_stats(args: argparse.Namespace) -> int:
     frame = _sim_table(args.table, args.collection)
     st = similarity_statistics(frame)
     table = {"overall": st.overall, "trials": st.per_trial, "tests": st.tests}[args.what]
-    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials")
+    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials",
+                missing=_WHY_MISSING)
     return 0
 
 
@@ -371,7 +382,8 @@ def _stats(args: argparse.Namespace) -> int:
     table = {"overall": st.overall.drop(columns=["W_by_type", "W_by_similarity"]), "bins": st.bins,
              "proper": st.proper, "reliability": st.reliability,
              "pair-type": st.by_pair_type, "similarity": st.by_similarity, "tests": st.tests}[args.what]
-    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials")
+    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials",
+                missing=_WHY_MISSING)
     return 0
 
 
