@@ -279,10 +279,11 @@ def _record(args) -> int:
     return 0
 
 
-def _status_frame(st) -> pd.DataFrame:
+def _status_frame(st, remaining) -> pd.DataFrame:
     f = st.to_frame()
     f["confidence"] = st.confidence
-    cols = ["run_a", "run_b", "expected", "p_less", "confidence", "decided", "sign"]
+    f["remaining"] = remaining
+    cols = ["run_a", "run_b", "expected", "p_less", "confidence", "decided", "sign", "remaining"]
     if st.measure.startswith(("P@", "DCG@")):
         cols += ["lower", "upper"]
     return f[cols]
@@ -294,10 +295,11 @@ def _status(args) -> int:
     with Campaign.open(args.campaign) as camp:
         st = camp.status()
         counts = camp.counts()
+        frame = _status_frame(st, camp.selector().judgments_remaining())
         if args.format == "json":
             out = {"judgments": st.judgments, "by_source": counts, "done": st.done, "exhausted": st.exhausted,
                    "settings": {k: v for k, v in camp.settings.items()},
-                   "pairs": json.loads(_status_frame(st).to_json(orient="records"))}
+                   "pairs": json.loads(frame.to_json(orient="records"))}
             json.dump(out, sys.stdout, indent=1)
             sys.stdout.write("\n")
         else:
@@ -305,7 +307,17 @@ def _status(args) -> int:
                 by = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
                 print(f"{camp.path}: {camp.settings['method']} on {st.measure}; judgments: {by or 'none'}")
                 print(st.summary() + ("; done" if st.done else ""))
-            write_frame(_status_frame(st), args.format)
+            und = frame.loc[~frame["decided"], "remaining"]
+            if args.format == "table" and len(und):
+                known = und[und.notna()]
+                most = f"about {int(known.max())} for the hardest pair" if len(known) else "no estimate"
+                print(f"judgments remaining (estimate, docs/judging.md): {most} ({len(und)} undecided)"
+                      + (f"; {len(und) - len(known)} cannot be decided unless E[Δ] moves"
+                         if len(known) < len(und) else ""))
+            write_frame(frame, args.format, missing={"remaining": "no judgment can decide it at today's E[Δ]"},
+                        legend={"decided": "the confidence reached alpha (or the bounds exclude 0)",
+                                "remaining": "estimated judgments this pair still needs (0: decided; NA: not "
+                                             "decidable at today's E[Δ]); docs/judging.md"})
     return 0
 
 
