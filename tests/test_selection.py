@@ -457,3 +457,16 @@ def test_judgments_remaining_within_a_factor_of_those_needed(measure):
     ratios = np.array(ratios)
     assert np.all((ratios >= 0.1) & (ratios <= 10)), ratios
     assert 1 / 3 <= np.median(ratios) <= 3, ratios
+
+
+def test_rtc_selector_fits_at_most_100_rank_positions():
+    """Full-depth runs (here 120) judge at full depth but fit the rank model on 100 positions, as
+    ``--model-depth``'s default; shorter runs keep their own depth; an explicit model_depth wins."""
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=2, n_systems=2, n_docs=200, depth=120, seed=4)
+    data = RankData.build(col.runs, None)
+    assert RTCSelector(data, refit_every=50).estimator.depth == 100
+    assert RTCSelector(data, refit_every=50, model_depth=30).estimator.depth == 30
+    short = RankData.build(col.runs, None, depth=40)
+    assert RTCSelector(short, refit_every=50).estimator.depth is None
