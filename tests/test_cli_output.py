@@ -72,6 +72,55 @@ def test_every_option_of_every_subcommand_has_help_with_its_default():
     assert not no_default, no_default
 
 
+def _options(dest):
+    """Every (sub-command path, action) of the parser whose destination is ``dest``."""
+    import argparse
+
+    from bayeval.cli.main import build_parser
+
+    found = []
+
+    def walk(parser, path):
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    walk(sub, [*path, name])
+            elif a.dest == dest and a.option_strings and a.help != argparse.SUPPRESS:
+                found.append((" ".join(path), a))
+
+    walk(build_parser(), [])
+    return found
+
+
+def test_depth_means_one_thing_with_one_default_everywhere():
+    """``--depth`` cuts the runs, default all, in every sub-command that has it (judging included); the rtc
+    rank-model positions are ``--model-depth`` wherever a model is fitted."""
+    found = _options("depth")
+    generated = {"demo", "experiment similarity cranfield"}  # runs they build retrieve D documents
+    studies = {p for p, _ in found if p.startswith("experiment") and p not in generated}
+    user = [(p, a) for p, a in found if p not in generated | studies]
+    assert {"measures", "evaluate", "estimate", "report", "judge init", "judge simulate"} <= {p for p, _ in user}
+    assert {(a.default, a.help) for _, a in user} == \
+        {(None, "keep only each run's top D documents (default: all, as trec_eval)")}
+    # the replication studies keep the papers' depth and say so, in the same words
+    assert {(a.default, a.help) for p, a in found if p in studies} == \
+        {(100, "keep only each run's top D documents (default 100, the studies' published setting)")}
+    model = _options("model_depth")
+    assert {p for p, _ in model} == {"evaluate", "estimate", "report"}
+    assert len({(a.default, a.help) for _, a in model}) == 1
+
+
+def test_model_depth_defaults_to_depth_at_most_100():
+    import argparse
+
+    from bayeval.cli.estimate import model_depth
+
+    assert model_depth(argparse.Namespace(model_depth=None, depth=None)) == 100
+    assert model_depth(argparse.Namespace(model_depth=None, depth=1000)) == 100
+    assert model_depth(argparse.Namespace(model_depth=None, depth=20)) == 20
+    assert model_depth(argparse.Namespace(model_depth=300, depth=1000)) == 300
+
+
 def test_r_prec_error_speaks_the_command_line(tmp_path):
     import io
     from contextlib import redirect_stderr
@@ -91,3 +140,29 @@ def test_r_prec_error_speaks_the_command_line(tmp_path):
     with redirect_stderr(err):
         rc = main(["evaluate", str(tmp_path / "q"), *runs, "--measures", "AP,R-prec"])
     assert rc == 2 and "use --method mc" in err.getvalue() and "method='mc'" not in err.getvalue()
+
+
+def test_table_says_in_one_line_what_is_missing_instead_of_rows_of_na():
+    """Columns missing in every row and rows missing in every numeric column leave the table; one line says
+    which and why; csv keeps them."""
+    import io
+
+    import numpy as np
+
+    from bayeval.cli._output import collapse_missing, write_frame
+
+    frame = pd.DataFrame({"a": ["x", "y", "z"], "m": [1.0, np.nan, 3.0], "s": [0.5, np.nan, 0.1],
+                          "p": [np.nan] * 3})
+    out = io.StringIO()
+    write_frame(frame, "table", out, missing={"p": "tests need two trials", "m": "no judgment"})
+    text = out.getvalue()
+    assert "NA" not in text and "nan" not in text
+    assert "not shown: p missing in every row (tests need two trials); 1 of 3 rows with no value in m, s " \
+           "(no judgment)" in text
+    assert [ln.split()[0] for ln in text.splitlines()[2:4]] == ["x", "z"]
+    out = io.StringIO()
+    write_frame(frame, "csv", out)
+    assert out.getvalue().splitlines()[0] == "a,m,s,p" and len(out.getvalue().splitlines()) == 4
+    full = frame.fillna(0.0)
+    same, note = collapse_missing(full)
+    assert note is None and same is full

@@ -270,8 +270,11 @@ def test_cli_campaign(tmp_path, files, col):
     st = json.loads(out)
     assert rc == 0 and st["judgments"] == 4 and len(st["pairs"]) == 3 and st["by_source"]["human"] == 4
     assert {"run_a", "run_b", "p_less", "decided"} <= set(st["pairs"][0])
+    assert all((p["remaining"] == 0) == p["decided"] for p in st["pairs"])
     rc, out, _ = _cli("judge", "status", camp)
-    assert rc == 0 and "4 judgments" in out
+    assert rc == 0 and "4 judgments" in out and "remaining" in out
+    if not all(p["decided"] for p in st["pairs"]):
+        assert "judgments remaining (estimate" in out
     rc, out, _ = _cli("judge", "export", camp, "--out", tmp_path / "x.qrels")
     assert rc == 0 and len(read_qrels(tmp_path / "x.qrels").to_frame()) == 4 + camp_initial(col)
     rc, _, err = _cli("judge", "next", camp, "--n", "2", "--out", tmp_path / "todo.csv")

@@ -11,8 +11,8 @@ from bayeval.errors import BayevalInputError
 from bayeval.io.qrels import read_qrels
 from bayeval.io.runs import RUN_NAME_RULES, read_runs
 
-__all__ = ["add_collection_arguments", "add_format_argument", "add_reading_arguments", "load_collection",
-           "positive_int"]
+__all__ = ["STUDY_DEPTH", "add_collection_arguments", "add_depth_argument", "add_format_argument",
+           "add_reading_arguments", "load_collection", "positive_int"]
 
 
 def positive_int(text: str) -> int:
@@ -38,11 +38,27 @@ def probability(text: str) -> float:
 def add_collection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files or directories of them")
-    parser.add_argument("--depth", type=positive_int, default=None,
-                        help="keep only each run's top D documents (default: all, as trec_eval)")
+    add_depth_argument(parser)
     parser.add_argument("--relevance-level", type=positive_int, default=1, metavar="L",
                         help="minimum grade counted relevant (trec_eval -l; default 1)")
     add_reading_arguments(parser)
+
+
+#: ``--depth`` of the study commands (``experiment ... run``), which replicate papers judged to depth 100.
+STUDY_DEPTH = 100
+
+
+def add_depth_argument(parser: argparse.ArgumentParser, *, study: bool = False) -> None:
+    """``--depth``: keep only each run's top D documents; default all (as trec_eval) in every command on
+    the user's runs. Only the study commands, which replicate published protocols, default to
+    :data:`STUDY_DEPTH` and say so (README.md, "On TREC data")."""
+    if study:
+        parser.add_argument("--depth", type=positive_int, default=STUDY_DEPTH, metavar="D",
+                            help=f"keep only each run's top D documents (default {STUDY_DEPTH}, the studies' "
+                                 "published setting)")
+    else:
+        parser.add_argument("--depth", type=positive_int, default=None, metavar="D",
+                            help="keep only each run's top D documents (default: all, as trec_eval)")
 
 
 def add_reading_arguments(parser: argparse.ArgumentParser) -> None:

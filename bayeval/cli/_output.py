@@ -19,7 +19,7 @@ import pandas as pd
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["FORMATS", "LEGENDS", "format_columns", "write_frame"]
+__all__ = ["FORMATS", "LEGENDS", "collapse_missing", "format_columns", "write_frame"]
 
 FORMATS = ("table", "csv", "json")
 
@@ -97,14 +97,47 @@ def _legend(frame: pd.DataFrame) -> list[str]:
     return [f"  {c}: {LEGENDS[c]}" for c in frame.columns if c in LEGENDS]
 
 
+def collapse_missing(frame: pd.DataFrame, why: dict | None = None) -> tuple[pd.DataFrame, str | None]:
+    """``frame`` without the numeric columns that are missing (NaN) in every row, and without the rows whose
+    numeric columns are all missing, with one line that says what was left out and why.
+
+    ``why`` maps a column name to the reason it can be missing (the reason of a left-out row is that of its
+    first column with one, else "no value"). Returns ``(frame, None)`` when nothing is missing everywhere.
+    A table for people to read never prints rows or columns of NA; csv and json keep them.
+    """
+    why = why or {}
+    num = [c for c in frame.columns if frame[c].dtype.kind == "f"]
+    if not len(frame) or not num:
+        return frame, None
+    cols = [c for c in num if frame[c].isna().all()]
+    rest = [c for c in num if c not in cols]
+    rows = frame[rest].isna().all(axis=1) if rest else pd.Series(False, index=frame.index)
+    parts = []
+    if cols:
+        reasons = sorted({why.get(c, "no value") for c in cols})
+        parts.append(f"{', '.join(map(str, cols))} missing in every row ({'; '.join(reasons)})")
+    if rows.any():
+        reason = next((why[c] for c in rest if c in why), "no value")
+        parts.append(f"{int(rows.sum())} of {len(frame)} rows with no value in {', '.join(map(str, rest))} "
+                     f"({reason})")
+    if not parts:
+        return frame, None
+    return frame.loc[~rows, [c for c in frame.columns if c not in cols]], "not shown: " + "; ".join(parts)
+
+
 def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *, title: str | None = None,
-                float_digits: int = 4, legend: dict | None = None, empty: str = "no rows") -> None:
+                float_digits: int = 4, legend: dict | None = None, empty: str = "no rows",
+                missing: dict | None = None) -> None:
     """Print ``frame`` as ``table`` (aligned; rich only on a terminal wide enough), ``csv`` or ``json``
     (a list of records). ``legend`` adds or overrides column explanations; ``empty`` is said on stderr
-    when the frame has no rows."""
+    when the frame has no rows. A table leaves out columns and rows that are missing everywhere and says so
+    in one line (:func:`collapse_missing`; ``missing`` maps a column to why it can be missing)."""
     out = out or sys.stdout
     if fmt not in FORMATS:
         raise BayevalInputError(f"--format: must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    note = None
+    if fmt == "table":
+        frame, note = collapse_missing(frame, missing)
     if frame.empty:
         print(f"bayeval: note: {empty}" + (f" ({title})" if title else ""), file=sys.stderr)
     if fmt == "csv":
@@ -136,6 +169,8 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *, tit
         Console(file=out, width=width).print(table)
     else:
         out.write(plain)
+    if note:
+        out.write(f"  {note}\n")
     if legends:
         out.write("\n".join(legends) + "\n")
 

@@ -33,7 +33,8 @@ def register(sub) -> None:
     p.add_argument("--systems", type=positive_int, default=8, help="number of systems (default 8)")
     p.add_argument("--topics", type=positive_int, default=25, help="number of topics (default 25)")
     p.add_argument("--docs", type=positive_int, default=400, help="candidate documents per topic (default 400)")
-    p.add_argument("--depth", type=positive_int, default=100, help="documents retrieved per topic (default 100)")
+    p.add_argument("--depth", type=positive_int, default=100, metavar="D",
+                   help="documents each generated run retrieves per topic (default 100)")
     p.add_argument("--judged-depth", type=positive_int, default=5, help="pool depth judged (default 5)")
     p.add_argument("--default-p", type=probability, default=None,
                    help="one probability of relevance for every unjudged document instead of the model "

@@ -10,8 +10,11 @@ from bayeval.cli._inputs import add_collection_arguments, add_format_argument, l
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
-__all__ = ["add_stage_fit_argument", "register", "run", "stage_methods"]
+__all__ = ["MODEL_DEPTH", "add_model_depth_argument", "add_stage_fit_argument", "model_depth", "register", "run",
+           "stage_methods"]
 
+#: Default rank positions of the rtc rank-coefficient model: the depth TREC pools were judged to.
+MODEL_DEPTH = 100
 
 
 def register(sub) -> None:
@@ -22,11 +25,7 @@ def register(sub) -> None:
                     "mtc-eval's format 'topic Q0 docno prob'. --model takes a kind (rtc, similarity, uniform, "
                     "smoothed), the name of a shipped configuration (e.g. rtc-mtc, rtc-weak) or a .toml path.")
     add_collection_arguments(p)
-    p.set_defaults(depth=100)
-    for action in p._actions:
-        if action.dest == "depth":
-            action.help = ("keep each run's top D documents; also the rank positions of the rtc model; documents "
-                           "written are those some run retrieves within D (default 100)")
+    add_model_depth_argument(p)
     p.add_argument("--model", default="rtc", metavar="MODEL",
                    help="rtc | similarity | uniform | smoothed | a configuration name or .toml (default rtc)")
     p.add_argument("--fit", choices=FIT_METHODS, default="map",
@@ -53,6 +52,18 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def add_model_depth_argument(parser) -> None:
+    """``--model-depth``: rank positions of the rtc rank-coefficient model (``--depth`` only cuts the runs)."""
+    parser.add_argument("--model-depth", type=positive_int, default=None, metavar="D",
+                        help="rank positions of the rank-coefficient model (default: --depth, at most 100); "
+                             "documents below it count as unretrieved for the model")
+
+
+def model_depth(args) -> int:
+    """The rank-model depth of ``--model-depth`` / ``--depth``: ``--model-depth``, else min(--depth, 100)."""
+    return args.model_depth or min(args.depth or MODEL_DEPTH, MODEL_DEPTH)
+
+
 def add_stage_fit_argument(parser) -> None:
     parser.add_argument("--stage-fit", action="append", default=[], metavar="STAGE=METHOD",
                         help="rtc: fit method of one stage (rank, calibration, aggregation), overriding --fit; "
@@ -73,6 +84,17 @@ def stage_methods(items, fit: str) -> dict | None:
                                     f"METHOD in {', '.join(FIT_METHODS)}, got {it!r}")
         out[stage] = method
     return out or None
+
+
+#: Why a column of a stage's posterior summary can be missing (one note line instead of rows of NA).
+_WHY_MISSING = {
+    "sd": "no curvature at the mode: a flat direction of the posterior",
+    "mcse_mean": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+    "mcse_sd": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+    "ess_bulk": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+    "ess_tail": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+    "r_hat": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
+}
 
 
 def _extra(items) -> dict:
@@ -111,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     data = RankData.build(runs, qrels, depth=args.depth)
     est = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
                                  seed=args.seed, extra=_extra(args.extra) or None, stage_methods=stages,
+                                 depth=model_depth(args) if cfg.kind == "rtc" else None,
                                  draws=args.posterior_draws,
                                  tune=args.tune, chains=args.chains, cores=args.cores, **kw)
     # only documents some run retrieves within depth (the pool), never judged-only ones
@@ -142,5 +165,5 @@ def run(args: argparse.Namespace) -> int:
                   f"divergences {fit.divergences()}", file=out)
         if args.summary:
             write_frame(fit.summary().reset_index(names="param"), args.format if args.out else "table", out,
-                        title=f"{stage} ({fit.method})")
+                        title=f"{stage} ({fit.method})", missing=_WHY_MISSING)
     return 0

@@ -63,12 +63,10 @@ def register(sub) -> None:
                         "(rtc-mtc, rtc-weak, ...) or a .toml path")
     g.add_argument("--fit", choices=FIT_METHODS, default=None,
                    help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
-    from bayeval.cli.estimate import add_stage_fit_argument
+    from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument
 
     add_stage_fit_argument(g)
-    g.add_argument("--model-depth", type=positive_int, default=None,
-                   help="rank positions of the rank-coefficient model (default: --depth, at most 100); "
-                        "documents below it count as unretrieved for the model")
+    add_model_depth_argument(g)
     add_posterior_draws(g, 1000, old="--fit-draws")
     g.add_argument("--tune", type=positive_int, default=1000, help="NUTS tuning steps per chain (default 1000)")
     g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
@@ -100,7 +98,7 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
 
 
 def _fit_model(args: argparse.Namespace, data, fit: str):
-    from bayeval.cli.estimate import stage_methods
+    from bayeval.cli.estimate import model_depth, stage_methods
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
@@ -110,7 +108,7 @@ def _fit_model(args: argparse.Namespace, data, fit: str):
         raise BayevalInputError("--model similarity: needs document texts; write its probabilities with "
                                 "'bayeval estimate --model similarity --texts FILE --out probs.txt' and pass "
                                 "--probabilities probs.txt")
-    depth = args.model_depth or min(args.depth or 100, 100)
+    depth = model_depth(args)
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
                                  seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
                                  stage_methods=stage_methods(args.stage_fit, fit) if cfg.kind == "rtc" else None,

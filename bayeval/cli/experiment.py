@@ -19,7 +19,7 @@ import shlex
 import sys
 
 from bayeval.cli._flags import add_progress
-from bayeval.cli._inputs import positive_int
+from bayeval.cli._inputs import add_depth_argument, positive_int
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
@@ -64,7 +64,7 @@ def register(sub) -> None:
     r.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
     r.add_argument("--k", type=positive_int, default=10, help="runs per trial (default 10)")
     r.add_argument("--c", type=positive_int, default=2, help="original runs judged per trial (default 2)")
-    r.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
+    add_depth_argument(r, study=True)
     r.add_argument("--alpha", type=_alpha, default=0.95, help="confidence that stops judging (default 0.95)")
     r.add_argument("--methods", type=_csv_list, default=("mtc", "rtc", "bayes", "ip"),
                    help="comma-separated among mtc, rtc, bayes, ip (default all)")
@@ -197,7 +197,8 @@ def _register_similarity(studies, parser_class) -> None:
                                     "qrels.txt (complete: cranqrel codes 1-4 relevant) and texts.tsv.")
     c.add_argument("source", metavar="CRANFIELD_DIR", help="cran.all.1400.gz, cran.qry.gz, cranqrel.gz")
     c.add_argument("out", metavar="OUT_DIR", help="collection directory to write")
-    c.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
+    c.add_argument("--depth", type=positive_int, default=100, metavar="D",
+                   help="documents each generated run retrieves per query (default 100)")
     c.set_defaults(func=_sim_cranfield)
     sim.set_defaults(func=lambda args: (sim.print_help(sys.stderr), 2)[1])
 
@@ -207,7 +208,7 @@ def _similarity_settings(p) -> None:
     p.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
     p.add_argument("--k", type=_optional_int, default=10, help="runs per trial, or 'all' (default 10)")
     p.add_argument("--topics", type=_optional_int, default=None, help="topics drawn per trial (default: all)")
-    p.add_argument("--depth", type=positive_int, default=100, help="run depth (default 100)")
+    add_depth_argument(p, study=True)
     p.add_argument("--alpha", type=_alpha, default=0.95, help="target confidence (default 0.95)")
     p.add_argument("--stop", choices=("accuracy", "decided"), default="accuracy",
                    help="stop when the expected pairwise accuracy reaches alpha (default) or every pair is decided")
@@ -247,6 +248,16 @@ def _sim_table(path: str, collection):
     return _one_collection(read_table(path, SIMILARITY_COLUMNS), collection)
 
 
+#: Why a statistic of a study table can be missing (the table's one-line note instead of a column of NA).
+_WHY_MISSING = {
+    "wilcoxon_p": "paired tests need two trials or more with a nonzero difference",
+    "t_p": "paired tests need two trials or more with a nonzero difference",
+    "reached": "incremental pooling has no target confidence",
+    "W_mean": "no pair with a confidence", "calls_95": "no pair with a confidence",
+    "accuracy_95": "no call at confidence 0.95 or more",
+}
+
+
 def _sim_stats(args: argparse.Namespace) -> int:
     from bayeval.cli._output import write_frame
     from bayeval.experiments.similarity_report import similarity_statistics
@@ -254,7 +265,8 @@ def _sim_stats(args: argparse.Namespace) -> int:
     frame = _sim_table(args.table, args.collection)
     st = similarity_statistics(frame)
     table = {"overall": st.overall, "trials": st.per_trial, "tests": st.tests}[args.what]
-    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials")
+    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials",
+                missing=_WHY_MISSING)
     return 0
 
 
@@ -370,7 +382,8 @@ def _stats(args: argparse.Namespace) -> int:
     table = {"overall": st.overall.drop(columns=["W_by_type", "W_by_similarity"]), "bins": st.bins,
              "proper": st.proper, "reliability": st.reliability,
              "pair-type": st.by_pair_type, "similarity": st.by_similarity, "tests": st.tests}[args.what]
-    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials")
+    write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials",
+                missing=_WHY_MISSING)
     return 0
 
 

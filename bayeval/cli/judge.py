@@ -19,7 +19,7 @@ import sys
 import pandas as pd
 
 from bayeval.cli._flags import DeprecatedAlias, add_progress
-from bayeval.cli._inputs import positive_int, probability
+from bayeval.cli._inputs import add_depth_argument, positive_int, probability
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
 from bayeval.methods import SELECTION_METHODS
@@ -52,12 +52,11 @@ def _nonneg(text: str) -> int:
     return value
 
 
-def _selection_options(p: argparse.ArgumentParser, *, depth_default) -> None:
+def _selection_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--measure", default="AP", help="AP, P@k, DCG@k or recall@k (default AP)")
     p.add_argument("--alpha", type=_alpha, default=0.95, help="confidence at which a pair is decided (default 0.95)")
     p.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
-    p.add_argument("--depth", type=positive_int, default=depth_default,
-                   help=f"cut every run to its top D documents (default {depth_default})")
+    add_depth_argument(p)
     p.add_argument("--pairs", type=_pair, action="append", metavar="A:B",
                    help="target pair (repeatable; default every pair of runs)")
     p.add_argument("--pool-depth", type=positive_int, default=None, metavar="K",
@@ -90,7 +89,7 @@ def register(sub) -> None:
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file to create (SQLite)")
     s.add_argument("files", metavar="FILE", nargs="+", help="[QRELS_SO_FAR] RUN... (files or directories)")
     s.add_argument("--qrels", metavar="FILE", help="judgments made so far (instead of a leading positional qrels)")
-    _selection_options(s, depth_default=100)
+    _selection_options(s)
     s.set_defaults(func=_init)
 
     s = cmds.add_parser("next", help="propose the next documents to judge")
@@ -123,7 +122,7 @@ def register(sub) -> None:
                                     "decided (or the budget ends), and check the decisions against the qrels.")
     s.add_argument("qrels", metavar="QRELS", help="complete judgments: the assessor and the truth")
     s.add_argument("runs", metavar="RUN", nargs="+", help="target runs (files or directories)")
-    _selection_options(s, depth_default=100)
+    _selection_options(s)
     s.add_argument("--budget", type=_nonneg, default=None, help="at most N judgments")
     s.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     add_progress(s)
@@ -280,10 +279,11 @@ def _record(args) -> int:
     return 0
 
 
-def _status_frame(st) -> pd.DataFrame:
+def _status_frame(st, remaining) -> pd.DataFrame:
     f = st.to_frame()
     f["confidence"] = st.confidence
-    cols = ["run_a", "run_b", "expected", "p_less", "confidence", "decided", "sign"]
+    f["remaining"] = remaining
+    cols = ["run_a", "run_b", "expected", "p_less", "confidence", "decided", "sign", "remaining"]
     if st.measure.startswith(("P@", "DCG@")):
         cols += ["lower", "upper"]
     return f[cols]
@@ -295,10 +295,11 @@ def _status(args) -> int:
     with Campaign.open(args.campaign) as camp:
         st = camp.status()
         counts = camp.counts()
+        frame = _status_frame(st, camp.selector().judgments_remaining())
         if args.format == "json":
             out = {"judgments": st.judgments, "by_source": counts, "done": st.done, "exhausted": st.exhausted,
                    "settings": {k: v for k, v in camp.settings.items()},
-                   "pairs": json.loads(_status_frame(st).to_json(orient="records"))}
+                   "pairs": json.loads(frame.to_json(orient="records"))}
             json.dump(out, sys.stdout, indent=1)
             sys.stdout.write("\n")
         else:
@@ -306,7 +307,17 @@ def _status(args) -> int:
                 by = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
                 print(f"{camp.path}: {camp.settings['method']} on {st.measure}; judgments: {by or 'none'}")
                 print(st.summary() + ("; done" if st.done else ""))
-            write_frame(_status_frame(st), args.format)
+            und = frame.loc[~frame["decided"], "remaining"]
+            if args.format == "table" and len(und):
+                known = und[und.notna()]
+                most = f"about {int(known.max())} for the hardest pair" if len(known) else "no estimate"
+                print(f"judgments remaining (estimate, docs/judging.md): {most} ({len(und)} undecided)"
+                      + (f"; {len(und) - len(known)} cannot be decided unless E[Δ] moves"
+                         if len(known) < len(und) else ""))
+            write_frame(frame, args.format, missing={"remaining": "no judgment can decide it at today's E[Δ]"},
+                        legend={"decided": "the confidence reached alpha (or the bounds exclude 0)",
+                                "remaining": "estimated judgments this pair still needs (0: decided; NA: not "
+                                             "decidable at today's E[Δ]); docs/judging.md"})
     return 0
 
 

@@ -7,6 +7,7 @@ import sys
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, load_collection, positive_int, probability
+from bayeval.cli.estimate import add_model_depth_argument
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
@@ -51,8 +52,7 @@ def register(sub) -> None:
                         ".toml path")
     g.add_argument("--fit", choices=FIT_METHODS, default="laplace",
                    help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
-    g.add_argument("--model-depth", type=positive_int, default=None,
-                   help="rank positions of the rank-coefficient model (default: --depth, at most 100)")
+    add_model_depth_argument(g)
     add_posterior_draws(g, 1000)
     g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
     g.add_argument("--p-draws", type=positive_int, default=200, help="posterior draws of p to use (default 200)")
@@ -67,13 +67,13 @@ def run(args: argparse.Namespace) -> int:
     data = RankData.build(runs, qrels, depth=args.depth)
     probs = None
     if args.model is not None:
-        from bayeval.cli.estimate import stage_methods
+        from bayeval.cli.estimate import model_depth, stage_methods
         from bayeval.relevance import estimate_probabilities, load_config
 
         cfg = load_config(args.model)
         if cfg.kind == "similarity":
             raise BayevalInputError("--model similarity: needs document texts; use 'bayeval estimate' first")
-        depth = args.model_depth or min(args.depth or 100, 100)
+        depth = model_depth(args)
         probs = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
                                        seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
                                        stage_methods=stage_methods([], args.fit) if cfg.kind == "rtc" else None,

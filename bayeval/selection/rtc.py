@@ -128,6 +128,10 @@ class RTCSelector(RefitSelector):
         (docs/judging.md).
     seed : int, optional
         Seed of the fits (the ``"map"`` fit is deterministic; kept for sampled configurations).
+    model_depth : int, optional
+        Rank positions of the rank-coefficient model; documents ranked below count as unretrieved for
+        the model (they are still selected and measured). Default: the runs' depth, at most 100, so that
+        a campaign over full-depth (1000) runs fits 100 positions per run, as the CLI's ``--model-depth``.
     **kwargs
         As for :class:`MTCSelector` (``probabilities``/``default_p`` are replaced by the model's).
 
@@ -153,12 +157,16 @@ class RTCSelector(RefitSelector):
     2
     """
 
-    def __init__(self, data: RankData, *, refit_every: int = 10, config="rtc-mtc", seed=0, **kwargs) -> None:
+    def __init__(self, data: RankData, *, refit_every: int = 10, config="rtc-mtc", seed=0,
+                 model_depth: int | None = None, **kwargs) -> None:
         from bayeval.relevance import HierarchicalConfig, HierarchicalEstimator, RTCEstimator, load_config
 
         cfg = load_config(config)
+        longest = max((int(tr.lengths.max(initial=0)) for tr in data), default=0) if isinstance(data, RankData) else 0
+        if model_depth is None and longest > 100:
+            model_depth = 100
         self.hierarchical = HierarchicalEstimator(cfg) if isinstance(cfg, HierarchicalConfig) else None
-        self.estimator = RTCEstimator(cfg.base if self.hierarchical is not None else cfg)
+        self.estimator = RTCEstimator(cfg.base if self.hierarchical is not None else cfg, depth=model_depth)
         self.seed = seed
         self._fit = None
         super().__init__(data, self._rtc_estimate, refit_every=refit_every, method="rtc", **kwargs)

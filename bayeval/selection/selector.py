@@ -175,6 +175,39 @@ class Selector:
         """The target pairs now: E, Var and P(Δ<0) of the mean difference, bounds, decisions."""
         return self._status
 
+    def judgments_remaining(self) -> np.ndarray:
+        """Per target pair, an estimate of the judgments it still needs (0 when decided; ``nan`` when no
+        amount of judging would decide it with :math:`E[\\Delta]` where it is now).
+
+        The variance-removal estimate of :func:`bayeval.selection.remaining.judgments_to_decide`: the
+        fewest unjudged documents whose shares of :math:`\\mathrm{Var}[\\Delta]` bring the pair to
+        :math:`|E[\\Delta]| \\ge z_\\alpha \\mathrm{sd}` (docs/judging.md, "Judgments remaining").
+        """
+        from bayeval.selection.remaining import judgments_to_decide
+
+        st = self._status
+        out = np.zeros(len(self._pa))
+        und = np.flatnonzero(~st.decided)
+        if not len(und):
+            return out
+        T = max(len(self.data), 1)
+        shares = []  # per topic, (n_unjudged, len(und))
+        for t in range(len(self.data)):
+            free = ~self._judged[t]
+            if not free.any():
+                continue
+            p = self._p[t][free]
+            w = self._pair_weights(t, und)[0][free]
+            c = (p * (1.0 - p))[:, None] * (self._g_rel * w) ** 2
+            if not self.measure.linear:  # first-order shares, rescaled to the topic's exact variance
+                tot = c.sum(axis=0)
+                c = c * np.where(tot > 0, self._v[und, t] / np.where(tot > 0, tot, 1.0), 0.0)
+            shares.append(c / T**2)
+        allc = np.concatenate(shares) if shares else np.zeros((0, len(und)))
+        for j, k in enumerate(und):
+            out[k] = judgments_to_decide(st.expected[k], st.variance[k], allc[:, j], self.alpha)
+        return out
+
     def probabilities(self) -> list[np.ndarray]:
         """Per topic, the current probability of relevance (1/0 for judged documents)."""
         return [p.copy() for p in self._p]
