@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -45,3 +47,19 @@ def write_collection_dir(col, root: Path) -> Path:
 def collection_dir_writer():
     """:func:`write_collection_dir` for fixtures of test modules."""
     return write_collection_dir
+
+
+def run_cli(*argv) -> tuple[int, str, str]:
+    """``bayeval ARGV...`` in this process: exit code (argparse usage errors included), stdout, stderr.
+
+    Test modules import it (``from conftest import run_cli``): pytest puts tests/ on ``sys.path``.
+    """
+    from bayeval.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            rc = main([str(a) for a in argv])
+        except SystemExit as exc:  # argparse usage errors
+            rc = exc.code
+    return rc, out.getvalue(), err.getvalue()

@@ -6,26 +6,17 @@ import io
 import json
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 
-from bayeval.cli.main import main
 from bayeval.io.qrels import write_qrels
 from bayeval.io.runs import write_run
 from bayeval.synthetic import make_collection
 
-
-def _cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main(list(argv))
-        except SystemExit as exc:  # argparse usage errors
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+_cli = run_cli
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 
 import matplotlib
 
@@ -12,22 +11,14 @@ matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from conftest import run_cli  # noqa: E402
 
-from bayeval.cli.main import main  # noqa: E402
 from bayeval.design import read_design  # noqa: E402
 from bayeval.io.qrels import write_qrels  # noqa: E402
 from bayeval.io.runs import write_run  # noqa: E402
 from bayeval.synthetic import make_collection  # noqa: E402
 
-
-def _cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:  # argparse usage errors
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+_cli = run_cli
 
 
 @pytest.fixture(scope="module")

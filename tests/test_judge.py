@@ -11,27 +11,18 @@ import subprocess
 import sys
 import textwrap
 import time
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 
-from bayeval.cli.main import main
 from bayeval.errors import BayevalInputError, FileFormatError
 from bayeval.io import read_qrels, write_qrels, write_run
 from bayeval.selection import Campaign, QrelsAssessor, read_judgments
 from bayeval.synthetic import make_collection
 
-
-def _cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+_cli = run_cli
 
 
 @pytest.fixture(scope="module")

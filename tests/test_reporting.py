@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
+from conftest import run_cli
 
-from bayeval.cli.main import main
 from bayeval.data import RankData
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.io.qrels import write_qrels
@@ -18,15 +16,7 @@ from bayeval.io.runs import write_run
 from bayeval.reporting import make_report
 from bayeval.synthetic import make_collection
 
-
-def _cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue()
+_cli = run_cli
 
 
 @pytest.fixture(scope="module")
