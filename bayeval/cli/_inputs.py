@@ -12,27 +12,35 @@ from bayeval.io.qrels import read_qrels
 from bayeval.io.runs import RUN_NAME_RULES, read_runs
 
 __all__ = ["STUDY_DEPTH", "add_collection_arguments", "add_depth_argument", "add_format_argument",
-           "add_reading_arguments", "load_collection", "positive_int"]
+           "add_reading_arguments", "confidence", "level", "load_collection", "nonnegative_int", "number_in", "port",
+           "positive_int", "probability"]
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def number_in(cast, low=None, high=None, *, open_low: bool = False, open_high: bool = False, what: str):
+    """An argparse ``type``: ``cast(text)`` within [low, high] (open ends as asked), else a one-line error
+    ``expected {what}, got '...'`` that argparse prints with the option's name."""
+
+    def parse(text: str):
+        try:
+            value = cast(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        below = low is not None and (value <= low if open_low else value < low)
+        above = high is not None and (value >= high if open_high else value > high)
+        if below or above or value != value:  # value != value: NaN
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    parse.__name__ = what  # argparse names the type by it in its own messages
+    return parse
 
 
-def probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
-    return value
+positive_int = number_in(int, 1, what="a positive integer")
+nonnegative_int = number_in(int, 0, what="a non-negative integer")
+probability = number_in(float, 0.0, 1.0, what="a number in [0, 1]")
+level = number_in(float, 0.0, 1.0, open_low=True, open_high=True, what="a number in (0, 1)")
+confidence = number_in(float, 0.5, 1.0, open_low=True, open_high=True, what="a confidence level in (0.5, 1)")
+port = number_in(int, 0, 65535, what="a port number in 0..65535")
 
 
 def add_collection_arguments(parser: argparse.ArgumentParser) -> None:

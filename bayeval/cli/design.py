@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from bayeval.cli._flags import add_mc_draws
-from bayeval.cli._inputs import add_format_argument, positive_int, probability
+from bayeval.cli._inputs import add_format_argument, level, nonnegative_int, positive_int
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
 
@@ -21,21 +21,8 @@ __all__ = ["register"]
 TABLES = ("summary", "agreement", "groups", "sites", "runs", "pairs", "scores")
 
 
-def _nonneg_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
 
 
-def _level(text: str) -> float:
-    value = probability(text)
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
 
 
 def register(sub) -> None:
@@ -54,7 +41,7 @@ def register(sub) -> None:
                     help="number of sites m, comma-separated site names, or a run/site table (runs.tsv)")
     pl.add_argument("--largest", type=positive_int, default=None, metavar="M",
                     help="with a run/site table: count only the M sites with the most runs")
-    pl.add_argument("--min-baseline", type=_nonneg_int, default=0, metavar="N0",
+    pl.add_argument("--min-baseline", type=nonnegative_int, default=0, metavar="N0",
                     help="least size n0 of the all-site baseline (default 0)")
     pl.add_argument("--k", default=None, metavar="K", help="k values: '2', '1,2,3' or '1-4' (default 1..m-1)")
     add_format_argument(pl)
@@ -73,7 +60,7 @@ def register(sub) -> None:
     a.add_argument("--largest", type=positive_int, default=None, metavar="M",
                    help="with a run/site table: keep the M sites with the most runs (ties by name)")
     a.add_argument("--k", type=positive_int, required=True, help="sites held out of each non-baseline topic")
-    a.add_argument("--min-baseline", type=_nonneg_int, default=0, metavar="N0",
+    a.add_argument("--min-baseline", type=nonnegative_int, default=0, metavar="N0",
                    help="least size n0 of the all-site baseline (default 0)")
     a.add_argument("--blocks", type=positive_int, default=None, help="number of blocks b (default the largest)")
     a.add_argument("--leftover", choices=("baseline", "round-robin"), default="baseline",
@@ -105,7 +92,7 @@ def register(sub) -> None:
     z.add_argument("--measure", default=None, help="measure (default AP; with --scores, the file's only one)")
     z.add_argument("--fill-missing", type=float, default=None, metavar="X",
                    help="with --scores: value for (run, topic) pairs absent from the file (e.g. 0)")
-    z.add_argument("--alpha", type=_level, default=0.05, help="significance level of the pairwise tests (default 0.05)")
+    z.add_argument("--alpha", type=level, default=0.05, help="significance level of the pairwise tests (default 0.05)")
     z.add_argument("--test", choices=("t", "wilcoxon"), default="t", help="pairwise test (default paired t)")
     z.add_argument("--adjust", choices=("none", "bonferroni", "holm"), default="none",
                    help="multiple-comparison adjustment within each site / pair of sites (default none)")

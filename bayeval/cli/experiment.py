@@ -19,7 +19,7 @@ import shlex
 import sys
 
 from bayeval.cli._flags import add_progress
-from bayeval.cli._inputs import add_depth_argument, positive_int
+from bayeval.cli._inputs import add_depth_argument, confidence, positive_int
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
@@ -30,14 +30,6 @@ def _csv_list(text: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in text.split(",") if x.strip())
 
 
-def _alpha(text: str) -> float:
-    try:
-        a = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.5 < a < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0.5, 1), got {a}")
-    return a
 
 
 def _budget(text: str) -> int | None:
@@ -65,7 +57,7 @@ def register(sub) -> None:
     r.add_argument("--k", type=positive_int, default=10, help="runs per trial (default 10)")
     r.add_argument("--c", type=positive_int, default=2, help="original runs judged per trial (default 2)")
     add_depth_argument(r, study=True)
-    r.add_argument("--alpha", type=_alpha, default=0.95, help="confidence that stops judging (default 0.95)")
+    r.add_argument("--alpha", type=confidence, default=0.95, help="confidence that stops judging (default 0.95)")
     r.add_argument("--methods", type=_csv_list, default=("mtc", "rtc", "bayes", "ip"),
                    help="comma-separated among mtc, rtc, bayes, ip (default all)")
     r.add_argument("--confidences", type=_csv_list, default=("paper", "delta", "exact", "mc"),
@@ -209,7 +201,7 @@ def _similarity_settings(p) -> None:
     p.add_argument("--k", type=_optional_int, default=10, help="runs per trial, or 'all' (default 10)")
     p.add_argument("--topics", type=_optional_int, default=None, help="topics drawn per trial (default: all)")
     add_depth_argument(p, study=True)
-    p.add_argument("--alpha", type=_alpha, default=0.95, help="target confidence (default 0.95)")
+    p.add_argument("--alpha", type=confidence, default=0.95, help="target confidence (default 0.95)")
     p.add_argument("--stop", choices=("accuracy", "decided"), default="accuracy",
                    help="stop when the expected pairwise accuracy reaches alpha (default) or every pair is decided")
     p.add_argument("--methods", type=_csv_list, default=("sim", "one", "ip"),

@@ -19,7 +19,7 @@ import sys
 import pandas as pd
 
 from bayeval.cli._flags import DeprecatedAlias, add_progress
-from bayeval.cli._inputs import add_depth_argument, positive_int, probability
+from bayeval.cli._inputs import add_depth_argument, confidence, nonnegative_int, port, positive_int, probability
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
 from bayeval.methods import SELECTION_METHODS
@@ -35,26 +35,14 @@ def _pair(text: str) -> tuple[str, str]:
     return a, b
 
 
-def _alpha(text: str) -> float:
-    value = probability(text)
-    if not 0.5 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a confidence level in (0.5, 1), got {text!r}")
-    return value
 
 
-def _nonneg(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
 
 
 def _selection_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--measure", default="AP", help="AP, P@k, DCG@k or recall@k (default AP)")
-    p.add_argument("--alpha", type=_alpha, default=0.95, help="confidence at which a pair is decided (default 0.95)")
+    p.add_argument("--alpha", type=confidence, default=0.95,
+                   help="confidence at which a pair is decided (default 0.95)")
     p.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
     add_depth_argument(p)
     p.add_argument("--pairs", type=_pair, action="append", metavar="A:B",
@@ -123,7 +111,7 @@ def register(sub) -> None:
     s.add_argument("qrels", metavar="QRELS", help="complete judgments: the assessor and the truth")
     s.add_argument("runs", metavar="RUN", nargs="+", help="target runs (files or directories)")
     _selection_options(s)
-    s.add_argument("--budget", type=_nonneg, default=None, help="at most N judgments")
+    s.add_argument("--budget", type=nonnegative_int, default=None, help="at most N judgments")
     s.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     add_progress(s)
     s.set_defaults(func=_simulate)
@@ -148,14 +136,6 @@ def register(sub) -> None:
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number in 0..65535, got {text!r}")
-    return value
 
 
 def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:
@@ -166,7 +146,7 @@ def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:
                                                       "topic<TAB>title[<TAB>desc[<TAB>narr]] lines")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other address "
                                                        "requires the token printed at start)")
-    p.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=port, default=8000, help="port (default 8000)")
     p.add_argument("--lease-seconds", type=positive_int, default=600,
                    help="how long a document stays reserved to its assessor (default 600)")
 

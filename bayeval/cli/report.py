@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
-from bayeval.cli._inputs import add_collection_arguments, load_collection, positive_int, probability
+from bayeval.cli._inputs import add_collection_arguments, level, load_collection, positive_int, probability
 from bayeval.cli.estimate import add_model_depth_argument
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
@@ -15,14 +15,6 @@ __all__ = ["register"]
 
 
 
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
 
 
 def register(sub) -> None:
@@ -36,7 +28,7 @@ def register(sub) -> None:
                     "--default-p.")
     add_collection_arguments(p)
     p.add_argument("--measure", default="AP", help="per-topic measure whose mean is reported (default AP: MAP)")
-    p.add_argument("--level", type=_level, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--level", type=level, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--judged-k", type=positive_int, default=10, metavar="K",
                    help="k of the judged@k column (default 10)")
     p.add_argument("--default-p", type=probability, default=0.5,
