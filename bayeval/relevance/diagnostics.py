@@ -365,7 +365,7 @@ def prior_predictive_check(data, config="rtc-default", *, draws: int = 100, meas
     rates = np.empty(draws)
     expected = np.empty((draws, len(data.systems)))
     for k in range(draws):
-        feats = fit._features_from(prior["theta"][k], prior["A"][k], prior["B"][k])
+        feats = fit.features_at(prior["theta"][k], prior["A"][k], prior["B"][k])
         l0 = prior["lam0"][k] if "lam0" in prior else None
         ps = [ExpertAggregation.predict(f, prior["lam"][k], l0) for f in feats]
         rates[k] = float(np.concatenate(ps).mean())

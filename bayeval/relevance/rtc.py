@@ -31,7 +31,7 @@ from bayeval.relevance.config import RTCConfig, load_config
 from bayeval.relevance.rank_coefficients import RankCoefficients
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 
-__all__ = ["RTCEstimator", "RTCFit", "complete_prefix"]
+__all__ = ["RTCEstimator", "RTCFit", "aggregation_features", "complete_prefix"]
 
 STAGES = ("rank", "calibration", "aggregation")
 _LOGIT_LO = float(np.log(1e-6 / (1 - 1e-6)))  # logit of expert_features' clipping bound
@@ -121,6 +121,32 @@ def _agg_features(eta: np.ndarray, features: str) -> np.ndarray:
     return expert_features(expit(eta), features)
 
 
+def aggregation_features(rank_model: RankCoefficients, design: _Design, config: RTCConfig, theta: np.ndarray,
+                         A: np.ndarray, B: np.ndarray, extra_columns=()) -> list[np.ndarray]:
+    r"""Per topic, the features :math:`f(q_{ij})` of every document for the aggregation stage.
+
+    :math:`q_{ij}=\sigma(A_j+B_jx_{ij})` with :math:`x_{ij}` the calibration input of document i's
+    position in system j's list (:math:`q^*` or θ, ``config.calibration.scale``), and f the
+    ``config.aggregation.features`` transform; the extra expert columns (per topic, (n_t, k)) are
+    appended through the same f. Pure: the same stage values give the same features, whether they are
+    the point estimates (:meth:`RTCEstimator.fit`) or one posterior or prior draw.
+
+    Returns
+    -------
+    list of ndarray
+        Per topic, (n_t, S + k).
+    """
+    qs = _calibration_input(rank_model, theta, config.calibration)
+    feat = config.aggregation.features
+    out = []
+    for t, pos in enumerate(design.positions):
+        f = _agg_features(A[None, :] + B[None, :] * qs[t][pos], feat)
+        if len(extra_columns) and extra_columns[t].shape[1]:
+            f = np.hstack([f, expert_features(extra_columns[t], feat)])
+        out.append(f)
+    return out
+
+
 def _extra_columns(data: RankData, extra, default: float) -> tuple[list[str], list[np.ndarray]]:
     """Extra expert columns: mapping name → RelevanceProbabilities (or path of an mtc-eval file)."""
     if extra is None:
@@ -174,16 +200,10 @@ class RTCFit:
     def has_draws(self) -> bool:
         return any(f.method != "map" for f in self.fits.values())
 
-    def _features_from(self, theta, A, B) -> list[np.ndarray]:
-        qs = _calibration_input(self.models["rank"], theta, self.config.calibration)
-        des = self.models["design"]
-        out = []
-        for t, _tr in enumerate(self.data):
-            f = _agg_features(A[None, :] + B[None, :] * qs[t][des.positions[t]], self.config.aggregation.features)
-            if self.extra_columns and self.extra_columns[t].shape[1]:
-                f = np.hstack([f, expert_features(self.extra_columns[t], self.config.aggregation.features)])
-            out.append(f)
-        return out
+    def features_at(self, theta, A, B) -> list[np.ndarray]:
+        """Per topic, the aggregation features at stage values θ, A, B (see :func:`aggregation_features`)."""
+        return aggregation_features(self.models["rank"], self.models["design"], self.config, theta, A, B,
+                                    self.extra_columns)
 
     def probabilities(self, *, draws: int | None = 200, seed=None) -> RelevanceEstimate:
         """p for every document, plus ``draws`` posterior draws of p when any stage was sampled.
@@ -208,7 +228,7 @@ class RTCFit:
             dr = [np.empty((draws, tr.n_docs), dtype=np.float32) for tr in self.data]
             fixed_feat = self.rank.method == "map" and self.calibration.method == "map"
             for k in range(draws):
-                feats = self.features if fixed_feat else self._features_from(th[it[k]], A[ic[k]], B[ic[k]])
+                feats = self.features if fixed_feat else self.features_at(th[it[k]], A[ic[k]], B[ic[k]])
                 l0 = None if L0 is None else L0[ia[k]]
                 for t, f in enumerate(feats):
                     dr[t][k] = ExpertAggregation.predict(f, L[ia[k]], l0)
@@ -315,9 +335,7 @@ class RTCEstimator:
         extra_default = base if agg_cfg.extra_default is None else agg_cfg.extra_default
         extra_names, extra_cols = _extra_columns(data, extra, extra_default)
 
-        partial = RTCFit(data, cfg, rank_fit, cal_fit, cal_fit, {"rank": rank_model, "design": des}, (),
-                         tuple(extra_names), tuple(extra_cols))
-        feats = partial._features_from(rank_fit.point()["theta"], A, B)
+        feats = aggregation_features(rank_model, des, cfg, rank_fit.point()["theta"], A, B, extra_cols)
         rows_X, rows_y, rows_g = [], [], []
         # per topic, the features of a document no system ranks: most rows equal it in most columns
         qs_un = _calibration_input(rank_model, rank_fit.point()["theta"], cfg.calibration)[:, D]
