@@ -18,6 +18,7 @@ from bayeval.relevance import (
     AggregationPrior,
     ExpertAggregation,
     RankCoefficients,
+    RTCConfig,
     RTCEstimator,
     bayesian_confidence,
     compare_priors,
@@ -226,6 +227,12 @@ def test_shipped_configs_load():
     mtc = load_config("rtc-mtc")
     assert (mtc.aggregation.alpha, mtc.aggregation.beta, mtc.aggregation.intercept) == (1.0, 1.0, False)
     assert (mtc.rank.relevant_offset, mtc.calibration.smoothing) == (1.0, 1.0)
+
+
+def test_rtc_config_defaults_are_rtc_default():
+    # one default RTC: the dataclass defaults and the shipped rtc-default.toml (load_config("rtc")) agree
+    shipped = load_config("rtc")
+    assert replace(RTCConfig(), description=shipped.description) == shipped
 
 
 def test_config_errors(tmp_path):

@@ -220,12 +220,20 @@ class SimilarityPrior:
 
 @dataclass(frozen=True)
 class RTCConfig:
-    """The composed RTC estimator: rank coefficients → calibration → aggregation."""
+    """The composed RTC estimator: rank coefficients → calibration → aggregation.
 
-    rank: RankPrior = field(default_factory=RankPrior)
-    calibration: CalibrationPrior = field(default_factory=CalibrationPrior)
-    aggregation: AggregationPrior = field(default_factory=AggregationPrior)
-    name: str = "rtc"
+    Its defaults are bayeval's default RTC, the shipped ``models/rtc-default.toml`` (``load_config("rtc")``
+    gives the same priors and name; a test keeps them equal): the paper's priors with per-system rank
+    preferences, logit-scale calibration on complete prefixes and log-odds pooling (docs/relevance.md,
+    "Why the defaults differ from the paper"). The stage priors alone (``RankPrior()``, …) default to the
+    paper's settings, as ``rtc-mtc``.
+    """
+
+    rank: RankPrior = field(default_factory=lambda: RankPrior(per_system=True, unretrieved="fitted"))
+    calibration: CalibrationPrior = field(
+        default_factory=lambda: CalibrationPrior(smoothing_cells="judged", scale="logit", training="complete"))
+    aggregation: AggregationPrior = field(default_factory=lambda: AggregationPrior(features="logit"))
+    name: str = "rtc-default"
     description: str = ""
     kind: str = field(default="rtc", init=False)
 
@@ -387,7 +395,8 @@ def load_config(name_or_path):
     """Load a model configuration by name (``"rtc-default"``) or from a TOML path.
 
     A bare kind (``"rtc"``, ``"similarity"``, ``"uniform"``, ``"smoothed"``) loads ``<kind>-default``
-    when shipped, else the dataclass defaults.
+    when shipped, else the dataclass defaults; for ``"rtc"`` the two agree (``load_config("rtc")`` and
+    ``RTCConfig()`` have the same priors).
 
     Examples
     --------
