@@ -274,8 +274,8 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
                            progress=False, **mc)
     cmp = compare_systems(data, probabilities, default_p=default_p, measure=measure, method=method, progress=False,
                           **mc)
-    e = ev.mean_expected()[0]
-    sd = np.sqrt(np.maximum(ev.mean_variance()[0], 0.0))
+    e = ev.all_expected[0]
+    sd = np.sqrt(np.maximum(ev.all_variance[0], 0.0))
     lo, hi = ev.confidence_interval(level)
     order = np.argsort(-e, kind="stable")
     names = np.asarray(data.systems, dtype=object)

@@ -200,8 +200,8 @@ def test_expected_measures_accepts_an_estimate(data):
     # an estimate gives its posterior draws of p to every method (law of total variance, docs/expected.md)
     a = expected_measures(data, est, method="delta")
     b = expected_measures(data, list(est.draws), method="delta")
-    np.testing.assert_allclose(a.mean_expected(), b.mean_expected())
-    np.testing.assert_allclose(a.mean_variance(), b.mean_variance())
+    np.testing.assert_allclose(a.all_expected, b.all_expected)
+    np.testing.assert_allclose(a.all_variance, b.all_variance)
     mc = expected_measures(data, est, method="mc", seed=0)
     assert mc.draws == 20  # the estimate's posterior draws of p drive the Monte Carlo
 

@@ -44,7 +44,7 @@ def test_report_numbers_are_the_expected_measures_and_confidences(data):
     rep = make_report(data, default_p=0.1, level=0.9)
     ev = expected_measures(data, default_p=0.1, method="exact")
     cmp = compare_systems(data, default_p=0.1, method="exact")
-    e = dict(zip(data.systems, ev.mean_expected()[0], strict=True))
+    e = dict(zip(data.systems, ev.all_expected[0], strict=True))
     lo, hi = ev.confidence_interval(0.9)
     for i, s in enumerate(data.systems):
         assert rep.runs.loc[s, "expected"] == pytest.approx(e[s])

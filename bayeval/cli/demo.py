@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     n_judged = sum(len(col.judgments[t]) for t in col.judgments.topics)
     table = pd.DataFrame({
         "run": names, "quality": [col.quality[n] for n in names], "true MAP": true_map,
-        "trec_eval MAP": trec_map, "E[MAP]": exp.mean_expected()[0],
+        "trec_eval MAP": trec_map, "E[MAP]": exp.all_expected[0],
         "95% low": ci[0][0], "95% high": ci[1][0]})
     covered = (table["95% low"] <= table["true MAP"]) & (table["true MAP"] <= table["95% high"])
     table["covers truth"] = covered

@@ -52,7 +52,8 @@ class ExpectedEvaluation:
     """Expectations and variances of measures per (measure, system, topic) and over topics.
 
     Mirrors :class:`bayeval.measures.Evaluation`: ``expected``/``variance`` play the part of its
-    ``values``, :meth:`mean_expected` of its ``mean()``, and :meth:`to_frame` has the same layout.
+    ``values``, ``all_expected``/``all_variance`` of its ``mean()``, and :meth:`to_frame` has the same
+    layout (topic ``all`` rows hold ``all_expected``/``all_variance``).
 
     Attributes
     ----------
@@ -81,18 +82,6 @@ class ExpectedEvaluation:
 
     def __post_init__(self) -> None:
         _freeze(self, "expected", "variance", "all_expected", "all_variance")
-
-    def mean_expected(self) -> np.ndarray:
-        """(M, S): expectation of each measure's mean over topics (E[MAP] for AP)."""
-        return self.all_expected
-
-    def mean_variance(self) -> np.ndarray:
-        """(M, S): variance of each measure's mean over topics (Var[MAP] for AP)."""
-        return self.all_variance
-
-    def mean(self) -> np.ndarray:
-        """Same as :meth:`mean_expected` (as :meth:`bayeval.measures.Evaluation.mean`)."""
-        return self.all_expected
 
     def to_frame(self, per_topic: bool = True) -> pd.DataFrame:
         """Tidy columns ``run, topic, measure, expected, variance``; topic ``all`` rows are over topics.

@@ -370,7 +370,7 @@ def prior_predictive_check(data, config="rtc-default", *, draws: int = 100, meas
         ps = [ExpertAggregation.predict(f, prior["lam"][k], l0) for f in feats]
         rates[k] = float(np.concatenate(ps).mean())
         ev = expected_measures(data, ps, measures=[measure], method=method, progress=False)
-        expected[k] = ev.mean_expected()[0]
+        expected[k] = ev.all_expected[0]
     judged = np.concatenate([tr.judged for tr in data])
     rel = np.concatenate([tr.relevant for tr in data])
     return PriorPredictive(cfg.name, tuple(data.systems), rates, float(rel[judged].mean()) if judged.any() else np.nan,
