@@ -11,7 +11,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.expected import _engine as eng
 from bayeval.expected import _mc_kernels as mck
-from bayeval.expected._measure_spec import parse_measure
+from bayeval.expected._measure_spec import EXPECTED
 from bayeval.expected._probabilities import resolve
 from bayeval.expected._results import ExpectedEvaluation, PairwiseComparison, p_less_normal
 from bayeval.measures import Measure
@@ -246,7 +246,7 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
     nodes = _check_nodes(nodes)
     if isinstance(measures, str) or not isinstance(measures, Sequence):
         measures = [measures]
-    specs = [parse_measure(m, "measures") for m in measures]
+    specs = [EXPECTED.require(m, "measures") for m in measures]
     if not specs:
         raise BayevalInputError("measures: give at least one measure")
     names = [str(s) for s in specs]
@@ -355,7 +355,7 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
     data = _check_data(data)
     method = _check_method(method)
     nodes = _check_nodes(nodes)
-    spec = parse_measure(measure, "measure")
+    spec = EXPECTED.require(measure, "measure")
     _check_spec(spec, method, "measure")
     pa, pb = _resolve_pairs(data, pairs)
     probs = resolve(data, probabilities, default_p, allow_draws=True)

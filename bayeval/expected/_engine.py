@@ -16,7 +16,6 @@ from bayeval.errors import BayevalInputError
 from bayeval.expected import _ap_kernels as apk
 from bayeval.expected import _mc_kernels as mck
 from bayeval.expected import _ndcg_kernels as ndk
-from bayeval.expected._measure_spec import RATIO
 from bayeval.expected._tilt import Tilt, tilted, topic_tilt
 from bayeval.measures import Measure
 
@@ -88,7 +87,7 @@ def numerator_state(ranked: np.ndarray, lengths: np.ndarray, p: np.ndarray, spec
     lengths = cut_lengths(lengths, spec.cutoff)
     width = ranked.shape[1]
     diag, off, quad = _weights(spec, width)
-    ratio = spec.name in RATIO
+    ratio = spec.name in ("AP", "recall")  # denominator: the random number of relevant R
     tilt = None
     if ratio and method == "delta" and not expansion_applies(p):
         method = "exact"

@@ -1,8 +1,7 @@
-"""Measures MTC can select documents for: ``AP``, ``P@k``, ``DCG@k`` and ``recall@k``.
+"""Measures MTC can select documents for (:data:`SELECTION`): ``AP``, ``P@k``, ``DCG@k`` and ``recall@k``.
 
-:class:`SelectionMeasure` is a view of a :class:`bayeval.measures.Measure` accepted by :data:`SELECTION`.
-MTC works on the *unnormalised* DCG of the tutorial: the normalised nDCG has a random ideal DCG in its
-denominator, for which no weights are defined.
+MTC works on the *unnormalised* DCG of the tutorial: nDCG has a random ideal DCG in its denominator, for
+which no weights are defined. :class:`SelectionMeasure` is a view of a :class:`bayeval.measures.Measure`.
 """
 
 from __future__ import annotations
