@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -352,6 +353,30 @@ def test_parse_measures():
         parse_measures(5)
     with pytest.raises(BayevalInputError, match="'P@0'"):
         parse_measures("AP,P@0")
+
+
+def test_each_backend_refuses_what_it_does_not_compute():
+    """One vocabulary: every backend parses with Measure and refuses the rest naming itself and what it gives."""
+    from bayeval.bias.expected import SCORES
+    from bayeval.expected._measure_spec import EXPECTED
+    from bayeval.measures.evaluation import TREC_EVAL
+    from bayeval.selection.measure import SELECTION, SelectionMeasure
+    from bayeval.synthetic import make_collection
+
+    assert Measure.parse("dcg@5") == Measure("DCG", 5)
+    assert SelectionMeasure.parse("DCG@5") == SelectionMeasure("DCG", 5)
+    cases = [(TREC_EVAL, "DCG@5", "trec_eval-exact value"), (EXPECTED, "RR", "expected value"),
+             (EXPECTED, "AP(j)", "expected value"), (SCORES, "bpref", "expected score"),
+             (SELECTION, "nDCG@10", "selection weights")]
+    for backend, text, what in cases:
+        assert not backend.supports(Measure.parse(text))
+        with pytest.raises(BayevalInputError, match=rf"^arg: no {what} for '{re.escape(text)}' \(available: "
+                                                    rf"{re.escape(', '.join(backend.families))}"):
+            backend.require(text, "arg")
+    assert TREC_EVAL.supports(Measure.parse("AP(j)")) and EXPECTED.supports(Measure.parse("R-prec"))
+    with pytest.raises(BayevalInputError, match="^measures: no trec_eval-exact value for 'DCG@10'"):
+        col = make_collection(n_topics=1, n_systems=2, n_docs=20, depth=5, seed=1)
+        evaluate(RankData.build(col.runs, col.qrels), "AP,DCG@10")
 
 
 # ------------------------------------------------------------------------------------- Evaluation

@@ -9,6 +9,7 @@ exact quadrature (``"exact"``) and Monte Carlo (``"mc"``); see docs/expected.md.
 
 from bayeval.expected._api import ap_moments, compare_systems, delta_ap_moments, expected_measures
 from bayeval.expected._probabilities import thin_draws
+from bayeval.expected._reciprocal_rank import expected_reciprocal_rank
 from bayeval.expected._results import ExpectedEvaluation, PairwiseComparison, p_less_normal
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "ap_moments",
     "compare_systems",
     "delta_ap_moments",
+    "expected_reciprocal_rank",
     "expected_measures",
     "p_less_normal",
     "thin_draws",

@@ -11,9 +11,10 @@ from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.expected import _engine as eng
 from bayeval.expected import _mc_kernels as mck
-from bayeval.expected._measure_spec import MeasureSpec, parse_measure
+from bayeval.expected._measure_spec import EXPECTED
 from bayeval.expected._probabilities import resolve
 from bayeval.expected._results import ExpectedEvaluation, PairwiseComparison, p_less_normal
+from bayeval.measures import Measure
 from bayeval.methods import DEFAULT_MOMENT_METHOD, MOMENT_METHODS
 from bayeval.progress import track
 
@@ -62,8 +63,8 @@ def _check_data(data) -> RankData:
     return data
 
 
-def _check_spec(spec: MeasureSpec, method: str, argument: str) -> None:
-    if spec.family == "Rprec" and method != "mc":
+def _check_spec(spec: Measure, method: str, argument: str) -> None:
+    if spec.name == "R-prec" and method != "mc":
         raise BayevalInputError(
             f"{argument}: R-prec has no closed form here (its cutoff is the random R); use method='mc'")
 
@@ -245,10 +246,10 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
     nodes = _check_nodes(nodes)
     if isinstance(measures, str) or not isinstance(measures, Sequence):
         measures = [measures]
-    specs = [parse_measure(m, "measures") for m in measures]
+    specs = [EXPECTED.require(m, "measures") for m in measures]
     if not specs:
         raise BayevalInputError("measures: give at least one measure")
-    names = [s.name for s in specs]
+    names = [str(s) for s in specs]
     if len(set(names)) != len(names):
         raise BayevalInputError(f"measures: duplicates in {names}")
     for spec in specs:
@@ -354,7 +355,7 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
     data = _check_data(data)
     method = _check_method(method)
     nodes = _check_nodes(nodes)
-    spec = parse_measure(measure, "measure")
+    spec = EXPECTED.require(measure, "measure")
     _check_spec(spec, method, "measure")
     pa, pb = _resolve_pairs(data, pairs)
     probs = resolve(data, probabilities, default_p, allow_draws=True)
@@ -364,7 +365,7 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
     v = np.zeros((n_pairs, n_top))
     work = n_pairs * sum(int(tr.lengths.mean()) if tr.n_systems else 0 for tr in data)
     big = work * (nodes if method == "exact" else 1) > 20_000_000 or (method == "mc" and n_pairs > 1000)
-    bar = track(range(n_top), total=n_top, description=f"pairs x topics ({spec.name}, {method})",
+    bar = track(range(n_top), total=n_top, description=f"pairs x topics ({spec}, {method})",
                 enabled=_show(progress, big))
     n_draws = None
     if method == "mc":
@@ -392,7 +393,7 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
         p_less = p_less_normal(e, v)
         map_e, map_v = _mean_over_topics(e, within, per_draw_sum)
         map_p = p_less_normal(map_e, map_v)
-    return PairwiseComparison(spec.name, method, tuple(data.systems), tuple(data.topics), pa, pb, e, v, p_less,
+    return PairwiseComparison(str(spec), method, tuple(data.systems), tuple(data.topics), pa, pb, e, v, p_less,
                               map_e, map_v, map_p, n_draws)
 
 
@@ -437,12 +438,12 @@ def _stack(orders: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return ranked, np.array([len(o) for o in orders], dtype=np.int32)
 
 
-def _ap_spec(cutoff) -> MeasureSpec:
+def _ap_spec(cutoff) -> Measure:
     if cutoff is None:
-        return MeasureSpec("AP")
+        return Measure("AP")
     if not isinstance(cutoff, (int, np.integer)) or isinstance(cutoff, bool) or cutoff < 1:
         raise BayevalInputError(f"cutoff: must be a positive integer, got {cutoff!r}")
-    return MeasureSpec("AP", int(cutoff))
+    return Measure("AP", int(cutoff))
 
 
 def ap_moments(ranks, p, *, method: str = "exact", nodes: int = 64, cutoff: int | None = None) -> tuple[float, float]:

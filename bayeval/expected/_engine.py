@@ -16,13 +16,13 @@ from bayeval.errors import BayevalInputError
 from bayeval.expected import _ap_kernels as apk
 from bayeval.expected import _mc_kernels as mck
 from bayeval.expected import _ndcg_kernels as ndk
-from bayeval.expected._measure_spec import MeasureSpec
 from bayeval.expected._tilt import Tilt, tilted, topic_tilt
+from bayeval.measures import Measure
 
 __all__: list[str] = []
 
 _SERIAL_WORK = 100_000  # pairs × nodes × list length below which the pair kernel runs without threads
-_MC_CODES = {"AP": mck.AP, "P": mck.PREC, "recall": mck.RECALL, "nDCG": mck.NDCG, "Rprec": mck.RPREC}
+_MC_CODES = {"AP": mck.AP, "P": mck.PREC, "recall": mck.RECALL, "nDCG": mck.NDCG, "R-prec": mck.RPREC}
 
 
 def cut_lengths(lengths: np.ndarray, k: int | None) -> np.ndarray:
@@ -41,16 +41,16 @@ def judged_gains(judged: np.ndarray, grades: np.ndarray) -> np.ndarray:
     return np.where(judged & (grades > 0), grades, 0).astype(np.float64)
 
 
-def _weights(spec: MeasureSpec, width: int) -> tuple[np.ndarray, np.ndarray, bool]:
+def _weights(spec: Measure, width: int) -> tuple[np.ndarray, np.ndarray, bool]:
     r = np.arange(1, width + 1, dtype=np.float64)
-    if spec.family == "AP":
+    if spec.name == "AP":
         w = 1.0 / r
         return w, w, True
     zero = np.zeros(width)
-    if spec.family == "recall":
+    if spec.name == "recall":
         return np.ones(width), zero, False
-    if spec.family == "P":
-        return np.full(width, 1.0 / spec.k), zero, False
+    if spec.name == "P":
+        return np.full(width, 1.0 / spec.cutoff), zero, False
     raise AssertionError(spec)
 
 
@@ -82,12 +82,12 @@ class NumeratorState:
     vr: np.ndarray  # Var_u[R] per node
 
 
-def numerator_state(ranked: np.ndarray, lengths: np.ndarray, p: np.ndarray, spec: MeasureSpec,
+def numerator_state(ranked: np.ndarray, lengths: np.ndarray, p: np.ndarray, spec: Measure,
                     method: str, nodes: int) -> NumeratorState:
-    lengths = cut_lengths(lengths, spec.k)
+    lengths = cut_lengths(lengths, spec.cutoff)
     width = ranked.shape[1]
     diag, off, quad = _weights(spec, width)
-    ratio = spec.ratio
+    ratio = spec.name in ("AP", "recall")  # denominator: the random number of relevant R
     tilt = None
     if ratio and method == "delta" and not expansion_applies(p):
         method = "exact"
@@ -285,17 +285,17 @@ def ndcg_pair_moments(st: NdcgState, pa, pb) -> tuple[np.ndarray, np.ndarray]:
 # one entry point per topic
 
 
-def analytic_system_moments(ranked, lengths, judged, grades, p, spec: MeasureSpec, method: str, nodes: int):
-    if spec.family == "nDCG":
-        return ndcg_system_moments(ndcg_state(ranked, lengths, judged, grades, p, spec.k))
-    if spec.family == "Rprec":
-        raise AssertionError("Rprec is Monte Carlo only")
+def analytic_system_moments(ranked, lengths, judged, grades, p, spec: Measure, method: str, nodes: int):
+    if spec.name == "nDCG":
+        return ndcg_system_moments(ndcg_state(ranked, lengths, judged, grades, p, spec.cutoff))
+    if spec.name == "R-prec":
+        raise AssertionError("R-prec is Monte Carlo only")
     return state_system_moments(numerator_state(ranked, lengths, p, spec, method, nodes))
 
 
-def analytic_pair_moments(ranked, lengths, judged, grades, p, spec: MeasureSpec, method: str, nodes: int, pa, pb):
-    if spec.family == "nDCG":
-        return ndcg_pair_moments(ndcg_state(ranked, lengths, judged, grades, p, spec.k), pa, pb)
+def analytic_pair_moments(ranked, lengths, judged, grades, p, spec: Measure, method: str, nodes: int, pa, pb):
+    if spec.name == "nDCG":
+        return ndcg_pair_moments(ndcg_state(ranked, lengths, judged, grades, p, spec.cutoff), pa, pb)
     return state_pair_moments(numerator_state(ranked, lengths, p, spec, method, nodes), pa, pb)
 
 
@@ -314,14 +314,14 @@ def sample_relevance(p: np.ndarray, draws: int, rng: np.random.Generator, chunk:
     return x
 
 
-def mc_measure_values(x, ranked, lengths, judged, grades, spec: MeasureSpec) -> np.ndarray:
+def mc_measure_values(x, ranked, lengths, judged, grades, spec: Measure) -> np.ndarray:
     """(S, draws) measure values of every system on every relevance draw."""
-    lengths_k = cut_lengths(lengths, spec.k)
+    lengths_k = cut_lengths(lengths, spec.cutoff)
     width = ranked.shape[1]
     disc = discounts(width)
     gains = judged_gains(judged, grades)
-    idcg = ideal_dcg_table(gains, judged, spec.k) if spec.family == "nDCG" else np.ones(1)
+    idcg = ideal_dcg_table(gains, judged, spec.cutoff) if spec.name == "nDCG" else np.ones(1)
     out = np.empty((ranked.shape[0], x.shape[0]))
-    k = spec.k if spec.k is not None else 0
-    mck.measure_draws(x, ranked, lengths_k, _MC_CODES[spec.family], k, judged, gains, disc, idcg, out)
+    k = spec.cutoff if spec.cutoff is not None else 0
+    mck.measure_draws(x, ranked, lengths_k, _MC_CODES[spec.name], k, judged, gains, disc, idcg, out)
     return out

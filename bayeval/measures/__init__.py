@@ -20,7 +20,7 @@ from bayeval.measures.average_precision import average_precision
 from bayeval.measures.bpref import bpref
 from bayeval.measures.evaluation import Evaluation, evaluate, topic_measure
 from bayeval.measures.incomplete import inferred_ap, judged_at, rank_effectiveness
-from bayeval.measures.measure import Measure, parse_measures
+from bayeval.measures.measure import Measure, Provider, parse_measures
 from bayeval.measures.ndcg import dcg_discounts, ndcg
 from bayeval.measures.precision import precision_at, r_precision, recall_at
 from bayeval.measures.reciprocal_rank import reciprocal_rank
@@ -28,6 +28,7 @@ from bayeval.measures.reciprocal_rank import reciprocal_rank
 __all__ = [
     "Evaluation",
     "Measure",
+    "Provider",
     "average_precision",
     "bpref",
     "dcg_discounts",

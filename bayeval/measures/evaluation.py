@@ -20,12 +20,12 @@ from bayeval.measures._summation import sequential_sum
 from bayeval.measures.average_precision import average_precision
 from bayeval.measures.bpref import bpref
 from bayeval.measures.incomplete import inferred_ap, judged_at, rank_effectiveness
-from bayeval.measures.measure import Measure, parse_measures
+from bayeval.measures.measure import Measure, Provider, parse_measures
 from bayeval.measures.ndcg import ndcg
 from bayeval.measures.precision import precision_at, r_precision, recall_at
 from bayeval.measures.reciprocal_rank import reciprocal_rank
 
-__all__ = ["Evaluation", "evaluate", "topic_measure"]
+__all__ = ["TREC_EVAL", "Evaluation", "evaluate", "topic_measure"]
 
 _Kernel = Callable[[TopicInputs, int | None], np.ndarray]  # (topic inputs, cutoff) -> (S,) values
 
@@ -41,6 +41,8 @@ _KERNELS: dict[str, _Kernel] = {
     "nDCG": lambda x, k: ndcg(x.gains, x.judged_grades, k),
     "judged": lambda x, k: judged_at(x.judged, k),
 }
+TREC_EVAL = Provider("trec_eval-exact value", tuple(_KERNELS), condensed=True)
+"""The families :func:`evaluate` computes as trec_eval does (every one also condensed, ``(j)``)."""
 
 
 def _apply(inputs: TopicInputs, m: Measure) -> np.ndarray:
@@ -72,8 +74,7 @@ def topic_measure(tr: TopicRanks, measure: Measure | str) -> np.ndarray:
     """
     if not isinstance(tr, TopicRanks):
         raise BayevalInputError(f"tr: expected a TopicRanks, got {type(tr).__name__}")
-    m = Measure.parse(measure)
-    return _apply(TopicInputs.from_topic(tr), m)
+    return _apply(TopicInputs.from_topic(tr), TREC_EVAL.require(measure))
 
 
 @dataclass(frozen=True, eq=False)
@@ -272,7 +273,7 @@ def evaluate(data: RankData, measures: str | Measure | Iterable[str | Measure] =
     """
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
-    ms = parse_measures(measures)
+    ms = tuple(TREC_EVAL.require(m, "measures") for m in parse_measures(measures))
     values = np.zeros((len(ms), len(data.systems), len(data.topics)))
     has = np.zeros((len(data.systems), len(data.topics)), dtype=bool)
     for t, tr in enumerate(data):

@@ -5,6 +5,8 @@ A :class:`Measure` is a family name, an optional rank cutoff and a flag for the 
 :meth:`Measure.parse` reads it back (case-insensitive, a few aliases such as ``map`` and ``mrr``);
 :attr:`Measure.trec_eval_name` and :meth:`Measure.from_trec_eval` translate to and from the names
 trec_eval prints (``map``, ``map_cut_100``, ``P_10``, ``ndcg_cut_10``, ``Rprec``, ``recip_rank`` …).
+Each backend (trec_eval-exact values, expected values, selection weights) declares the families it
+computes as a :class:`Provider` (after ir_measures' providers) and refuses the others in one way.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import NamedTuple
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["Measure", "parse_measures"]
+__all__ = ["Measure", "Provider", "parse_measures"]
 
 
 class _Family(NamedTuple):
@@ -30,6 +32,7 @@ _FAMILIES: dict[str, _Family] = {
     "AP": _Family(("ap", "map"), "optional", "map", "map_cut_{k}"),
     "P": _Family(("p", "prec", "precision"), "required", None, "P_{k}"),
     "nDCG": _Family(("ndcg",), "optional", "ndcg", "ndcg_cut_{k}"),
+    "DCG": _Family(("dcg",), "required", None, None),
     "recall": _Family(("recall",), "required", None, "recall_{k}"),
     "R-prec": _Family(("r-prec", "rprec", "r-precision"), "none", "Rprec", None),
     "RR": _Family(("rr", "mrr", "recip_rank"), "none", "recip_rank", None),
@@ -60,11 +63,11 @@ class Measure:
     Parameters
     ----------
     name : str
-        Canonical family name: ``AP``, ``P``, ``nDCG``, ``recall``, ``R-prec``, ``RR``, ``bpref``,
-        ``infAP``, ``RankEff`` or ``judged`` (the fraction of the top k that is judged). Use
+        Canonical family name: ``AP``, ``P``, ``nDCG``, ``DCG`` (unnormalised), ``recall``, ``R-prec``, ``RR``,
+        ``bpref``, ``infAP``, ``RankEff`` or ``judged`` (the fraction of the top k that is judged). Use
         :meth:`parse` for free-form text.
     cutoff : int, optional
-        Rank cutoff k. ``P``, ``recall`` and ``judged`` need one; ``AP`` and ``nDCG`` take one
+        Rank cutoff k. ``P``, ``DCG``, ``recall`` and ``judged`` need one; ``AP`` and ``nDCG`` take one
         optionally (``AP@k`` is trec_eval's ``map_cut_k``); the others take none.
     condensed : bool, default False
         Evaluate on the *condensed* list: documents without a (non-negative) judgment are removed
@@ -208,6 +211,47 @@ class Measure:
     def __str__(self) -> str:
         base = self.name if self.cutoff is None else f"{self.name}@{self.cutoff}"
         return base + _CONDENSED if self.condensed else base
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A backend's declaration of the measure families it computes (cf. ir_measures' providers).
+
+    Parameters
+    ----------
+    name : str
+        What the backend gives, as the error names it: ``"expected value"``, ``"selection weights"`` ….
+    families : tuple of str
+        Canonical :class:`Measure` family names it computes.
+    condensed : bool, default False
+        Whether it computes the condensed ``(j)`` variants too.
+
+    Examples
+    --------
+    >>> Provider("expected value", ("AP", "P")).require("bpref")
+    Traceback (most recent call last):
+    ...
+    bayeval.errors.BayevalInputError: measure: no expected value for 'bpref' (available: AP, P)
+    """
+
+    name: str
+    families: tuple[str, ...]
+    condensed: bool = False
+
+    def supports(self, measure: Measure) -> bool:
+        """Whether this backend computes ``measure``."""
+        return measure.name in self.families and (self.condensed or not measure.condensed)
+
+    def require(self, measure: str | Measure, argument: str = "measure") -> Measure:
+        """:meth:`Measure.parse` ``measure`` and refuse it, naming ``argument``, unless this backend computes it."""
+        try:
+            m = Measure.parse(measure)
+        except BayevalInputError as exc:
+            raise BayevalInputError(exc.reason, argument=argument) from None
+        if not self.supports(m):
+            known = ", ".join(self.families) + (", each also (j)" if self.condensed else "")
+            raise BayevalInputError(f"no {self.name} for {str(m)!r} (available: {known})", argument=argument)
+        return m
 
 
 def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> tuple[Measure, ...]:

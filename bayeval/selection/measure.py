@@ -1,8 +1,7 @@
-"""Measures MTC can select documents for: ``AP``, ``P@k``, ``DCG@k`` and ``recall@k``.
+"""Measures MTC can select documents for (:data:`SELECTION`): ``AP``, ``P@k``, ``DCG@k`` and ``recall@k``.
 
-The selection measures are parsed separately from :class:`bayeval.measures.Measure` because MTC works
-on the *unnormalised* DCG of the tutorial (the normalised nDCG has a random ideal DCG in its
-denominator, for which no weights are defined).
+MTC works on the *unnormalised* DCG of the tutorial: nDCG has a random ideal DCG in its denominator, for
+which no weights are defined. :class:`SelectionMeasure` is a view of a :class:`bayeval.measures.Measure`.
 """
 
 from __future__ import annotations
@@ -10,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bayeval.errors import BayevalInputError
+from bayeval.measures import Provider
 
-__all__ = ["GAINS", "SelectionMeasure"]
+__all__ = ["GAINS", "SELECTION", "SelectionMeasure"]
 
 GAINS = ("exponential", "linear")
-_FAMILIES = {"ap": "AP", "p": "P", "dcg": "DCG", "recall": "recall"}
+SELECTION = Provider("selection weights", ("AP", "P", "DCG", "recall"))
+"""Families MTC has document weights for (not condensed)."""
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class SelectionMeasure:
     Attributes
     ----------
     family : {"AP", "P", "DCG", "recall"}
+        The :class:`~bayeval.measures.Measure` family name.
     k : int or None
         Rank cutoff (required for P, DCG and recall; AP uses every ranked document).
 
@@ -38,29 +40,14 @@ class SelectionMeasure:
 
     @classmethod
     def parse(cls, text, argument: str = "measure") -> SelectionMeasure:
-        """Parse ``"AP"``, ``"P@10"``, ``"DCG@5"`` or ``"recall@100"`` (case-insensitive family)."""
+        """Parse ``"AP"``, ``"P@10"``, ``"DCG@5"`` or ``"recall@100"`` (any spelling :meth:`Measure.parse` reads)."""
         if isinstance(text, SelectionMeasure):
             return text
-        if not isinstance(text, str):
-            raise BayevalInputError(f"{argument}: expected a measure name such as 'AP' or 'P@10', got {text!r}")
-        base, sep, cut = text.strip().partition("@")
-        family = _FAMILIES.get(base.strip().lower())
-        if family is None:
-            raise BayevalInputError(f"{argument}: MTC selects for AP, P@k, DCG@k or recall@k, got {text!r}")
-        k = None
-        if sep:
-            try:
-                k = int(cut)
-            except ValueError:
-                raise BayevalInputError(f"{argument}: cutoff of {text!r} is not an integer") from None
-            if k < 1:
-                raise BayevalInputError(f"{argument}: cutoff must be >= 1, got {text!r}")
-        if family == "AP" and k is not None:
-            raise BayevalInputError(f"{argument}: AP is selected over the whole (depth-cut) ranking; drop '@{k}' "
-                                    "and cut the runs with depth instead")
-        if family != "AP" and k is None:
-            raise BayevalInputError(f"{argument}: {family} needs a cutoff, e.g. '{family}@10'")
-        return cls(family, k)
+        m = SELECTION.require(text, argument)
+        if m.name == "AP" and m.cutoff is not None:
+            raise BayevalInputError(f"AP is selected over the whole (depth-cut) ranking; drop '@{m.cutoff}' "
+                                    "and cut the runs with depth instead", argument=argument)
+        return cls(m.name, m.cutoff)
 
     @property
     def name(self) -> str:
