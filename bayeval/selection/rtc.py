@@ -81,11 +81,11 @@ class RefitSelector(MTCSelector):
             raise BayevalInputError(f"estimate: returned {len(ps)} topics, expected {len(self.data)}")
         for t, p in enumerate(ps):
             p = np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)
-            if p.shape != self._p[t].shape:
+            if p.shape != self._state[t].p.shape:
                 raise BayevalInputError(f"estimate: topic {self.data.topics[t]!r} has {p.shape[0] if p.ndim else 1} "
-                                        f"probabilities, expected {self._p[t].shape[0]}")
-            j = self._judged[t]
-            self._p[t] = np.where(j, (self._grades[t] >= self.level).astype(np.float64), p)
+                                        f"probabilities, expected {self._state[t].p.shape[0]}")
+            j = self._state[t].judged
+            self._state[t].p = np.where(j, (self._state[t].grades >= self.level).astype(np.float64), p)
         self.refits += 1
 
     def _after_record(self, t: int) -> None:
