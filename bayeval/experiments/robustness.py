@@ -254,10 +254,11 @@ class StudyMethod:
     judged_by: str | None = None
 
 
-def _rtc_map(data, sel, ctx):
+def _rtc_map_p(data, config) -> list:
+    """Per topic, p of the RTC model ``config`` (a name or config) fitted by MAP to the judgments of ``data``."""
     from bayeval.relevance import RTCEstimator
 
-    return data, list(RTCEstimator(ctx.config.estimate_config).fit(data, "map").probabilities(draws=None).p), None
+    return list(RTCEstimator(config).fit(data, "map").probabilities(draws=None).p)
 
 
 def _bayes(data, sel, ctx):
@@ -308,7 +309,8 @@ def _selection(method: str, as_many_as: str | None = None, extra=lambda cfg: {})
 _RTC_SELECTION = _selection("rtc", extra=lambda cfg: {"refit_every": cfg.refit_every, "config": cfg.selection_config})
 STUDY_STRATEGIES = {
     "mtc": StudyMethod(_selection("mtc"), lambda data, sel, ctx: (data, None, None)),
-    "rtc": StudyMethod(_RTC_SELECTION, _rtc_map),
+    "rtc": StudyMethod(_RTC_SELECTION, lambda data, sel, ctx: (
+        data, _rtc_map_p(data, ctx.config.estimate_config), None)),
     "bayes": StudyMethod(_RTC_SELECTION, _bayes, judged_by="rtc"),
     "ip": StudyMethod(_selection("pool", as_many_as="mtc")),  # fewer only if pooling decides every pair first
 }

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
-from bayeval.experiments.robustness import StudyMethod, _check_int, trial_seed
+from bayeval.experiments.robustness import StudyMethod, _check_int, _rtc_map_p, trial_seed
 from bayeval.stats import kendall_tau
 
 __all__ = ["SIMILARITIES", "SIMILARITY_COLUMNS", "SIMILARITY_METHODS", "SimilarityStudyConfig",
@@ -256,18 +256,13 @@ def _sim(data, sel, ctx):
     return list(SimilarityEstimator(ctx.config.similarity_config).estimate(data, similarity=ctx.sim).p)
 
 
-def _rtc(data, sel, ctx):
-    from bayeval.relevance.rtc import RTCEstimator
-
-    return list(RTCEstimator(ctx.config.rtc_config).fit(data, "map").probabilities(draws=None).p)
-
-
 SIMILARITY_STRATEGIES = {
     "sim": StudyMethod(_selector("mtc+sim", lambda c: dict(similarity=c.sim, config=c.config.similarity_config)),
                        _sim),
     "one": StudyMethod(_selector("mtc+one"), _one),
     "mtc": StudyMethod(_selector("mtc"), lambda d, sel, c: [np.where(t.judged, t.relevant, 0.5) for t in d]),
-    "rtc": StudyMethod(_selector("rtc", lambda c: {"config": c.config.rtc_config}), _rtc),
+    "rtc": StudyMethod(_selector("rtc", lambda c: {"config": c.config.rtc_config}),
+                       lambda d, sel, c: _rtc_map_p(d, c.config.rtc_config)),
     "ip": StudyMethod(_selector("pool")),
 }
 """The :class:`~bayeval.experiments.robustness.StudyMethod` of each of :data:`SIMILARITY_METHODS`: ``select``
