@@ -267,15 +267,11 @@ def _bayes(data, sel, ctx):
 
     config, fit_seed = ctx.config, int(ctx.s_fit.generate_state(1)[0])
     n_p = config.p_draws if config.bayes_fit != "map" else None
-    if isinstance(load_config(config.bayes_config), HierarchicalConfig):
-        est = HierarchicalEstimator(config.bayes_config).fit(
-            data, config.bayes_fit, seed=fit_seed, draws=max(config.p_draws, 200),
-            chains=1).probabilities(draws=n_p, seed=fit_seed)
-    else:
-        fit = RTCEstimator(config.bayes_config).fit(
-            data, config.bayes_fit, stage_methods=BAYES_STAGES[config.bayes_stages], seed=fit_seed,
-            draws=max(config.p_draws, 200), chains=1)
-        est = fit.probabilities(draws=n_p, seed=fit_seed)
+    hierarchical = isinstance(load_config(config.bayes_config), HierarchicalConfig)
+    kw = {} if hierarchical else {"stage_methods": BAYES_STAGES[config.bayes_stages]}
+    est = (HierarchicalEstimator if hierarchical else RTCEstimator)(config.bayes_config).fit(
+        data, config.bayes_fit, seed=fit_seed, draws=max(config.p_draws, 200), chains=1, **kw
+    ).probabilities(draws=n_p, seed=fit_seed)
     if config.unseen:
         data, est = with_unseen(data, est, seed=fit_seed)
     point = list(est.p)
