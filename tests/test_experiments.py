@@ -27,6 +27,8 @@ from bayeval.experiments import (
     wilson_interval,
     write_table,
 )
+from bayeval.experiments.robustness import STUDY_METHODS, STUDY_STRATEGIES
+from bayeval.experiments.similarity import SIMILARITY_METHODS, SIMILARITY_STRATEGIES
 from bayeval.experiments.statistics import similarity_bin
 from bayeval.synthetic import make_collection
 
@@ -170,6 +172,10 @@ def test_config_validation():
         RobustnessConfig(bayes_config="no-such-model")
     cfg = RobustnessConfig(methods=["mtc"], k=5)
     assert cfg.methods == ("mtc",) and RobustnessConfig.from_dict(cfg.to_dict()) == cfg
+    # every method a study accepts has its strategy, and only the baseline has no estimate
+    assert set(STUDY_STRATEGIES) == set(STUDY_METHODS) and set(SIMILARITY_STRATEGIES) == set(SIMILARITY_METHODS)
+    for strategies in (STUDY_STRATEGIES, SIMILARITY_STRATEGIES):
+        assert [m for m, s in strategies.items() if s.estimate is None] == ["ip"]
 
 
 def test_table_roundtrip_and_errors(tmp_path):

@@ -249,8 +249,8 @@ def test_incremental_weights_match_recomputation():
     und = np.arange(len(sel.pairs))
     for t, tr in enumerate(data):
         w_rel, w_non = sel._pair_weights(t, und)
-        judged = sel._judged[t]
-        rel = judged & (sel._grades[t] >= 1)
+        judged = sel._state[t].judged
+        rel = judged & (sel._state[t].grades >= 1)
         for k, (a, b) in enumerate(sel.pairs):
             r_a, r_b = tr.ranks[:, tr.system_index(a)], tr.ranks[:, tr.system_index(b)]
             e_rel, e_non = ap_weights(r_a, r_b, judged, rel)
@@ -296,9 +296,9 @@ def test_mtc_never_picks_a_zero_weight_document_while_a_useful_one_is_left(seed,
     while True:
         cands = sel.select()
         tr = data[0]
-        judged = sel._judged[0]
+        judged = sel._state[0].judged
         if SelectionMeasure.parse(measure).family == "AP":
-            w_rel, w_non = ap_weights(tr.ranks[:, 0], tr.ranks[:, 1], judged, judged & (sel._grades[0] >= 1))
+            w_rel, w_non = ap_weights(tr.ranks[:, 0], tr.ranks[:, 1], judged, judged & (sel._state[0].grades >= 1))
             useful = (~judged) & ((np.abs(w_rel) > 1e-15) | (np.abs(w_non) > 1e-15))
         else:
             useful = (~judged) & (np.abs(linear_weights(tr.ranks[:, 0], tr.ranks[:, 1], measure)) > 0)

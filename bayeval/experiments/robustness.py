@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, fields
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,8 @@ from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS, STUDY_METHODS
 from bayeval.stats import kendall_tau
 
-__all__ = ["CONFIDENCES", "STUDY_METHODS", "RobustnessConfig", "pair_similarity", "run_trial", "trial_seed"]
+__all__ = ["CONFIDENCES", "STUDY_METHODS", "STUDY_STRATEGIES", "RobustnessConfig", "StudyMethod", "pair_similarity",
+           "run_trial", "trial_seed"]
 
 # stages of the bayes estimate that are sampled (the others stay at their MAP; the rank coefficients always do).
 # "aggregation" is the default because the calibration's Laplace Hessian is singular for rtc-default when a
@@ -240,15 +242,78 @@ def _judged_qrels(history, level: int):
     return Qrels.from_frame(frame, relevance_level=level)
 
 
-def _select(method: str, runs_c, qrels, topics, cfg: RobustnessConfig, budget, seed):
-    from bayeval.data import RankData
-    from bayeval.selection import QrelsAssessor, judge_until_done, make_selector
+@dataclass(frozen=True)
+class StudyMethod:
+    """A method of a study in three steps: ``select(ctx, made)`` gives its selector (``made``: the trial's selections
+    so far, by method); ``estimate(data, sel, ctx)`` its probabilities of relevance from the judgments (``None``:
+    unjudged documents nonrelevant, no confidence, ``p_less`` NaN); ``judged_by``: the method whose judgments it
+    uses (``None``: its own). Each study's table of them says what ``ctx`` holds and ``estimate`` returns."""
 
-    data_c = RankData.build(runs_c, None, depth=cfg.depth, topics=topics)
-    kw = {"refit_every": cfg.refit_every, "config": cfg.selection_config} if method == "rtc" else {}
-    sel = make_selector(method, data_c, measure="AP", alpha=cfg.alpha, seed=seed, **kw)
-    judge_until_done(sel, QrelsAssessor(qrels), budget=budget, progress=False)
-    return sel
+    select: object
+    estimate: object = None
+    judged_by: str | None = None
+
+
+def _rtc_map_p(data, config) -> list:
+    """Per topic, p of the RTC model ``config`` (a name or config) fitted by MAP to the judgments of ``data``."""
+    from bayeval.relevance import RTCEstimator
+
+    return list(RTCEstimator(config).fit(data, "map").probabilities(draws=None).p)
+
+
+def _bayes(data, sel, ctx):
+    from bayeval.relevance import HierarchicalConfig, HierarchicalEstimator, RTCEstimator, load_config
+    from bayeval.relevance.unseen import with_unseen
+
+    config, fit_seed = ctx.config, int(ctx.s_fit.generate_state(1)[0])
+    n_p = config.p_draws if config.bayes_fit != "map" else None
+    hierarchical = isinstance(load_config(config.bayes_config), HierarchicalConfig)
+    kw = {} if hierarchical else {"stage_methods": BAYES_STAGES[config.bayes_stages]}
+    est = (HierarchicalEstimator if hierarchical else RTCEstimator)(config.bayes_config).fit(
+        data, config.bayes_fit, seed=fit_seed, draws=max(config.p_draws, 200), chains=1, **kw
+    ).probabilities(draws=n_p, seed=fit_seed)
+    if config.unseen:
+        data, est = with_unseen(data, est, seed=fit_seed)
+    point = list(est.p)
+    draws = list(est.draws) if est.draws is not None else None
+    if config.run_effect_sd > 0:
+        from bayeval.relevance import run_effect_draws
+
+        draws = run_effect_draws(data, draws if draws is not None else point, config.run_effect_sd,
+                                 draws=config.p_draws, seed=fit_seed)
+    return data, point, draws
+
+
+def _selection(method: str, as_many_as: str | None = None, extra=lambda cfg: {}):
+    """``select(ctx, made)``: ``method``'s selector on the c originals judged until it decides (or the budget), or as
+    many documents as ``made[as_many_as]`` judged (``None`` if that is none)."""
+    def select(ctx, made):
+        from bayeval.data import RankData
+        from bayeval.selection import QrelsAssessor, judge_until_done, make_selector
+
+        cfg = ctx.config
+        budget = made[as_many_as].judgments if as_many_as else cfg.budget
+        if as_many_as and not budget:
+            return None
+        sel = make_selector(method, RankData.build(ctx.runs_c, None, depth=cfg.depth, topics=ctx.topics),
+                            measure="AP", alpha=cfg.alpha, seed=0 if as_many_as else ctx.sel_seed, **extra(cfg))
+        judge_until_done(sel, QrelsAssessor(ctx.qrels), budget=budget, progress=False)
+        return sel
+    return select
+
+
+_RTC_SELECTION = _selection("rtc", extra=lambda cfg: {"refit_every": cfg.refit_every, "config": cfg.selection_config})
+STUDY_STRATEGIES = {
+    "mtc": StudyMethod(_selection("mtc"), lambda data, sel, ctx: (data, None, None)),
+    "rtc": StudyMethod(_RTC_SELECTION, lambda data, sel, ctx: (
+        data, _rtc_map_p(data, ctx.config.estimate_config), None)),
+    "bayes": StudyMethod(_RTC_SELECTION, _bayes, judged_by="rtc"),
+    "ip": StudyMethod(_selection("pool", as_many_as="mtc")),  # fewer only if pooling decides every pair first
+}
+"""The :class:`StudyMethod` of each of :data:`bayeval.methods.STUDY_METHODS`; ``estimate`` returns ``(data, point,
+draws)`` (``point`` ``None``: p = 0.5; ``draws`` ``None``: no posterior draws): ``mtc`` p = 0.5, ``rtc`` the RTC MAP
+fit, ``bayes`` the posterior of :attr:`RobustnessConfig.bayes_config` on RTC's judgments; ``ip`` pools as many
+documents as MTC judged."""
 
 
 def run_trial(collection, config: RobustnessConfig, trial: int, *, reuse: dict | None = None) -> pd.DataFrame:
@@ -282,92 +347,53 @@ def run_trial(collection, config: RobustnessConfig, trial: int, *, reuse: dict |
     from bayeval.data import RankData
     from bayeval.expected import compare_systems, expected_measures, thin_draws
     from bayeval.experiments.table import COLUMNS
-    from bayeval.relevance import HierarchicalConfig, HierarchicalEstimator, RTCEstimator, load_config
-    from bayeval.relevance.unseen import with_unseen
 
     if not isinstance(config, RobustnessConfig):
         raise BayevalInputError(f"config: expected a RobustnessConfig, got {type(config).__name__}")
     trial = _check_int("trial", trial, 0)
     t_start = time.perf_counter()
-    ss = trial_seed(config.seed, trial)
-    s_runs, s_sel, s_fit, s_mc = ss.spawn(4)
-    rng = np.random.default_rng(s_runs)
-    names = collection.sample_runs(config.k, rng)
-    originals = set(names[: config.c])
+    s_runs, s_sel, s_fit, s_mc = trial_seed(config.seed, trial).spawn(4)
+    names = collection.sample_runs(config.k, np.random.default_rng(s_runs))
     topics = collection.topics()
     qrels = collection.qrels()
     runs_k = collection.runs(names)
     runs_c = runs_k.select(names[: config.c])
-    level = qrels.relevance_level
 
     truth = RankData.build(runs_k, qrels, depth=config.depth, topics=topics)
     true_map = expected_measures(truth, default_p=0.0, method="delta").all_expected[0]
     sim = pair_similarity(truth)
-    S = len(names)
-    ia, ib = np.triu_indices(S, k=1)
-    pair_type = np.where(np.isin(np.array(names)[ia], list(originals)) & np.isin(np.array(names)[ib], list(originals)),
-                         "both", np.where(np.isin(np.array(names)[ia], list(originals))
-                                          | np.isin(np.array(names)[ib], list(originals)), "one", "none"))
+    ia, ib = np.triu_indices(len(names), k=1)
+    orig = np.isin(np.array(names), names[: config.c])
+    pair_type = np.select([orig[ia] & orig[ib], orig[ia] | orig[ib]], ["both", "one"], "none")
 
     selections = {} if reuse is None else reuse
     sel_seconds = {}
-    need = {"mtc"} if {"mtc", "ip"} & set(config.methods) else set()
-    if {"rtc", "bayes"} & set(config.methods):
-        need.add("rtc")
-    for m in ("mtc", "rtc"):
+    ctx = SimpleNamespace(config=config, runs_c=runs_c, qrels=qrels, topics=topics, s_fit=s_fit,
+                          sel_seed=int(s_sel.generate_state(1)[0]))
+    need = {STUDY_STRATEGIES[m].judged_by or m for m in config.methods}
+    for m in STUDY_METHODS:  # in this order: ip judges as many documents as mtc did
         if m in need and m not in selections:
             t0 = time.perf_counter()
-            selections[m] = _select(m, runs_c, qrels, topics, config, config.budget, int(s_sel.generate_state(1)[0]))
+            selections[m] = STUDY_STRATEGIES[m].select(ctx, selections)
             sel_seconds[m] = time.perf_counter() - t0
-    if "ip" in config.methods:
-        t0 = time.perf_counter()
-        n_ip = selections["mtc"].judgments
-        # as many judgments as MTC made (fewer only if pooling decides every original pair first)
-        selections["ip"] = _select("pool", runs_c, qrels, topics, config, n_ip, 0) if n_ip else None
-        sel_seconds["ip"] = time.perf_counter() - t0
 
     frames = []
     for method in config.methods:
         t0 = time.perf_counter()
-        src = "rtc" if method == "bayes" else method
+        strategy = STUDY_STRATEGIES[method]
+        src = strategy.judged_by or method
         sel = selections[src]
         history = sel.history if sel is not None else ()
-        judged = _judged_qrels(history, level) if history else None
+        judged = _judged_qrels(history, qrels.relevance_level) if history else None
         data = RankData.build(runs_k, judged, depth=config.depth, topics=topics)
         judgments = len(history)
-        decided = bool(sel.done) if (sel is not None and method != "ip") else False
+        decided = bool(sel.done) if (sel is not None and strategy.estimate is not None) else False
         per_conf = {}
-        if method == "ip":
-            ev = expected_measures(data, default_p=0.0, method="delta")
-            e_map = ev.all_expected[0]
+        if strategy.estimate is None:
+            e_map = expected_measures(data, default_p=0.0, method="delta").all_expected[0]
             per_conf["none"] = (e_map, e_map[ia] - e_map[ib], np.zeros(len(ia)), np.full(len(ia), np.nan))
         else:
-            if method == "mtc":
-                point, draws = None, None
-            elif method == "rtc":
-                est = RTCEstimator(config.estimate_config).fit(data, "map").probabilities(draws=None)
-                point, draws = list(est.p), None
-            else:
-                fit_seed = int(s_fit.generate_state(1)[0])
-                n_p = config.p_draws if config.bayes_fit != "map" else None
-                if isinstance(load_config(config.bayes_config), HierarchicalConfig):
-                    est = HierarchicalEstimator(config.bayes_config).fit(
-                        data, config.bayes_fit, seed=fit_seed, draws=max(config.p_draws, 200),
-                        chains=1).probabilities(draws=n_p, seed=fit_seed)
-                else:
-                    fit = RTCEstimator(config.bayes_config).fit(
-                        data, config.bayes_fit, stage_methods=BAYES_STAGES[config.bayes_stages], seed=fit_seed,
-                        draws=max(config.p_draws, 200), chains=1)
-                    est = fit.probabilities(draws=n_p, seed=fit_seed)
-                if config.unseen:
-                    data, est = with_unseen(data, est, seed=fit_seed)
-                point = list(est.p)
-                draws = list(est.draws) if est.draws is not None else None
-                if config.run_effect_sd > 0:
-                    from bayeval.relevance import run_effect_draws
-
-                    draws = run_effect_draws(data, draws if draws is not None else point, config.run_effect_sd,
-                                             draws=config.p_draws, seed=fit_seed)
+            data, point, draws = strategy.estimate(data, sel, ctx)
             for conf in config.confidences:
                 mc = conf == "mc"
                 # posterior draws reach every confidence method (closed forms: law of total variance over

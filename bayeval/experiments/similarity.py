@@ -37,12 +37,13 @@ import time
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
-from bayeval.experiments.robustness import _check_int, trial_seed
+from bayeval.experiments.robustness import StudyMethod, _check_int, _rtc_map_p, trial_seed
 from bayeval.stats import kendall_tau
 
 __all__ = ["SIMILARITIES", "SIMILARITY_COLUMNS", "SIMILARITY_METHODS", "SimilarityStudyConfig",
@@ -52,7 +53,6 @@ __all__ = ["SIMILARITIES", "SIMILARITY_COLUMNS", "SIMILARITY_METHODS", "Similari
 SIMILARITY_METHODS = ("sim", "one", "mtc", "rtc", "ip")
 SIMILARITIES = ("texts", "rank-profile")
 STOPS = ("accuracy", "decided")
-_SELECTOR = {"sim": "mtc+sim", "one": "mtc+one", "mtc": "mtc", "rtc": "rtc", "ip": "pool"}
 
 SIMILARITY_COLUMNS = ("collection", "trial", "seed", "k", "n_topics", "depth", "alpha", "method", "run_a", "run_b",
                       "p_less", "e_delta", "e_map_a", "e_map_b", "true_map_a", "true_map_b", "true_delta",
@@ -234,32 +234,40 @@ def _judge_n(sel, assessor, n: int, *, every: int = 0, at=None) -> None:
             at(sel)
 
 
-def _selector(method: str, data, config: SimilarityStudyConfig, sim):
-    from bayeval.selection import make_selector
+def _selector(name: str, extra=lambda ctx: {}):
+    """``select(ctx, made)``: a fresh ``make_selector(name)`` for AP, with the arguments ``extra(ctx)``."""
+    def select(ctx, made):
+        from bayeval.selection import make_selector
 
-    kw = {"measure": "AP", "alpha": config.alpha, "refit_every": config.refit_every}
-    if method == "sim":
-        kw.update(similarity=sim, config=config.similarity_config)
-    elif method == "rtc":
-        kw.update(config=config.rtc_config)
-    return make_selector(_SELECTOR[method], data, **kw)
+        return make_selector(name, ctx.data, measure="AP", alpha=ctx.config.alpha,
+                             refit_every=ctx.config.refit_every, **extra(ctx))
+    return select
 
 
-def _final_probabilities(method: str, sel, config: SimilarityStudyConfig, sim):
-    """The method's estimate of p refitted on all its judgments (``None``: unjudged nonrelevant, for ip)."""
-    from bayeval.relevance import SimilarityEstimator, smoothed_probabilities
-    from bayeval.relevance.rtc import RTCEstimator
+def _one(data, sel, ctx):
+    from bayeval.relevance import smoothed_probabilities
 
-    data = sel.topic_ranks()
-    if method == "ip":
-        return data, None
-    if method == "mtc":
-        return data, [np.where(tr.judged, tr.relevant, 0.5) for tr in data]
-    if method == "one":
-        return data, list(smoothed_probabilities(data).p)
-    if method == "sim":
-        return data, list(SimilarityEstimator(config.similarity_config).estimate(data, similarity=sim).p)
-    return data, list(RTCEstimator(config.rtc_config).fit(data, "map").probabilities(draws=None).p)
+    return list(smoothed_probabilities(data).p)
+
+
+def _sim(data, sel, ctx):
+    from bayeval.relevance import SimilarityEstimator
+
+    return list(SimilarityEstimator(ctx.config.similarity_config).estimate(data, similarity=ctx.sim).p)
+
+
+SIMILARITY_STRATEGIES = {
+    "sim": StudyMethod(_selector("mtc+sim", lambda c: dict(similarity=c.sim, config=c.config.similarity_config)),
+                       _sim),
+    "one": StudyMethod(_selector("mtc+one"), _one),
+    "mtc": StudyMethod(_selector("mtc"), lambda d, sel, c: [np.where(t.judged, t.relevant, 0.5) for t in d]),
+    "rtc": StudyMethod(_selector("rtc", lambda c: {"config": c.config.rtc_config}),
+                       lambda d, sel, c: _rtc_map_p(d, c.config.rtc_config)),
+    "ip": StudyMethod(_selector("pool")),
+}
+"""The :class:`~bayeval.experiments.robustness.StudyMethod` of each of :data:`SIMILARITY_METHODS`: ``select``
+gives a fresh selector, ``estimate`` the probabilities refitted on all its judgments; ``ip`` (pooling, no
+estimate: unjudged documents nonrelevant) judges as many documents as the first selection method did."""
 
 
 def _significant(per_topic_a: np.ndarray, per_topic_b: np.ndarray, level: float) -> np.ndarray:
@@ -313,28 +321,24 @@ def run_similarity_trial(collection, config: SimilarityStudyConfig, trial: int) 
     significant = _significant(true_ap[ia], true_ap[ib], config.significance)
     sim = _similarity_function(collection, config.similarity, config.depth, config.similarity_config) \
         if "sim" in config.methods else None
-    empty = RankData.build(runs, None, depth=config.depth, topics=topics)
-
+    ctx = SimpleNamespace(config=config, sim=sim, data=RankData.build(runs, None, depth=config.depth, topics=topics))
     frames, made = [], {}
-    order = [m for m in config.methods if m != "ip"] + (["ip"] if "ip" in config.methods else [])
-    for method in order:
+    for method in sorted(config.methods, key=lambda m: SIMILARITY_STRATEGIES[m].estimate is None):
         t0 = time.perf_counter()
-        if method == "ip":
-            sel = _selector("ip", empty, config, sim)
+        strategy = SIMILARITY_STRATEGIES[method]
+        sel = strategy.select(ctx, made)
+        if strategy.estimate is None:  # no estimate: as many judgments as a selection method, unjudged nonrelevant
             _judge_n(sel, QrelsAssessor(qrels), next(made[m] for m in ("sim", "one", "rtc", "mtc") if m in made))
-            reached = False
-        else:
-            sel = _selector(method, empty, config, sim)
-            reached = _judge(sel, QrelsAssessor(qrels), config, config.budget)
-        made[method] = sel.judgments
-        data, probs = _final_probabilities(method, sel, config, sim)
-        if probs is None:
-            e_map = expected_measures(data, default_p=0.0, method="delta").all_expected[0]
+            reached, e_map = False, expected_measures(sel.topic_ranks(), default_p=0.0, method="delta").all_expected[0]
             e_delta, p_less = e_map[ia] - e_map[ib], np.full(len(ia), np.nan)
         else:
+            reached = _judge(sel, QrelsAssessor(qrels), config, config.budget)
+            data = sel.topic_ranks()
+            probs = strategy.estimate(data, sel, ctx)
             e_map = expected_measures(data, probs, method="delta").all_expected[0]
             cmp = compare_systems(data, probs, method="delta")
             e_delta, p_less = cmp.all_expected, cmp.all_p_less
+        made[method] = sel.judgments
         frames.append(pd.DataFrame({
             "collection": collection.name, "trial": trial, "seed": config.seed,
             "k": len(names) if config.k is None else config.k, "n_topics": len(topics), "depth": config.depth,
@@ -377,23 +381,23 @@ def similarity_trajectory(collection, config: SimilarityStudyConfig, trial: int 
                                  method="delta").all_expected[0]
     sim = _similarity_function(collection, config.similarity, config.depth, config.similarity_config) \
         if "sim" in config.methods else None
-    empty = RankData.build(runs, None, depth=config.depth, topics=topics)
+    ctx = SimpleNamespace(config=config, sim=sim, data=RankData.build(runs, None, depth=config.depth, topics=topics))
     if judgments is None:
-        first = next(m for m in config.methods if m != "ip")
-        sel = _selector(first, empty, config, sim)
+        first = next(m for m in config.methods if SIMILARITY_STRATEGIES[m].estimate is not None)
+        sel = SIMILARITY_STRATEGIES[first].select(ctx, {})
         _judge(sel, QrelsAssessor(qrels), config, config.budget)
         judgments = max(sel.judgments, every)
     rows = []
 
     def point(method, sel):
-        if method == "ip":
+        if SIMILARITY_STRATEGIES[method].estimate is None:
             e = expected_measures(sel.topic_ranks(), default_p=0.0, method="delta").all_expected[0]
         else:
             e = expected_measures(sel.topic_ranks(), sel.probabilities(), method="delta").all_expected[0]
         rows.append((method, sel.judgments, kendall_tau(e, true_map)))
 
     for method in config.methods:
-        sel = _selector(method, empty, config, sim)
+        sel = SIMILARITY_STRATEGIES[method].select(ctx, {})
         point(method, sel)
         _judge_n(sel, QrelsAssessor(qrels), judgments, every=every, at=lambda s, m=method: point(m, s))
     return pd.DataFrame(rows, columns=["method", "judgments", "tau"])

@@ -62,7 +62,7 @@ class IncrementalPoolSelector(Selector):
         super().__init__(data, **kwargs)
 
     def _topic_scores(self, t: int, und: np.ndarray):
-        n = len(self._p[t])
+        n = len(self._state[t].p)
         return self._rank_score[t].copy(), np.zeros(n, np.int8), np.zeros(n, np.int64)
 
     def _update_status(self, changed=None) -> None:

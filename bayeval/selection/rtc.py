@@ -79,13 +79,12 @@ class RefitSelector(MTCSelector):
         ps = getattr(est, "p", est)
         if len(ps) != len(self.data):
             raise BayevalInputError(f"estimate: returned {len(ps)} topics, expected {len(self.data)}")
-        for t, p in enumerate(ps):
+        for t, (st, p) in enumerate(zip(self._state, ps, strict=True)):
             p = np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)
-            if p.shape != self._p[t].shape:
+            if p.shape != st.p.shape:
                 raise BayevalInputError(f"estimate: topic {self.data.topics[t]!r} has {p.shape[0] if p.ndim else 1} "
-                                        f"probabilities, expected {self._p[t].shape[0]}")
-            j = self._judged[t]
-            self._p[t] = np.where(j, (self._grades[t] >= self.level).astype(np.float64), p)
+                                        f"probabilities, expected {st.p.shape[0]}")
+            st.p = np.where(st.judged, (st.grades >= self.level).astype(np.float64), p)
         self.refits += 1
 
     def _after_record(self, t: int) -> None:

@@ -15,6 +15,7 @@ when the set of undecided pairs changes (or, for RTC, when the probabilities are
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -70,6 +71,24 @@ def resolve_pairs(systems: Sequence[str], pairs) -> tuple[np.ndarray, np.ndarray
     return np.array(out_a, dtype=np.int64), np.array(out_b, dtype=np.int64)
 
 
+@dataclass(slots=True)
+class _TopicState:
+    """What a selector holds of one topic: the runs' rankings (``ranked``, ``lengths``, inverse ranks ``inv``),
+    what is known of each document (``judged``, ``grades``, probability of relevance ``p``) and the
+    incremental sums of its measure (AP: ``sj``, ``su`` of :func:`~bayeval.selection.weights.masked_pair_sums`;
+    other measures: the linear weights ``lin``)."""
+
+    ranked: np.ndarray
+    lengths: np.ndarray
+    inv: np.ndarray
+    judged: np.ndarray
+    grades: np.ndarray
+    p: np.ndarray
+    sj: np.ndarray | None = None
+    su: np.ndarray | None = None
+    lin: object = None
+
+
 class Selector:
     """Shared state and bookkeeping of every selection method (see :class:`MTCSelector`).
 
@@ -109,28 +128,23 @@ class Selector:
         T = len(data)
         self._index = {t: k for k, t in enumerate(data.topics)}
         self._doc_index: list[dict] = [None] * T  # built lazily (docno → index)
-        self._ranked, self._lengths, self._ranks, self._inv, self._best = [], [], [], [], []
-        self._judged, self._grades, self._p, self._sj, self._su, self._lin = [], [], [], [], [], []
+        self._state: list[_TopicState] = []
+        best = []
         for tr, p in zip(data, probs, strict=True):
             ranks = np.asarray(tr.ranks, dtype=np.int64)
-            self._ranked.append(np.ascontiguousarray(tr.ranked, dtype=np.int32))
-            self._lengths.append(np.ascontiguousarray(tr.lengths, dtype=np.int32))
-            self._ranks.append(ranks)
-            inv = inverse_ranks(ranks)
-            self._inv.append(inv)
-            best = np.where(ranks > 0, ranks, np.iinfo(np.int64).max).min(axis=1) if ranks.shape[1] else \
-                np.full(tr.n_docs, np.iinfo(np.int64).max)
-            self._best.append(best)
-            judged = np.array(tr.judged, dtype=bool)
-            self._judged.append(judged)
-            self._grades.append(np.array(tr.grades, dtype=np.int64))
-            self._p.append(np.array(p, dtype=np.float64))
+            st = _TopicState(np.ascontiguousarray(tr.ranked, dtype=np.int32),
+                             np.ascontiguousarray(tr.lengths, dtype=np.int32), inverse_ranks(ranks),
+                             np.array(tr.judged, dtype=bool), np.array(tr.grades, dtype=np.int64),
+                             np.array(p, dtype=np.float64))
+            best.append(np.where(ranks > 0, ranks, np.iinfo(np.int64).max).min(axis=1) if ranks.shape[1] else
+                        np.full(tr.n_docs, np.iinfo(np.int64).max))
             if self.measure.family == "AP":
-                rel = judged & (self._grades[-1] >= self.level)
-                self._sj.append(masked_pair_sums(inv, tr.ranked, tr.lengths, rel))
-                self._su.append(masked_pair_sums(inv, tr.ranked, tr.lengths, ~judged))
+                rel = st.judged & (st.grades >= self.level)
+                st.sj = masked_pair_sums(st.inv, tr.ranked, tr.lengths, rel)
+                st.su = masked_pair_sums(st.inv, tr.ranked, tr.lengths, ~st.judged)
             else:
-                self._lin.append(_linear_system_weights(ranks, self.measure))
+                st.lin = _linear_system_weights(ranks, self.measure)
+            self._state.append(st)
         self._offsets = np.concatenate([[0], np.cumsum([tr.n_docs for tr in data])]).astype(np.int64)
         self._spec = MeasureSpec(self.measure.family, self.measure.k) if self.measure.ratio else None
         P = len(self._pa)
@@ -141,7 +155,7 @@ class Selector:
         self._score = np.zeros(int(self._offsets[-1]))
         self._sign = np.zeros(int(self._offsets[-1]), dtype=np.int8)
         self._argpair = np.zeros(int(self._offsets[-1]), dtype=np.int64)
-        self._best_all = np.concatenate(self._best) if T else np.zeros(0, np.int64)
+        self._best_all = np.concatenate(best) if T else np.zeros(0, np.int64)
         self._judgments = 0
         self._history: list[tuple[str, str, int]] = []
         self._last_sign = 0
@@ -193,10 +207,10 @@ class Selector:
         T = max(len(self.data), 1)
         shares = []  # per topic, (n_unjudged, len(und))
         for t in range(len(self.data)):
-            free = ~self._judged[t]
+            free = ~self._state[t].judged
             if not free.any():
                 continue
-            p = self._p[t][free]
+            p = self._state[t].p[free]
             w = self._pair_weights(t, und)[0][free]
             c = (p * (1.0 - p))[:, None] * (self._g_rel * w) ** 2
             if not self.measure.linear:  # first-order shares, rescaled to the topic's exact variance
@@ -210,11 +224,11 @@ class Selector:
 
     def probabilities(self) -> list[np.ndarray]:
         """Per topic, the current probability of relevance (1/0 for judged documents)."""
-        return [p.copy() for p in self._p]
+        return [st.p.copy() for st in self._state]
 
     def is_judged(self, topic: str, docno: str) -> bool:
         t, i = self._locate(topic, docno)
-        return bool(self._judged[t][i])
+        return bool(self._state[t].judged[i])
 
     def check_judgment(self, topic: str, docno: str, grade) -> int | None:
         """Validate a judgment without recording it; returns the grade already recorded (None: unjudged).
@@ -227,7 +241,7 @@ class Selector:
         """
         self._check_grade(grade)
         t, i = self._locate(topic, docno)
-        return int(self._grades[t][i]) if self._judged[t][i] else None
+        return int(self._state[t].grades[i]) if self._state[t].judged[i] else None
 
     def select(self, n: int = 1) -> list[Candidate]:
         """The next ``n`` documents to judge, best first (empty when nothing useful is left).
@@ -267,8 +281,8 @@ class Selector:
         t, i = self._locate(topic, docno)
         self._check_grade(grade)
         grade = int(grade)
-        if self._judged[t][i]:
-            old = int(self._grades[t][i])
+        if self._state[t].judged[i]:
+            old = int(self._state[t].grades[i])
             if old == grade:
                 return False
             raise BayevalInputError(f"grade: document {docno!r} of topic {topic!r} is already judged {old}, "
@@ -295,7 +309,7 @@ class Selector:
             t, i = self._locate(topic, docno)
             self._check_grade(grade)
             key = (t, i)
-            old = int(self._grades[t][i]) if self._judged[t][i] else seen.get(key)
+            old = int(self._state[t].grades[i]) if self._state[t].judged[i] else seen.get(key)
             if old is not None:
                 if old != int(grade):
                     raise BayevalInputError(f"grade: document {docno!r} of topic {topic!r} is already judged "
@@ -346,16 +360,13 @@ class Selector:
         return t, i
 
     def _apply(self, t: int, i: int, grade: int) -> None:
-        rel = grade >= self.level
-        self._judged[t][i] = True
-        self._grades[t][i] = grade
-        self._p[t][i] = 1.0 if rel else 0.0
+        rel, st = grade >= self.level, self._state[t]
+        st.judged[i], st.grades[i], st.p[i] = True, grade, 1.0 if rel else 0.0
         if self.measure.family == "AP":
-            inv = self._inv[t]
-            d = np.minimum(inv, inv[i])  # a_ik for every document and system
-            self._su[t] -= d
+            d = np.minimum(st.inv, st.inv[i])  # a_ik for every document and system
+            st.su -= d
             if rel:
-                self._sj[t] += d
+                st.sj += d
 
     def _after_record(self, t: int) -> None:
         self._topic_moments(t)
@@ -378,7 +389,7 @@ class Selector:
         for k in topics:
             lo, hi = self._offsets[k], self._offsets[k + 1]
             score, sign, arg = self._topic_scores(k, und)
-            score = np.where(self._judged[k], 0.0, score)
+            score = np.where(self._state[k].judged, 0.0, score)
             self._score[lo:hi] = score
             self._sign[lo:hi] = sign
             self._argpair[lo:hi] = arg
@@ -391,16 +402,17 @@ class Selector:
         return Candidate(self.data.topics[t], str(self.data[t].docnos[i]), float(self._score[g]), a, b)
 
     def _expected_r(self, t: int) -> float:
-        return max(float(self._p[t].sum()), 1e-9)
+        return max(float(self._state[t].p.sum()), 1e-9)
 
     def _pair_weights(self, t: int, und: np.ndarray):
         """(w_rel, w_nonrel) of shape (n_t, len(und)); equal for the linear measures."""
         a, b = self._pa[und], self._pb[und]
         if self.measure.family == "AP":
-            inv, sj, su = self._inv[t], self._sj[t], self._su[t]
+            st = self._state[t]
+            inv, sj, su = st.inv, st.sj, st.su
             w_rel = (inv[:, a] - inv[:, b]) + (sj[:, a] - sj[:, b])
             return w_rel, w_rel + (su[:, a] - su[:, b])
-        lin = self._lin[t]
+        lin = self._state[t].lin
         w = lin[:, a] - lin[:, b]
         return w, w
 
@@ -409,14 +421,14 @@ class Selector:
 
     def _topic_moments(self, t: int) -> None:
         """E and Var of Δ on topic t for every pair (+ bounds for the linear measures)."""
-        judged, p = self._judged[t], self._p[t]
+        st = self._state[t]
+        judged, p = st.judged, st.p
         if self.measure.linear:
-            lin = self._lin[t]
-            w = lin[:, self._pa] - lin[:, self._pb]
+            w = st.lin[:, self._pa] - st.lin[:, self._pb]
             if self.measure.family == "P":
-                g = (self._grades[t] >= self.level).astype(np.float64)
+                g = (st.grades >= self.level).astype(np.float64)
             else:
-                g = gain_values(self._grades[t], self.gain)
+                g = gain_values(st.grades, self.gain)
             mu = np.where(judged, g, p * self._g_rel)
             var = np.where(judged, 0.0, p * (1.0 - p) * self._g_rel ** 2)
             self._e[:, t] = mu @ w
@@ -426,9 +438,9 @@ class Selector:
             self._lo[:, t] = base + self._g_max * np.minimum(wu, 0.0).sum(axis=0)
             self._hi[:, t] = base + self._g_max * np.maximum(wu, 0.0).sum(axis=0)
         else:
-            rel = judged & (self._grades[t] >= self.level)
+            rel = judged & (st.grades >= self.level)
             pf = np.ascontiguousarray(np.where(judged, rel.astype(np.float64), p))
-            e, v = eng.analytic_pair_moments(self._ranked[t], self._lengths[t], judged, self._grades[t], pf,
+            e, v = eng.analytic_pair_moments(st.ranked, st.lengths, judged, st.grades, pf,
                                              self._spec, self.moments, self.nodes, self._pa, self._pb)
             self._e[:, t] = e
             self._v[:, t] = v
@@ -466,8 +478,8 @@ class Selector:
         """The data with the judgments made so far (a new :class:`RankData`; for refits and exports)."""
         per = []
         for k, tr in enumerate(self.data):
-            per.append(TopicRanks(tr.topic, tr.systems, tr.docnos, tr.ranked, tr.lengths, self._judged[k].copy(),
-                                  self._grades[k].copy(), tr.relevance_level, tr.has_results))
+            per.append(TopicRanks(tr.topic, tr.systems, tr.docnos, tr.ranked, tr.lengths, self._state[k].judged.copy(),
+                                  self._state[k].grades.copy(), tr.relevance_level, tr.has_results))
         return RankData(self.data.systems, self.data.topics, tuple(per), self.data.depth)
 
     def __repr__(self) -> str:
@@ -534,7 +546,7 @@ class MTCSelector(Selector):
     method = "mtc"
 
     def _topic_scores(self, t: int, und: np.ndarray):
-        n = len(self._p[t])
+        n = len(self._state[t].p)
         if not len(und):
             return np.zeros(n), np.zeros(n, np.int8), np.zeros(n, np.int64)
         w_rel, w_non = self._pair_weights(t, und)
