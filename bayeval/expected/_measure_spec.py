@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from bayeval.measures import Measure, Provider
+from bayeval.measures import Provider
 
 __all__: list[str] = []
 
 EXPECTED = Provider("expected value", ("AP", "P", "nDCG", "recall", "R-prec"))
 """Families with an expected value under uncertain relevance (not condensed; R-prec by Monte Carlo only)."""
-
-MeasureSpec = Measure
-"""The measure value the engine takes: a :class:`~bayeval.measures.Measure` (the name kept for callers)."""

@@ -22,9 +22,9 @@ import numpy as np
 from bayeval.data.rankdata import RankData, TopicRanks
 from bayeval.errors import BayevalInputError
 from bayeval.expected import _engine as eng
-from bayeval.expected._measure_spec import MeasureSpec
 from bayeval.expected._probabilities import resolve
 from bayeval.expected._results import p_less_normal
+from bayeval.measures import Measure
 from bayeval.selection.measure import GAINS, SelectionMeasure
 from bayeval.selection.results import Candidate, SelectionStatus
 from bayeval.selection.weights import _linear_system_weights, gain_values, inverse_ranks, masked_pair_sums
@@ -146,7 +146,7 @@ class Selector:
                 st.lin = _linear_system_weights(ranks, self.measure)
             self._state.append(st)
         self._offsets = np.concatenate([[0], np.cumsum([tr.n_docs for tr in data])]).astype(np.int64)
-        self._spec = MeasureSpec(self.measure.family, self.measure.k) if self.measure.ratio else None
+        self._spec = Measure(self.measure.family, self.measure.k) if self.measure.ratio else None
         P = len(self._pa)
         self._e = np.zeros((P, T))
         self._v = np.zeros((P, T))
