@@ -24,23 +24,13 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from bench_relevance import TREC8_SYSTEMS, _best  # the ten runs and the timer of the RTC benchmark (same folder)
 
 from bayeval.data import RankData
 from bayeval.io import read_qrels, read_runs
 from bayeval.relevance import HierarchicalEstimator, RTCEstimator, shallow_pool_split
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec8"
-TREC8_SYSTEMS = ("INQ601", "INQ602", "Sab8A1", "Sab8A2", "ok8alx", "ok8amxc", "pir9Aatd", "weaver1", "att99atde",
-                 "fub99a")
-
-
-def _best(f, repeat):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t0)
-    return min(times), times[0], out
 
 
 def main(argv=None) -> None:

@@ -188,8 +188,9 @@ class HierarchicalRelevance(RelevanceModel):
                 object.__setattr__(self, "_w2", W2)
         else:
             W2 = member.multiply(member)
-        sd = self.run_sd(hyper)
-        v = hyper[0] ** 2 + W2 @ (sd ** 2)
+        hyper = np.asarray(hyper, dtype=np.float64)  # (3,), or draws (D, 3): then κ is (D, n)
+        sd2 = self.run_sd(hyper) ** 2
+        v = hyper[..., :1] ** 2 + (W2 @ sd2.T).T
         return np.sqrt(1.0 + _PI8 * v)
 
     def design(self, hyper, offset=None, topic=None, member=None):
@@ -377,10 +378,7 @@ class HierarchicalRelevance(RelevanceModel):
         lead = beta.shape[:-1]
         beta, hyper = beta.reshape(-1, 2), hyper.reshape(-1, 3)
         a, u = a.reshape(len(beta), -1), u.reshape(len(beta), -1)
-        W2 = self.member.multiply(self.member).tocsr()
-        sd = self.run_sd(hyper)                                        # (D, S)
-        kappa = np.sqrt(1.0 + _PI8 * (hyper[:, :1] ** 2 + (W2 @ (sd ** 2).T).T))  # (D, n)
-        eta = kappa * (beta[:, :1] + beta[:, 1:2] * self.offset[None, :]) + a[:, self.topic] \
+        eta = self.kappa(hyper) * (beta[:, :1] + beta[:, 1:2] * self.offset[None, :]) + a[:, self.topic] \
             + (self.member @ u.T).T
         return eta.reshape(lead + (len(self.y),))
 
