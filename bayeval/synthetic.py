@@ -34,6 +34,8 @@ class SyntheticCollection:
         System name → its quality parameter (higher is better).
     depth, judged_depth : int
     seed : int or None
+    independent : tuple of str
+        The systems that do not share the document effect (``make_collection(independent=...)``).
     """
 
     runs: RunSet
@@ -43,6 +45,7 @@ class SyntheticCollection:
     depth: int
     judged_depth: int
     seed: int | None
+    independent: tuple = ()
 
     def __repr__(self) -> str:
         return (f"SyntheticCollection(systems={len(self.runs)}, topics={len(self.qrels)}, "
@@ -51,7 +54,7 @@ class SyntheticCollection:
 
 def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, depth: int = 100,
                     judged_depth: int = 10, base_rate: float = 0.08, graded: bool = False,
-                    seed: int | np.random.SeedSequence | None = 0) -> SyntheticCollection:
+                    seed: int | np.random.SeedSequence | None = 0, independent: int = 0) -> SyntheticCollection:
     r"""Generate runs of systems of different quality over random topics.
 
     Parameters
@@ -69,6 +72,11 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
         If true, relevant documents get grade 1 or 2 (a third of them 2).
     seed : int, SeedSequence or None
         Seed of the generator (``np.random.default_rng(seed)``).
+    independent : int
+        How many systems (drawn at random) do not share the document effect :math:`\eta_i`: each sees its
+        own :math:`\eta_{si}\sim N(0, 0.5^2)`, so its ranking agrees less with the others' and the relevant
+        documents it finds are often ones no other system retrieves — as TREC's manual runs do. With 0 (the
+        default) the generator draws exactly what it drew before this option existed.
 
     Notes
     -----
@@ -87,6 +95,8 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
                     ("depth", depth), ("judged_depth", judged_depth)):
         if not isinstance(v, (int, np.integer)) or v < 1:
             raise BayevalInputError(f"{name}: must be a positive integer, got {v!r}")
+    if not isinstance(independent, (int, np.integer)) or not 0 <= independent <= n_systems:
+        raise BayevalInputError(f"independent: must be an integer in 0..n_systems ({n_systems}), got {independent!r}")
     if depth > n_docs:
         raise BayevalInputError(f"depth: must be <= n_docs ({n_docs}), got {depth}")
     if not 0.0 < base_rate < 1.0:
@@ -94,6 +104,9 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     rng = np.random.default_rng(seed)
     quality = np.linspace(0.3, 2.0, n_systems)
     rng.shuffle(quality)
+    own = np.zeros(n_systems, bool)
+    if independent:
+        own[rng.choice(n_systems, size=independent, replace=False)] = True
     names = [f"sys{s + 1:02d}" for s in range(n_systems)]
     width = len(str(n_docs - 1))
     rows_t, rows_d, rows_g = [], [], []
@@ -114,7 +127,8 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
         rows_g.append(grade)
         doc_effect = rng.normal(0.0, 0.5, n_docs)
         for s in range(n_systems):
-            score = quality[s] * grade.clip(0, 1) + doc_effect + rng.normal(0.0, 1.0, n_docs)
+            shared = rng.normal(0.0, 0.5, n_docs) if own[s] else doc_effect
+            score = quality[s] * grade.clip(0, 1) + shared + rng.normal(0.0, 1.0, n_docs)
             top = np.argsort(-score, kind="stable")[:depth]
             run_parts[s].append((np.full(depth, topic, dtype=object), docnos[top], np.round(score[top], 6)))
     runs = RunSet(tuple(
@@ -126,4 +140,4 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     judged = pool_qrels(runs, qrels, judged_depth)
     seed_out = int(seed) if isinstance(seed, (int, np.integer)) else None
     return SyntheticCollection(runs, qrels, judged, dict(zip(names, quality.tolist(), strict=True)),
-                               depth, judged_depth, seed_out)
+                               depth, judged_depth, seed_out, tuple(n for n, o in zip(names, own, strict=True) if o))

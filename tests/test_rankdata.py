@@ -90,3 +90,26 @@ def test_synthetic_collection_is_reproducible_and_pooled():
     assert len(pool_qrels(a.runs, a.qrels, 60)) == 3
     with pytest.raises(BayevalInputError, match="depth"):
         make_collection(n_docs=10, depth=20)
+
+
+def test_independent_systems_agree_less_and_leave_the_default_unchanged():
+    kw = dict(n_topics=6, n_systems=8, n_docs=400, depth=50, judged_depth=5, seed=5)
+    plain, ind = make_collection(**kw), make_collection(**kw, independent=3)
+    assert plain.independent == () and len(ind.independent) == 3
+    # the option draws extra numbers only when it is used: the default collection is what it always was
+    # (sys01's first documents of topic 1 with seed 5, recorded before the option existed)
+    assert plain.runs[0].ranking("1")[:3].tolist() == ['T1-D006', 'T1-D019', 'T1-D064']
+    rd = RankData.build(ind.runs, ind.qrels)
+    own = np.isin(np.array(rd.systems), ind.independent)
+
+    def overlap(s):  # mean share of s's list that each other system also retrieves
+        shares = []
+        for tr in rd:
+            mine = set(tr.ranking(s).tolist())
+            shares += [len(mine & set(tr.ranking(o).tolist())) / len(mine) for o in range(len(own)) if o != s]
+        return np.mean(shares)
+
+    ov = np.array([overlap(s) for s in range(len(own))])
+    assert ov[own].max() < ov[~own].min()
+    with pytest.raises(BayevalInputError, match="independent"):
+        make_collection(n_systems=3, independent=4)
