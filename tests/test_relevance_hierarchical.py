@@ -263,16 +263,22 @@ def test_bad_input():
                               MODEL.topics, MODEL.systems)
     with pytest.raises(BayevalInputError, match="config"):
         HierarchicalEstimator("rtc-default")
+    with pytest.raises(BayevalInputError, match="nuts_sampler"):
+        MODEL.fit("mcmc", nuts_sampler="stan")
 
 
 @pytest.mark.slow
-def test_nuts_agrees_with_fast_path():
-    """NUTS on the full model vs the fast path (Laplace evidence, importance-weighted hyperparameter points,
-    conditional Laplace draws): predictive p and the run effects' posterior means and sds."""
+@pytest.mark.parametrize("sampler", ["pymc", "nutpie"])
+def test_nuts_agrees_with_fast_path(sampler):
+    """NUTS (PyMC's sampler or nutpie) on the full model vs the fast path (Laplace evidence, importance-weighted
+    hyperparameter points, conditional Laplace draws): predictive p and the run effects' posterior means and sds."""
+    if sampler == "nutpie":
+        pytest.importorskip("nutpie")
     data = _collection(seed=5, n_topics=10, n_systems=6)
     est = HierarchicalEstimator()
     lap = est.fit(data, "laplace", seed=1, draws=1000, chains=2)
-    nuts = est.fit(data, "mcmc", seed=1, draws=1000, tune=1000, chains=4)
+    nuts = est.fit(data, "mcmc", seed=1, draws=1000, tune=1000, chains=4, nuts_sampler=sampler)
+    assert nuts.fit.idata.attrs["nuts_sampler"] == sampler
     assert nuts.fit.divergences() == 0
     assert float(nuts.fit.rhat().max()) <= 1.01  # az.summary rounds to 0.01
     pl, pn = lap.probabilities(draws=400, seed=1), nuts.probabilities(draws=400, seed=1)

@@ -63,7 +63,15 @@ from scipy.special import expit, log_expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
-from bayeval.relevance._fitting import FIT_METHODS, Mode, ParamSpec, RelevanceModel, _single_thread_blas, fit_model
+from bayeval.relevance._fitting import (
+    FIT_METHODS,
+    Mode,
+    ParamSpec,
+    RelevanceModel,
+    _check,
+    _single_thread_blas,
+    fit_model,
+)
 from bayeval.relevance._kernels import CoefPrior, EffectsDesign, SparseDesign, logistic_logpost, logistic_newton
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config
 from bayeval.relevance.results import FitResult, RelevanceEstimate
@@ -447,17 +455,18 @@ class HierarchicalRelevance(RelevanceModel):
 
     def fit(self, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None,
             cores: int | None = 1, target_accept: float = 0.95, vi_iterations: int = 20_000,
-            progressbar: bool = False, warm_start=None) -> FitResult:
+            progressbar: bool = False, warm_start=None, nuts_sampler: str = "pymc") -> FitResult:
         """As :meth:`RelevanceModel.fit`; ``"laplace"`` integrates the hyperparameters over
         ``prior.hyper_points`` importance-weighted points (each with draws of x from the conditional Laplace
         posterior in proportion to its weight)."""
         if method not in FIT_METHODS:
             raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
+        _check(method, draws, chains, nuts_sampler)
         mode = self._mode()
         if method in ("mcmc", "vi"):
             return fit_model(self, method, draws=draws, tune=tune, chains=chains, seed=seed, cores=cores,
                              target_accept=target_accept, vi_iterations=vi_iterations, progressbar=progressbar,
-                             mode=mode)
+                             mode=mode, nuts_sampler=nuts_sampler)
         fr = fit_model(self, "map", mode=mode)
         if method == "map":
             return fr
