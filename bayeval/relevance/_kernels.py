@@ -186,7 +186,7 @@ class EffectsDesign:
 
     @classmethod
     def from_parts(cls, F, group, n_groups: int, W) -> EffectsDesign:
-        """Find the distinct rows of W (hash of each row, then checked entry by entry: exact)."""
+        """Find the distinct rows of W (a hash of each row, then checked entry by entry: exact)."""
         from scipy.sparse import csr_matrix
 
         W = csr_matrix(W, dtype=np.float64, copy=True)
@@ -195,10 +195,10 @@ class EffectsDesign:
         n, S = W.shape
         group = np.asarray(group, dtype=np.int64)
         row = np.repeat(np.arange(n), np.diff(W.indptr))
-        rng = np.random.default_rng(20070723)  # fixed: the keys only need to tell different rows apart
-        keys = np.column_stack([W @ rng.random(S), W @ rng.random(S), np.diff(W.indptr)])
-        _, first, pattern = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        pattern = pattern.reshape(-1)
+        # key of a row: its dot product with fixed random weights (equal rows, equal keys: same entries
+        # summed in the same order); different rows with one key are caught below
+        key = W @ np.random.default_rng(20070723).random(S)
+        _, first, pattern = np.unique(key, return_index=True, return_inverse=True)
         U = W[first].toarray()
         if n and abs(W - csr_matrix(U)[pattern]).max() > 0:  # pragma: no cover - a hash collision
             pattern, U = np.arange(n), W.toarray()

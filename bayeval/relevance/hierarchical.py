@@ -278,9 +278,10 @@ class HierarchicalRelevance(RelevanceModel):
         h = np.asarray(hyper, dtype=np.float64)
         return float(np.sum(0.5 * np.log(2 / np.pi) - np.log(sc) - 0.5 * (h / sc) ** 2))
 
-    def log_marginal(self, hyper, x0=None):
-        """Laplace approximation of :math:`\\log p(y\\mid h)` and the inner mode behind it."""
-        x, H, lp, ok = self.conditional_mode(hyper, x0)
+    def log_marginal(self, hyper, x0=None, h0=None):
+        """Laplace approximation of :math:`\\log p(y\\mid h)` and the inner mode behind it (``x0``, ``h0``: start
+        and Hessian factor of the inner Newton solve, as in :meth:`log_marginal_grad`)."""
+        x, H, lp, ok, _ = self._conditional_mode(hyper, x0, h0)
         val, _ = _laplace_value(lp, H)
         return val, x, H, ok
 
@@ -488,13 +489,15 @@ class HierarchicalRelevance(RelevanceModel):
         else:
             # importance sampling of log h: Student-t(4) proposal around the Laplace Gaussian, weights from
             # the Laplace marginal likelihood × hyperprior (× Jacobian); draws allocated by the weights
+            from scipy.linalg import cho_factor
             from scipy.stats import multivariate_t
 
             prop = multivariate_t(loc=z, shape=cov_z, df=4)
             zs = np.atleast_2d(prop.rvs(size=G, random_state=rng))
             logw, inner = np.empty(G), []
+            h0 = cho_factor(mode.blocks[0][1], lower=True)
             for g, zz in enumerate(zs):
-                val, x, H, _ = self.log_marginal(np.exp(zz), x0)
+                val, x, H, _ = self.log_marginal(np.exp(zz), x0, h0)
                 logw[g] = val + self.log_hyperprior(np.exp(zz)) + zz.sum()
                 inner.append((x, H))
             logw -= prop.logpdf(zs)
@@ -617,11 +620,6 @@ class HierarchicalFit:
     def method(self) -> str:
         return self.fit.method
 
-    def _topic_design(self, t: int, hyper):
-        tr = self.data[t]
-        W, _ = _membership(tr, len(self.data.systems))
-        return self.model.design(hyper, self.offsets[t], np.full(tr.n_docs, t), W)
-
     def probabilities(self, *, draws: int | None = 200, seed=None) -> RelevanceEstimate:
         """p for every document and, for sampled fits, ``draws`` posterior draws of p.
 
@@ -630,6 +628,8 @@ class HierarchicalFit:
         :math:`\\eta_i` (MacKay 1992), so that it agrees with the mean of the draws; with draws, p is
         their mean.
         """
+        from scipy.sparse import vstack
+
         from bayeval.relevance._fitting import _psd_inverse_root
 
         fr = self.fit
@@ -654,14 +654,20 @@ class HierarchicalFit:
             dr = tuple(dr)
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
         else:
+            # every document of every topic in one design: s_i² = X_i C X_iᵀ through the membership patterns
             x, h = fr.mode.x[:P], fr.mode.x[P:]
-            M = _psd_inverse_root(fr.mode.blocks[0][1])
-            p = []
-            for t in range(len(self.data)):
-                X = self._topic_design(t, h)
-                s2 = np.asarray((X @ M) ** 2).sum(axis=1) if X.shape[0] else np.zeros(0)
-                p.append(expit((X @ x) / np.sqrt(1.0 + _PI8 * s2)))
-            p = tuple(p)
+            with _single_thread_blas():
+                M = _psd_inverse_root(fr.mode.blocks[0][1])
+            S = len(self.data.systems)
+            W = vstack([_membership(tr, S)[0] for tr in self.data], format="csr")
+            o = np.concatenate(self.offsets)
+            k = self.model.kappa(h, W)
+            X = EffectsDesign.from_parts(np.column_stack([k, k * o]),
+                                         np.repeat(np.arange(len(self.data)), [tr.n_docs for tr in self.data]),
+                                         len(self.data), W)
+            with _single_thread_blas():
+                pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * X.quad_diag(M @ M.T)))
+            p = tuple(np.split(pall, np.cumsum([tr.n_docs for tr in self.data])[:-1]))
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
