@@ -109,6 +109,15 @@ def test_hyper_mode_is_stationary(hyper_fit):
     assert np.allclose(np.linalg.inv(-H), cov, rtol=1e-3, atol=1e-5)
 
 
+def test_hyper_mode_without_judgments_is_the_hyperprior_mode():
+    """No judged row: log p(h) + Σ log h of half-normals peaks at h = scale with curvature 2 in log h."""
+    m0 = HierarchicalRelevance(MODEL.offset[:0], MODEL.topic[:0], MODEL.member[:0], MODEL.y[:0], MODEL.uncovered,
+                               MODEL.topics, MODEL.systems)
+    z, cov, (x, _, _, ok) = m0.hyper_mode()
+    assert ok and np.allclose(z, 0.0, atol=1e-6) and np.allclose(cov, np.eye(3) / 2, atol=1e-3)
+    assert np.allclose(x, m0.latent_prior(np.exp(z)).mu)
+
+
 def test_effects_design_products_equal_the_dense_design():
     from scipy.linalg import cho_factor
 

@@ -241,7 +241,7 @@ class EffectsDesign:
         out[ab, ab] = np.diag(np.bincount(self.group, v, minlength=G))
         out[ab, ub] = np.bincount(self.cell, v[self.row] * self.W.data, minlength=G * S).reshape(G, S)
         vu = np.bincount(self.pattern, v, minlength=len(self.U))
-        if np.all(vu >= 0):
+        if len(vu) and np.all(vu >= 0):
             B = self.U * np.sqrt(vu)[:, None]
             UU = dsyrk(1.0, B.T)  # upper triangle of Bᵀ B
             UU += np.triu(UU, 1).T
@@ -276,7 +276,8 @@ class EffectsDesign:
         r""":math:`\mathrm{tr}(C\,X^\top\mathrm{diag}(r_j)X)=\sum_i r_{ij}X_iCX_i^\top` for each column
         :math:`r_j` of R (n, m) and a symmetric C: the A–W part through the (group, column) cells, the
         W–W part once per pattern (:math:`O(n_uS^2)`)."""
-        R = np.asarray(R, dtype=np.float64).reshape(self.W.shape[0], -1)
+        R = np.asarray(R, dtype=np.float64)
+        R = R[:, None] if R.ndim == 1 else R
         k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
         ab, ub = slice(k, k + G), slice(k + G, None)
         out = R.T @ self._quad_rows(C)
