@@ -77,6 +77,75 @@ def test_fast_path_is_pymc_conditional_mode(hyper_fit):
     assert float(logp(pt_(got))) <= float(logp(pt_(x))) + 1e-9
 
 
+def test_log_marginal_gradient_is_the_finite_difference():
+    """The analytic gradient of the Laplace log marginal likelihood (with the implicit move of the mode and of
+    κ) and dx̂/dlog h equal central differences."""
+    e = 1e-5
+    for z in (np.array([-0.3, 0.5, -0.2]), np.array([0.4, -1.0, 0.3])):
+        val, g, x, _, ok, dx, _, _ = MODEL.log_marginal_grad(np.exp(z))
+        assert ok and val == pytest.approx(MODEL.log_marginal(np.exp(z))[0], abs=1e-9)
+        fd, dxfd = np.empty(3), np.empty((len(x), 3))
+        for i in range(3):
+            (vp, xp, _, _), (vm, xm, _, _) = (MODEL.log_marginal(np.exp(z + s * e * np.eye(3)[i]), x) for s in (1, -1))
+            fd[i], dxfd[:, i] = (vp - vm) / (2 * e), (xp - xm) / (2 * e)
+        assert np.max(np.abs(g - fd)) < 1e-6 * (1 + np.max(np.abs(fd)))
+        assert np.max(np.abs(dx - dxfd)) < 1e-6 * (1 + np.max(np.abs(dxfd)))
+
+
+def test_hyper_mode_is_stationary(hyper_fit):
+    """The mode of log p(y | h) + log p(h) + Σ log h: its finite-difference gradient vanishes and the curvature
+    behind the covariance is the finite-difference one."""
+    z, cov, (x, _, _, _) = hyper_fit
+
+    def obj(zz):
+        return MODEL.log_marginal(np.exp(zz), x)[0] + MODEL.log_hyperprior(np.exp(zz)) + zz.sum()
+
+    e = 1e-4
+    g = np.array([(obj(z + e * d) - obj(z - e * d)) / (2 * e) for d in np.eye(3)])
+    assert np.max(np.abs(g)) < 1e-5
+    e = 1e-2
+    H = np.array([[(obj(z + e * (a + b)) - obj(z + e * (a - b)) - obj(z - e * (a - b)) + obj(z - e * (a + b)))
+                   / (4 * e * e) for b in np.eye(3)] for a in np.eye(3)])
+    assert np.allclose(np.linalg.inv(-H), cov, rtol=1e-3, atol=1e-5)
+
+
+def test_hyper_mode_without_judgments_is_the_hyperprior_mode():
+    """No judged row: log p(h) + Σ log h of half-normals peaks at h = scale with curvature 2 in log h."""
+    m0 = HierarchicalRelevance(MODEL.offset[:0], MODEL.topic[:0], MODEL.member[:0], MODEL.y[:0], MODEL.uncovered,
+                               MODEL.topics, MODEL.systems)
+    z, cov, (x, _, _, ok) = m0.hyper_mode()
+    assert ok and np.allclose(z, 0.0, atol=1e-6) and np.allclose(cov, np.eye(3) / 2, atol=1e-3)
+    assert np.allclose(x, m0.latent_prior(np.exp(z)).mu)
+
+
+def test_effects_design_products_equal_the_dense_design():
+    from scipy.linalg import cho_factor
+
+    from bayeval.relevance._kernels import CoefPrior, SparseDesign, logistic_newton
+
+    h = np.array([0.7, 0.4, 0.9])
+    E, Xs = MODEL._effects_design(h), MODEL.design(h)
+    X = Xs.toarray()
+    assert len(E.U) < X.shape[0]  # rows share patterns
+    rng = np.random.default_rng(5)
+    v, b, R = rng.random(len(X)), rng.normal(size=X.shape[1]), rng.normal(size=(len(X), 3))
+    A = rng.normal(size=(X.shape[1],) * 2)
+    C = A @ A.T
+    assert np.allclose(E.dot(b), X @ b) and np.allclose(E.rdot(v), X.T @ v)
+    for w in (v, v - 0.5):  # syrk for weights ≥ 0, a plain product otherwise
+        assert np.allclose(E.gram(w), X.T @ (X * w[:, None]))
+    assert np.allclose(E.quad_diag(C), np.einsum("ij,jk,ik->i", X, C, X))
+    assert np.allclose(E.gram_trace(C, R), [np.trace(C @ X.T @ (X * r[:, None])) for r in R.T])
+    # Newton with a neighbouring Hessian factor (simplified steps first) lands on the plain Newton mode
+    prior = MODEL.latent_prior(h)
+    ref = logistic_newton(SparseDesign(Xs), MODEL.y, np.ones(len(X)), prior, tol=1e-10)
+    near = logistic_newton(SparseDesign(Xs), MODEL.y, np.ones(len(X)),
+                           CoefPrior.make(X.shape[1], mu=prior.mu, prec=prior.prec * 1.1), tol=1e-10)
+    got = logistic_newton(E, MODEL.y, np.ones(len(X)), prior, x0=near.x, tol=1e-10, h0=cho_factor(near.neg_hessian))
+    assert got.converged and np.max(np.abs(got.x - ref.x)) < 1e-8
+    assert np.allclose(got.neg_hessian, ref.neg_hessian) and got.logpost == pytest.approx(ref.logpost, abs=1e-9)
+
+
 def test_full_pymc_density_is_log_posterior_plus_jacobian(hyper_fit):
     pmm = MODEL.build_model()
     logp = pmm.compile_logp(jacobian=False)
@@ -203,16 +272,22 @@ def test_bad_input():
                               MODEL.topics, MODEL.systems)
     with pytest.raises(BayevalInputError, match="config"):
         HierarchicalEstimator("rtc-default")
+    with pytest.raises(BayevalInputError, match="nuts_sampler"):
+        MODEL.fit("mcmc", nuts_sampler="stan")
 
 
 @pytest.mark.slow
-def test_nuts_agrees_with_fast_path():
-    """NUTS on the full model vs the fast path (Laplace evidence, importance-weighted hyperparameter points,
-    conditional Laplace draws): predictive p and the run effects' posterior means and sds."""
+@pytest.mark.parametrize("sampler", ["pymc", "nutpie"])
+def test_nuts_agrees_with_fast_path(sampler):
+    """NUTS (PyMC's sampler or nutpie) on the full model vs the fast path (Laplace evidence, importance-weighted
+    hyperparameter points, conditional Laplace draws): predictive p and the run effects' posterior means and sds."""
+    if sampler == "nutpie":
+        pytest.importorskip("nutpie")
     data = _collection(seed=5, n_topics=10, n_systems=6)
     est = HierarchicalEstimator()
     lap = est.fit(data, "laplace", seed=1, draws=1000, chains=2)
-    nuts = est.fit(data, "mcmc", seed=1, draws=1000, tune=1000, chains=4)
+    nuts = est.fit(data, "mcmc", seed=1, draws=1000, tune=1000, chains=4, nuts_sampler=sampler)
+    assert nuts.fit.idata.attrs["nuts_sampler"] == sampler
     assert nuts.fit.divergences() == 0
     assert float(nuts.fit.rhat().max()) <= 1.01  # az.summary rounds to 0.01
     pl, pn = lap.probabilities(draws=400, seed=1), nuts.probabilities(draws=400, seed=1)

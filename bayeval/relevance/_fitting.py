@@ -19,13 +19,21 @@ import numpy as np
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
-__all__ = ["FIT_METHODS", "Mode", "ParamSpec", "fit_model"]
+__all__ = ["FIT_METHODS", "NUTS_SAMPLERS", "Mode", "ParamSpec", "fit_model"]
+
+#: NUTS implementations for ``method="mcmc"``: PyMC's own sampler, or nutpie (Rust NUTS on the model
+#: compiled with numba; the optional dependency ``bayeval[nutpie]``), which PyMC runs through
+#: ``pm.sample(nuts_sampler="nutpie")``. docs/benchmarks.md compares them on the hierarchical model.
+NUTS_SAMPLERS = ("pymc", "nutpie")
+#: nutpie's names of the sample statistics kept in ``idata.sample_stats`` (PyMC's names)
+_NUTPIE_STATS = {"diverging": "diverging", "depth": "tree_depth", "logp": "lp", "step_size": "step_size",
+                 "energy": "energy", "mean_tree_accept": "acceptance_rate", "n_steps": "n_steps"}
 
 
 #: What each method computes, in ``idata.attrs["inference"]``.
 INFERENCE = {"map": "posterior mode (fast path, Newton/IRLS); one draw, no posterior spread",
              "laplace": "Laplace approximation: independent draws from N(mode, (-H)^-1); one chain",
-             "mcmc": "NUTS (PyMC)",
+             "mcmc": "NUTS (PyMC's sampler, or nutpie: attrs['nuts_sampler'])",
              "vi": "mean-field ADVI (PyMC): independent draws from the fitted approximation; one chain"}
 
 
@@ -85,9 +93,17 @@ class Mode:
         return out
 
 
-def _check(method, draws, chains):
+def _check(method, draws, chains, nuts_sampler="pymc"):
     if method not in FIT_METHODS:
         raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
+    if nuts_sampler not in NUTS_SAMPLERS:
+        raise BayevalInputError(f"nuts_sampler: must be one of {', '.join(map(repr, NUTS_SAMPLERS))}, "
+                                f"got {nuts_sampler!r}")
+    if method == "mcmc" and nuts_sampler == "nutpie":
+        import importlib.util
+
+        if importlib.util.find_spec("nutpie") is None:
+            raise BayevalInputError("nuts_sampler: 'nutpie' needs the nutpie package (pip install 'bayeval[nutpie]')")
     for name, v in (("draws", draws), ("chains", chains)):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
             raise BayevalInputError(f"{name}: must be a positive integer, got {v!r}")
@@ -140,11 +156,11 @@ def _posterior_arrays(pm_idata, spec: ParamSpec) -> dict:
 
 def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4,
               seed=None, cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
-              progressbar: bool = False, mode: Mode | None = None, warm_start=None):
+              progressbar: bool = False, mode: Mode | None = None, warm_start=None, nuts_sampler: str = "pymc"):
     """Fit ``model`` with ``method``; see :meth:`RelevanceModel.fit`."""
     from bayeval.relevance.results import FitResult
 
-    _check(method, draws, chains)
+    _check(method, draws, chains, nuts_sampler)
     spec: ParamSpec = model.param_spec
     if mode is None:
         with _single_thread_blas():
@@ -170,14 +186,19 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
         with pm_model, warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             if method == "mcmc":
-                pm_idata = pm.sample(draws=draws, tune=tune, chains=chains, cores=cores, random_seed=seed_int,
-                                     initvals=start, init="adapt_diag", target_accept=target_accept,
-                                     progressbar=progressbar, compute_convergence_checks=False)
-                sample_stats = {k: np.asarray(pm_idata.sample_stats[k].values)
-                                for k in ("diverging", "tree_depth", "lp", "step_size", "energy", "acceptance_rate",
-                                          "n_steps")
-                                if k in pm_idata.sample_stats}
-                attrs.update(tune=tune, target_accept=target_accept)
+                common = dict(draws=draws, tune=tune, chains=chains, random_seed=seed_int, target_accept=target_accept,
+                              progressbar=progressbar, compute_convergence_checks=False)
+                if nuts_sampler == "pymc":
+                    pm_idata = pm.sample(cores=cores, initvals=start, init="adapt_diag", **common)
+                    names = {k: k for k in ("diverging", "tree_depth", "lp", "step_size", "energy",
+                                            "acceptance_rate", "n_steps")}
+                else:  # nutpie: its own start (jittered around the model's initial point) and tuning; threads
+                    pm_idata = pm.sample(nuts_sampler=nuts_sampler, nuts_sampler_kwargs={"cores": cores or 1},
+                                         **common)
+                    names = _NUTPIE_STATS
+                sample_stats = {ours: np.asarray(pm_idata.sample_stats[k].values)
+                                for k, ours in names.items() if k in pm_idata.sample_stats}
+                attrs.update(tune=tune, target_accept=target_accept, nuts_sampler=nuts_sampler)
             else:
                 approx = pm.fit(n=vi_iterations, method="advi", random_seed=seed_int, progressbar=progressbar,
                                 start=start)
@@ -210,7 +231,7 @@ class RelevanceModel:
 
     def fit(self, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None,
             cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
-            progressbar: bool = False, warm_start=None):
+            progressbar: bool = False, warm_start=None, nuts_sampler: str = "pymc"):
         """Fit the model; every method returns a :class:`~bayeval.relevance.results.FitResult` whose
         ``idata.posterior`` has the same variables, dims and coords.
 
@@ -227,7 +248,7 @@ class RelevanceModel:
         seed : int, SeedSequence or None
             Seed of every random choice (Laplace draws, the sampler's seed).
         cores : int or None
-            Processes for NUTS chains (1 = sequential).
+            Processes (PyMC) or threads (nutpie) for NUTS chains (1 = sequential).
         target_accept : float
             NUTS target acceptance.
         vi_iterations : int
@@ -237,10 +258,14 @@ class RelevanceModel:
         warm_start : model of the same kind, optional
             An earlier fitted model whose solution the fast path may reuse or start from (models that
             support it: :class:`~bayeval.relevance.RankCoefficients`); the mode is the same, found faster.
+        nuts_sampler : {"pymc", "nutpie"}
+            The NUTS implementation of ``"mcmc"`` (:data:`NUTS_SAMPLERS`); ``"nutpie"`` needs the optional
+            dependency ``bayeval[nutpie]``, compiles the model with numba (about 20 s) and starts from its
+            own jittered point rather than the mode.
         """
         return fit_model(self, method, draws=draws, tune=tune, chains=chains, seed=seed, cores=cores,
                          target_accept=target_accept, vi_iterations=vi_iterations, progressbar=progressbar,
-                         warm_start=warm_start)
+                         warm_start=warm_start, nuts_sampler=nuts_sampler)
 
     def find_map(self) -> dict[str, np.ndarray]:
         """The fast-path MAP as named arrays (no PyMC)."""

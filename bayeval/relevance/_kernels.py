@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, log_expit
 
-__all__ = ["CoefPrior", "DenseDesign", "NewtonResult", "OffsetSparseDesign", "SparseDesign", "bt_logpost",
-           "bt_newton", "bt_newton_batch", "logistic_logpost", "logistic_newton"]
+__all__ = ["CoefPrior", "DenseDesign", "EffectsDesign", "NewtonResult", "OffsetSparseDesign", "SparseDesign",
+           "bt_logpost", "bt_newton", "bt_newton_batch", "logistic_logpost", "logistic_newton"]
 
 
 @dataclass(frozen=True)
@@ -155,8 +155,143 @@ class SparseDesign:
         return np.asarray((self.X.T @ diags(v) @ self.X).toarray())
 
 
+@dataclass(frozen=True)
+class EffectsDesign:
+    r"""The design of a logistic regression with random effects, :math:`X=[F\mid A\mid W]`: a few dense
+    columns F (n, k), the one-hot columns A (n, G) of a group (one effect per group) and a sparse membership
+    block W (n, S) whose rows repeat a small set of *patterns*, :math:`W_i=U_{c(i)}` (U dense, (n_u, S)).
+
+    The hierarchical relevance model (:mod:`bayeval.relevance.hierarchical`) has this shape: F holds the
+    RTC log-odds scaled by :math:`\kappa_i`, G are the topics, and a judged document's row of W depends only
+    on the set of runs that retrieve it (on TREC-8, 23,000 patterns for 87,000 judged rows). Then
+
+    .. math::
+
+        W^\top DW = U^\top D_U U,\qquad (D_U)_{cc}=\sum_{i:c(i)=c} v_i,
+
+    one symmetric rank-k update (BLAS ``syrk``) over the patterns instead of a sparse product over the
+    rows, :math:`O(n_uS^2/2)` instead of :math:`O(\sum_i \mathrm{nnz}_i^2)`.
+
+    Build it with :meth:`from_parts` (which finds the patterns); :meth:`with_dense` swaps F.
+    """
+
+    F: np.ndarray
+    group: np.ndarray
+    n_groups: int
+    W: object  # scipy.sparse.csr_matrix (n, S)
+    pattern: np.ndarray  # (n,) index of each row's pattern in U
+    U: np.ndarray  # (n_u, S) the distinct rows of W
+    cell: np.ndarray  # per stored entry of W: group[row] * S + column (for the A-W block)
+    row: np.ndarray  # per stored entry of W: its row
+
+    @classmethod
+    def from_parts(cls, F, group, n_groups: int, W) -> EffectsDesign:
+        """Find the distinct rows of W (a hash of each row, then checked entry by entry: exact)."""
+        from scipy.sparse import csr_matrix
+
+        W = csr_matrix(W, dtype=np.float64, copy=True)
+        W.sort_indices()
+        F = np.asarray(F, dtype=np.float64)
+        n, S = W.shape
+        group = np.asarray(group, dtype=np.int64)
+        row = np.repeat(np.arange(n), np.diff(W.indptr))
+        # key of a row: its dot product with fixed random weights (equal rows, equal keys: same entries
+        # summed in the same order); different rows with one key are caught below
+        key = W @ np.random.default_rng(20070723).random(S)
+        _, first, pattern = np.unique(key, return_index=True, return_inverse=True)
+        U = W[first].toarray()
+        if n and abs(W - csr_matrix(U)[pattern]).max() > 0:  # pragma: no cover - a hash collision
+            pattern, U = np.arange(n), W.toarray()
+        return cls(F[:, None] if F.ndim == 1 else F, group, int(n_groups), W, pattern, U,
+                   group[row] * S + W.indices, row)
+
+    def with_dense(self, F) -> EffectsDesign:
+        """The same design with other dense columns F (same shape)."""
+        return EffectsDesign(np.asarray(F, dtype=np.float64), self.group, self.n_groups, self.W, self.pattern,
+                             self.U, self.cell, self.row)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.W.shape[0], self.F.shape[1] + self.n_groups + self.W.shape[1])
+
+    def _split(self, beta):
+        k, G = self.F.shape[1], self.n_groups
+        return beta[:k], beta[k:k + G], beta[k + G:]
+
+    def dot(self, beta: np.ndarray) -> np.ndarray:
+        """:math:`X\beta` (``beta`` (p,) or (p, m))."""
+        b, a, u = self._split(np.asarray(beta, dtype=np.float64))
+        return self.F @ b + a[self.group] + self.W @ u
+
+    def rdot(self, v: np.ndarray) -> np.ndarray:
+        """:math:`X^\top v`."""
+        return np.r_[self.F.T @ v, np.bincount(self.group, v, minlength=self.n_groups), self.W.T @ v]
+
+    def gram(self, v: np.ndarray) -> np.ndarray:
+        r""":math:`X^\top \mathrm{diag}(v) X` (dense, p × p)."""
+        from scipy.linalg.blas import dsyrk
+
+        k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
+        F, vF = self.F, self.F * v[:, None]
+        out = np.empty((k + G + S,) * 2)
+        fb, ab, ub = slice(0, k), slice(k, k + G), slice(k + G, None)
+        out[fb, fb] = F.T @ vF
+        out[fb, ab] = np.stack([np.bincount(self.group, c, minlength=G) for c in vF.T])
+        out[fb, ub] = (self.W.T @ vF).T
+        out[ab, ab] = np.diag(np.bincount(self.group, v, minlength=G))
+        out[ab, ub] = np.bincount(self.cell, v[self.row] * self.W.data, minlength=G * S).reshape(G, S)
+        vu = np.bincount(self.pattern, v, minlength=len(self.U))
+        if len(vu) and np.all(vu >= 0):
+            B = self.U * np.sqrt(vu)[:, None]
+            UU = dsyrk(1.0, B.T)  # upper triangle of Bᵀ B
+            UU += np.triu(UU, 1).T
+        else:
+            UU = self.U.T @ (self.U * vu[:, None])
+        out[ub, ub] = UU
+        out[ab, fb] = out[fb, ab].T
+        out[ub, fb] = out[fb, ub].T
+        out[ub, ab] = out[ab, ub].T
+        return out
+
+    def quad_diag(self, C: np.ndarray) -> np.ndarray:
+        r""":math:`\mathrm{diag}(XCX^\top)` for a symmetric C (p × p): per row :math:`X_iCX_i^\top`,
+        through the patterns (:math:`O(n_uSp + nk^2)`, no n × p product)."""
+        k, G = self.F.shape[1], self.n_groups
+        ab, ub = slice(k, k + G), slice(k + G, None)
+        Q = self.U @ C[ub, :]  # (n_u, p)
+        quu = np.einsum("ij,ij->i", Q[:, ub], self.U)[self.pattern]
+        return self._quad_rows(C) + 2.0 * Q[:, ab][self.pattern, self.group] + quu
+
+    def _quad_rows(self, C):
+        """The parts of :math:`X_iCX_i^\\top` that involve F or A only, and 2 F_i C_FU W_iᵀ."""
+        k, G = self.F.shape[1], self.n_groups
+        fb, ab, ub = slice(0, k), slice(k, k + G), slice(k + G, None)
+        F, g = self.F, self.group
+        qff = np.einsum("ij,jk,ik->i", F, C[fb, fb], F)
+        qfa = np.einsum("ij,ji->i", F, C[fb, ab][:, g])
+        qfu = np.einsum("ij,ij->i", (self.U @ C[ub, fb])[self.pattern], F)
+        return qff + 2.0 * qfa + np.diag(C[ab, ab])[g] + 2.0 * qfu
+
+    def gram_trace(self, C: np.ndarray, R: np.ndarray) -> np.ndarray:
+        r""":math:`\mathrm{tr}(C\,X^\top\mathrm{diag}(r_j)X)=\sum_i r_{ij}X_iCX_i^\top` for each column
+        :math:`r_j` of R (n, m) and a symmetric C: the A–W part through the (group, column) cells, the
+        W–W part once per pattern (:math:`O(n_uS^2)`)."""
+        R = np.asarray(R, dtype=np.float64)
+        R = R[:, None] if R.ndim == 1 else R
+        k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
+        ab, ub = slice(k, k + G), slice(k + G, None)
+        out = R.T @ self._quad_rows(C)
+        quu = np.einsum("ij,ij->i", self.U @ C[ub, ub], self.U)
+        CAU = C[ab, ub].reshape(-1)
+        for j in range(R.shape[1]):
+            r = R[:, j]
+            out[j] += np.bincount(self.pattern, r, minlength=len(self.U)) @ quu
+            out[j] += 2.0 * np.bincount(self.cell, r[self.row] * self.W.data, minlength=G * S) @ CAU
+        return out
+
+
 def _as_design(X):
-    if isinstance(X, (DenseDesign, OffsetSparseDesign, SparseDesign)):
+    if isinstance(X, (DenseDesign, EffectsDesign, OffsetSparseDesign, SparseDesign)):
         return X
     return DenseDesign(np.asarray(X, dtype=np.float64))
 
@@ -213,8 +348,28 @@ def _newton(f_grad_hess, x0, logpost, max_iter, tol):
     return NewtonResult(x, H, lp, it, converged)
 
 
+def _chord(grad, x, chol, tol, max_iter):
+    """Simplified Newton: x ← x + H0⁻¹ g(x) with one fixed Cholesky factor of a nearby negative Hessian.
+    Returns (x, converged, iterations); stops unconverged as soon as the decrement gᵀH0⁻¹g fails to shrink
+    fourfold per step (H0 too far from the Hessian at the mode)."""
+    from scipy.linalg import cho_solve
+
+    prev = np.inf
+    for it in range(1, max_iter + 1):
+        g = grad(x)
+        step = cho_solve(chol, g)
+        dec = float(g @ step)
+        if not np.isfinite(dec) or dec > 0.25 * prev:
+            return x, False, it
+        x = x + step
+        if dec < tol:
+            return x, True, it
+        prev = dec
+    return x, False, max_iter
+
+
 def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter: int = 100,
-                    tol: float = 1e-12) -> NewtonResult:
+                    tol: float = 1e-12, h0=None) -> NewtonResult:
     r"""Mode of a weighted logistic log posterior by Newton's method (IRLS) with step halving.
 
     Parameters
@@ -226,6 +381,11 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
         Row weights (counts).
     prior : CoefPrior
     offset : ndarray (n,), optional
+    h0 : tuple, optional
+        ``scipy.linalg.cho_factor`` of the negative Hessian at a nearby point (e.g. the mode of a
+        neighbouring problem): simplified Newton steps :math:`x\leftarrow x+H_0^{-1}g(x)` come first (no
+        Gram matrix, :math:`O(\mathrm{nnz})` each) while they contract, to a decrement below
+        ``tol``·1e-4; full Newton steps take over where they do not.
 
     Notes
     -----
@@ -237,16 +397,25 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
     p = X.shape[1]
     off = 0.0 if offset is None else offset
 
-    def gh(beta):
+    def gh(beta, hessian=True):
         eta = X.dot(beta) + off
         s = expit(eta)
         g = X.rdot(w * (y - s)) + prior.grad(beta)
+        if not hessian:
+            return g
         H = X.gram(w * s * (1.0 - s))
         H[np.diag_indices(p)] += prior.neg_hess_diag(beta)
         return g, H
 
-    return _newton(gh, np.zeros(p) if x0 is None else x0,
-                   lambda b: logistic_logpost(b, X, y, w, prior, offset), max_iter, tol)
+    x = np.zeros(p) if x0 is None else np.asarray(x0, dtype=np.float64)
+    logpost = lambda b: logistic_logpost(b, X, y, w, prior, offset)  # noqa: E731
+    if h0 is not None:
+        xc, done, it = _chord(lambda b: gh(b, False), x, h0, tol * 1e-4, max_iter)
+        if done:
+            return NewtonResult(xc, gh(xc)[1], logpost(xc), it, True)
+        if np.all(np.isfinite(xc)) and logpost(xc) >= logpost(x):
+            x = xc
+    return _newton(gh, x, logpost, max_iter, tol)
 
 
 def bt_logpost(theta, wins, prior: CoefPrior) -> float:

@@ -63,8 +63,16 @@ from scipy.special import expit, log_expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
-from bayeval.relevance._fitting import FIT_METHODS, Mode, ParamSpec, RelevanceModel, _single_thread_blas, fit_model
-from bayeval.relevance._kernels import CoefPrior, SparseDesign, logistic_logpost, logistic_newton
+from bayeval.relevance._fitting import (
+    FIT_METHODS,
+    Mode,
+    ParamSpec,
+    RelevanceModel,
+    _check,
+    _single_thread_blas,
+    fit_model,
+)
+from bayeval.relevance._kernels import CoefPrior, EffectsDesign, SparseDesign, logistic_logpost, logistic_newton
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 
@@ -87,6 +95,29 @@ def run_coverage(data: RankData, depth: int = 10) -> np.ndarray:
         tot[has] += jr[has].sum(axis=1) / k[has]
         cnt[has] += 1
     return np.divide(tot, cnt, out=np.zeros(S), where=cnt > 0)
+
+
+def _laplace_value(lp: float, H: np.ndarray):
+    r""":math:`\Psi(\hat x)+\frac P2\log 2\pi-\frac12\log\det H` from the log posterior at the mode and the
+    negative Hessian (Cholesky), and the factor (``None``, value −∞, where H is not positive definite)."""
+    from scipy.linalg import cho_factor
+
+    try:
+        chol = cho_factor(H, lower=True)
+    except np.linalg.LinAlgError:
+        return -np.inf, None
+    logdet = 2.0 * float(np.sum(np.log(np.diag(chol[0]))))
+    return lp + 0.5 * len(H) * np.log(2 * np.pi) - 0.5 * logdet, chol
+
+
+def _forward_hessian(fg, z, g0, cache, anchor, e: float = 1e-4):
+    """Symmetrised forward differences of the gradient ``fg(z)[1]`` (each inner solve from ``anchor``)."""
+    H = np.empty((len(z), len(z)))
+    for i in range(len(z)):
+        cache.update(anchor)
+        H[:, i] = (fg(z + np.eye(len(z))[i] * e)[1] - g0) / e
+    cache.update(anchor)
+    return 0.5 * (H + H.T)
 
 
 def _membership(tr, S: int, prefix: np.ndarray | None = None):
@@ -179,15 +210,17 @@ class HierarchicalRelevance(RelevanceModel):
         hyper = np.asarray(hyper, dtype=np.float64)
         return hyper[..., 1:2] + hyper[..., 2:3] * self.uncovered
 
+    def _squared_member(self):
+        """:math:`w_{is}^2` (sparse, computed once)."""
+        W2 = getattr(self, "_w2", None)
+        if W2 is None:
+            W2 = self.member.multiply(self.member).tocsr()
+            object.__setattr__(self, "_w2", W2)
+        return W2
+
     def kappa(self, hyper, member=None) -> np.ndarray:
         """:math:`\\kappa_i=\\sqrt{1+\\frac\\pi8(\\tau^2+\\sum_s w_{is}^2\\sigma_s^2)}` of the rows of ``member``."""
-        if member is None:
-            W2 = getattr(self, "_w2", None)
-            if W2 is None:
-                W2 = self.member.multiply(self.member).tocsr()
-                object.__setattr__(self, "_w2", W2)
-        else:
-            W2 = member.multiply(member)
+        W2 = self._squared_member() if member is None else member.multiply(member)
         hyper = np.asarray(hyper, dtype=np.float64)  # (3,), or draws (D, 3): then κ is (D, n)
         sd2 = self.run_sd(hyper) ** 2
         v = hyper[..., :1] ** 2 + (W2 @ sd2.T).T
@@ -213,14 +246,30 @@ class HierarchicalRelevance(RelevanceModel):
         return CoefPrior.make(2 + T + S, mu=mu, prec=1.0 / sd ** 2)
 
     # inner (conditional) posterior and the marginal likelihood -----------------------------------------
+    def _effects_design(self, hyper) -> EffectsDesign:
+        """:meth:`design` as an :class:`~bayeval.relevance._kernels.EffectsDesign` (its patterns found once)."""
+        k = self.kappa(hyper)
+        F = np.column_stack([k, k * self.offset])
+        E = getattr(self, "_effects", None)
+        if E is None:
+            E = EffectsDesign.from_parts(F, self.topic, len(self.topics), self.member)
+            object.__setattr__(self, "_effects", E)
+            return E
+        return E.with_dense(F)
+
     def conditional_mode(self, hyper, x0=None):
         """Newton mode of x given ``hyper``: (x, negative Hessian, log posterior incl. normalising constants)."""
+        x, H, lp, ok, _ = self._conditional_mode(hyper, x0)
+        return x, H, lp, ok
+
+    def _conditional_mode(self, hyper, x0=None, h0=None):
         hyper = np.asarray(hyper, dtype=np.float64)
         prior = self.latent_prior(hyper)
-        r = logistic_newton(SparseDesign(self.design(hyper)), self.y, np.ones(len(self.y)), prior, x0=x0, tol=1e-10)
+        X = self._effects_design(hyper)
+        r = logistic_newton(X, self.y, np.ones(len(self.y)), prior, x0=x0, tol=1e-10, h0=h0)
         # normalised Gaussian prior: + sum 1/2 log(prec / 2π)
         lp = r.logpost + 0.5 * float(np.sum(np.log(prior.prec / (2 * np.pi))))
-        return r.x, r.neg_hessian, lp, r.converged
+        return r.x, r.neg_hessian, lp, r.converged, X
 
     def log_hyperprior(self, hyper) -> float:
         """Half-normal log densities of (τ, σ0, σ1), normalised (without the log-scale Jacobian)."""
@@ -229,47 +278,152 @@ class HierarchicalRelevance(RelevanceModel):
         h = np.asarray(hyper, dtype=np.float64)
         return float(np.sum(0.5 * np.log(2 / np.pi) - np.log(sc) - 0.5 * (h / sc) ** 2))
 
-    def log_marginal(self, hyper, x0=None):
-        """Laplace approximation of :math:`\\log p(y\\mid h)` and the inner mode behind it."""
-        x, H, lp, ok = self.conditional_mode(hyper, x0)
-        sign, logdet = np.linalg.slogdet(H)
-        val = lp + 0.5 * len(x) * np.log(2 * np.pi) - 0.5 * logdet if sign > 0 else -np.inf
+    def log_marginal(self, hyper, x0=None, h0=None):
+        """Laplace approximation of :math:`\\log p(y\\mid h)` and the inner mode behind it (``x0``, ``h0``: start
+        and Hessian factor of the inner Newton solve, as in :meth:`log_marginal_grad`)."""
+        x, H, lp, ok, _ = self._conditional_mode(hyper, x0, h0)
+        val, _ = _laplace_value(lp, H)
         return val, x, H, ok
+
+    def log_marginal_grad(self, hyper, x0=None, h0=None):
+        r"""The Laplace log marginal likelihood :math:`L(h)` and its gradient with respect to
+        :math:`\log h`.
+
+        Returns (L, dL/dlog h (3,), x̂, H, converged, dx̂/dlog h (P, 3), Ψ(x̂), Cholesky factor of H);
+        ``x0``, ``h0``: start and Hessian factor of the inner Newton solve (see
+        :func:`~bayeval.relevance._kernels.logistic_newton`).
+
+        Notes
+        -----
+        With :math:`\Psi(x,h)` the conditional log posterior (normalised prior), :math:`\hat x_h` its mode,
+        :math:`H=X^\top DX+\Lambda` the negative Hessian there (:math:`D=\mathrm{diag}\,\pi(1-\pi)`,
+        :math:`\Lambda` the prior precisions) and :math:`C=H^{-1}` (Rasmussen & Williams 2006, §3.4.1 and
+        §5.5.1),
+
+        .. math::
+
+            \frac{dL}{d\theta} = \frac{\partial\Psi}{\partial\theta}\Big|_{\hat x}
+            - \tfrac12\,\mathrm{tr}\Big(C\frac{dH}{d\theta}\Big),\qquad
+            \frac{d\hat x}{d\theta} = C\,\frac{\partial\nabla_x\Psi}{\partial\theta},
+
+            \mathrm{tr}\Big(C\frac{dH}{d\theta}\Big) = 2\sum_i D_i (XC)_i\,\partial_\theta X_i^\top
+            + \sum_i D_i(1-2\pi_i)\frac{d\eta_i}{d\theta}\,X_iCX_i^\top + \mathrm{tr}\Big(C\frac{\partial\Lambda}
+            {\partial\theta}\Big),
+
+        :math:`\frac{d\eta_i}{d\theta}=\partial_\theta\kappa_i\,(\beta_0+\beta_1o_i)+X_i\frac{d\hat x}{d\theta}`:
+        the mode moves with h (implicit function theorem) and h enters the design through
+        :math:`\kappa_i` (only its first two columns depend on h) as well as the prior of a and u.
+        """
+        from scipy.linalg import cho_solve
+
+        h = np.asarray(hyper, dtype=np.float64)
+        x, H, lp, ok, X = self._conditional_mode(h, x0, h0)
+        val, chol = _laplace_value(lp, H)
+        T, S = len(self.topics), len(self.systems)
+        P = len(x)
+        beta, a, u = x[:2], x[2:2 + T], x[2 + T:]
+        sd = self.run_sd(h)
+        kap = X.F[:, 0]
+        # dσ_s/dθ for θ = (τ, σ0, σ1), and dκ_i/dθ = (π/8) (dv_i/dθ) / (2κ_i)
+        dsd = np.column_stack([np.zeros(S), np.ones(S), self.uncovered])
+        dv = np.column_stack([np.full(len(kap), 2.0 * h[0]), self._squared_member() @ (2.0 * sd[:, None] * dsd[:, 1:])])
+        dkap = _PI8 * dv / (2.0 * kap[:, None])  # (n, 3)
+        mlin = beta[0] + beta[1] * self.offset
+        eta = X.dot(x)
+        pi = expit(eta)
+        D = pi * (1.0 - pi)
+        resid = self.y - pi
+        E = dkap * mlin[:, None]  # ∂η/∂θ at fixed x
+        # explicit ∂Ψ/∂θ: likelihood through κ, normalised Gaussian priors of a and u
+        gu = u ** 2 / sd ** 3 - 1.0 / sd
+        explicit = resid @ E + np.array([float(np.sum(a ** 2) / h[0] ** 3 - T / h[0]), float(np.sum(gu)),
+                                         float(np.sum(gu * self.uncovered))])
+        # ∂(∇_x Ψ)/∂θ
+        R = np.empty((P, 3))
+        for k in range(3):
+            R[:, k] = -X.rdot(D * E[:, k])
+            R[0, k] += resid @ dkap[:, k]
+            R[1, k] += resid @ (dkap[:, k] * self.offset)
+        R[2:2 + T, 0] += 2.0 * a / h[0] ** 3
+        R[2 + T:, :] += (2.0 * u / sd ** 3)[:, None] * dsd
+        if chol is None:
+            return val, np.full(3, np.nan), x, H, ok, np.zeros((P, 3)), lp, None
+        C = cho_solve(chol, np.eye(P))
+        dx = C @ R  # (P, 3)
+        deta = E + X.dot(dx)  # (n, 3) total dη/dθ
+        XC01 = X.dot(C[:, :2])  # (n, 2)
+        tr = 2.0 * ((D * XC01[:, 0]) @ dkap + (D * XC01[:, 1] * self.offset) @ dkap)
+        tr += X.gram_trace(C, (D * (1.0 - 2.0 * pi))[:, None] * deta)
+        cd = np.diag(C)
+        tr[0] += float(np.sum(cd[2:2 + T])) * (-2.0 / h[0] ** 3)
+        tr += (cd[2 + T:] * (-2.0 / sd ** 3)) @ dsd
+        grad = explicit - 0.5 * tr
+        return val, grad * h, x, H, ok, dx * h[None, :], lp, chol
 
     def hyper_mode(self):
         """Mode of log p(y | h) + log p(h) over log h (Jacobian included), and the Gaussian there:
-        returns (log h mode, covariance of log h, inner x at the mode)."""
+        returns (log h mode, covariance of log h, inner x at the mode).
+
+        BFGS on the analytic gradient (:meth:`log_marginal_grad`) to a gradient below 0.05, then Newton
+        steps to below 1e-6 with the curvature there (forward differences of the analytic gradient, taken
+        again at the mode for the covariance). Each inner Newton solve starts from the last mode moved along
+        :math:`d\\hat x/d\\log h` (first order) and reuses the last negative Hessian while it can
+        (:func:`~bayeval.relevance._kernels.logistic_newton`, ``h0``)."""
         from scipy.optimize import minimize
 
-        cache = {"x": None}
-
-        def f(z):
-            h = np.exp(z)
-            val, x, _, _ = self.log_marginal(h, cache["x"])
-            cache["x"] = x
-            return -(val + self.log_hyperprior(h) + float(np.sum(z)))
-
         pr = self.prior
-        z0 = np.log([pr.topic_scale, pr.run_scale, pr.coverage_scale]) - np.log(2.0)
+        sc = np.array([pr.topic_scale, pr.run_scale, pr.coverage_scale])
+        cache = {}
+
+        def fg(z):
+            z = np.asarray(z, dtype=np.float64)
+            if np.any(z < lo) or np.any(z > hi):
+                return np.inf, np.zeros(3), None
+            x0, h0 = self.latent_prior(np.exp(z)).mu, None
+            if cache:
+                x0, h0 = cache["x"] + cache["dx"] @ (z - cache["z"]), cache["chol"]
+            h = np.exp(z)
+            val, g, x, H, ok, dx, lp, chol = self.log_marginal_grad(h, x0, h0)
+            if np.isfinite(val) and np.all(np.isfinite(g)):
+                cache.update(z=z.copy(), x=x, dx=dx, chol=chol)
+            f = val + self.log_hyperprior(h) + float(np.sum(z))
+            df = g - (h / sc) ** 2 + 1.0
+            return -f, -df, (x, H, lp, ok)
+
+        lo, hi = -7.0, 3.0
+        z0 = np.log(sc) - np.log(2.0)
         with _single_thread_blas():
-            res = minimize(f, z0, method="L-BFGS-B", bounds=[(-7.0, 3.0)] * 3, options={"eps": 1e-4})
-            z = res.x
-            # curvature by central differences
-            e = 2e-2
-            H = np.empty((3, 3))
-            f0 = f(z)
-            for i in range(3):
-                for j in range(i, 3):
-                    di, dj = np.eye(3)[i] * e, np.eye(3)[j] * e
-                    if i == j:
-                        H[i, i] = (f(z + di) - 2 * f0 + f(z - di)) / e ** 2
-                    else:
-                        H[i, j] = H[j, i] = (f(z + di + dj) - f(z + di - dj) - f(z - di + dj)
-                                             + f(z - di - dj)) / (4 * e * e)
+            # BFGS from the curvature at the start (forward differences of the analytic gradient; its
+            # eigenvalues floored at 1 where the start is not yet in the concave region); L-BFGS-B within
+            # the bounds where BFGS stops short
+            _, g0, _ = fg(z0)
+            anchor = dict(cache)
+            B0 = _forward_hessian(fg, z0, g0, cache, anchor)
+            lam, U = np.linalg.eigh(B0)
+            Binv = (U / np.maximum(np.abs(lam), 1.0)) @ U.T
+            res = minimize(lambda z: fg(z)[:2], z0, jac=True, method="BFGS",
+                           options={"gtol": 5e-2, "hess_inv0": 0.5 * (Binv + Binv.T)})
+            if not res.success:
+                res = minimize(lambda z: fg(z)[:2], np.clip(res.x, lo, hi), jac=True, method="L-BFGS-B",
+                               bounds=[(lo, hi)] * 3, options={"ftol": 1e-14, "gtol": 5e-2, "maxiter": 200})
+            # polish: Newton steps with the curvature at the BFGS point
+            z = zH = np.clip(res.x, lo, hi)
+            _, g, inner = fg(z)
+            H = _forward_hessian(fg, z, g, cache, dict(cache))
+            for _ in range(5):
+                if np.max(np.abs(g)) < 1e-6:
+                    break
+                znew = np.clip(z - np.linalg.solve(H, g), lo, hi)
+                f1, g1, inner1 = fg(znew)
+                if not np.isfinite(f1):
+                    break
+                z, g, inner = znew, g1, inner1
+            if np.max(np.abs(z - zH)) > 1e-4:  # the covariance's curvature at the mode itself
+                H = _forward_hessian(fg, z, g, cache, dict(cache))
         lam, U = np.linalg.eigh(H)
         lam = np.maximum(lam, 1e-2)  # the hyperprior alone gives curvature ≥ (h/scale)²; guard noise
         cov = (U / lam) @ U.T
-        return z, cov, self.conditional_mode(np.exp(z), cache["x"])
+        return z, cov, inner
 
     # RelevanceModel protocol --------------------------------------------------------------------------
     def _mode(self) -> Mode:
@@ -302,17 +456,18 @@ class HierarchicalRelevance(RelevanceModel):
 
     def fit(self, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None,
             cores: int | None = 1, target_accept: float = 0.95, vi_iterations: int = 20_000,
-            progressbar: bool = False, warm_start=None) -> FitResult:
+            progressbar: bool = False, warm_start=None, nuts_sampler: str = "pymc") -> FitResult:
         """As :meth:`RelevanceModel.fit`; ``"laplace"`` integrates the hyperparameters over
         ``prior.hyper_points`` importance-weighted points (each with draws of x from the conditional Laplace
         posterior in proportion to its weight)."""
         if method not in FIT_METHODS:
             raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
+        _check(method, draws, chains, nuts_sampler)
         mode = self._mode()
         if method in ("mcmc", "vi"):
             return fit_model(self, method, draws=draws, tune=tune, chains=chains, seed=seed, cores=cores,
                              target_accept=target_accept, vi_iterations=vi_iterations, progressbar=progressbar,
-                             mode=mode)
+                             mode=mode, nuts_sampler=nuts_sampler)
         fr = fit_model(self, "map", mode=mode)
         if method == "map":
             return fr
@@ -334,13 +489,15 @@ class HierarchicalRelevance(RelevanceModel):
         else:
             # importance sampling of log h: Student-t(4) proposal around the Laplace Gaussian, weights from
             # the Laplace marginal likelihood × hyperprior (× Jacobian); draws allocated by the weights
+            from scipy.linalg import cho_factor
             from scipy.stats import multivariate_t
 
             prop = multivariate_t(loc=z, shape=cov_z, df=4)
             zs = np.atleast_2d(prop.rvs(size=G, random_state=rng))
             logw, inner = np.empty(G), []
+            h0 = cho_factor(mode.blocks[0][1], lower=True)
             for g, zz in enumerate(zs):
-                val, x, H, _ = self.log_marginal(np.exp(zz), x0)
+                val, x, H, _ = self.log_marginal(np.exp(zz), x0, h0)
                 logw[g] = val + self.log_hyperprior(np.exp(zz)) + zz.sum()
                 inner.append((x, H))
             logw -= prop.logpdf(zs)
@@ -463,11 +620,6 @@ class HierarchicalFit:
     def method(self) -> str:
         return self.fit.method
 
-    def _topic_design(self, t: int, hyper):
-        tr = self.data[t]
-        W, _ = _membership(tr, len(self.data.systems))
-        return self.model.design(hyper, self.offsets[t], np.full(tr.n_docs, t), W)
-
     def probabilities(self, *, draws: int | None = 200, seed=None) -> RelevanceEstimate:
         """p for every document and, for sampled fits, ``draws`` posterior draws of p.
 
@@ -476,6 +628,8 @@ class HierarchicalFit:
         :math:`\\eta_i` (MacKay 1992), so that it agrees with the mean of the draws; with draws, p is
         their mean.
         """
+        from scipy.sparse import vstack
+
         from bayeval.relevance._fitting import _psd_inverse_root
 
         fr = self.fit
@@ -500,14 +654,20 @@ class HierarchicalFit:
             dr = tuple(dr)
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
         else:
+            # every document of every topic in one design: s_i² = X_i C X_iᵀ through the membership patterns
             x, h = fr.mode.x[:P], fr.mode.x[P:]
-            M = _psd_inverse_root(fr.mode.blocks[0][1])
-            p = []
-            for t in range(len(self.data)):
-                X = self._topic_design(t, h)
-                s2 = np.asarray((X @ M) ** 2).sum(axis=1) if X.shape[0] else np.zeros(0)
-                p.append(expit((X @ x) / np.sqrt(1.0 + _PI8 * s2)))
-            p = tuple(p)
+            with _single_thread_blas():
+                M = _psd_inverse_root(fr.mode.blocks[0][1])
+            S = len(self.data.systems)
+            W = vstack([_membership(tr, S)[0] for tr in self.data], format="csr")
+            o = np.concatenate(self.offsets)
+            k = self.model.kappa(h, W)
+            X = EffectsDesign.from_parts(np.column_stack([k, k * o]),
+                                         np.repeat(np.arange(len(self.data)), [tr.n_docs for tr in self.data]),
+                                         len(self.data), W)
+            with _single_thread_blas():
+                pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * X.quad_diag(M @ M.T)))
+            p = tuple(np.split(pall, np.cumsum([tr.n_docs for tr in self.data])[:-1]))
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
