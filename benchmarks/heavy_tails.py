@@ -12,6 +12,15 @@ their retrieved documents outside the pool with an official judgment), each mode
 - the held-out log loss of p (posterior predictive mean of 200 draws) on the targets, with the paired
   difference against the Normal model and its standard error.
 
+With ``--paired TABLE`` it reads instead a trial table of ``benchmarks/calibration_study.py`` run with
+``--variants hier+unseen,hier-t+unseen`` and prints the paired difference (t − Normal) of the Brier and log
+score of P(ΔMAP < 0) (per pair, :mod:`bayeval.stats.forecast`) and of Kendall's τ, averaged per trial, with
+the standard error over trials.
+
+With ``--trial-evidence COLLECTION --trials N`` it rebuilds the judgments of the first N robustness trials
+(seed 0: the RTC selection on the c = 2 originals of k = 10 runs, as ``run_trial``) and prints per trial the
+log evidence (IS) and PSIS-LOO of both models on them: where the Brier scores of those trials are measured.
+
 Collections: ``robust03`` (TREC 2003 Robust) and ``synthetic``
 (``make_collection(n_topics=40, n_systems=20, n_docs=800, seed=7)``, as docs/calibration.md); ``trec8`` is the
 out-of-sample collection and is only run when named (after the choice). Prints a markdown table
@@ -20,6 +29,8 @@ out-of-sample collection and is only run when named (after the choice). Prints a
 Usage::
 
     python benchmarks/heavy_tails.py [--data PATH] [--collections robust03 synthetic] [--df 4 10]
+    python benchmarks/heavy_tails.py --paired r03-t.parquet [--confidence mc]
+    python benchmarks/heavy_tails.py --trial-evidence ../shared/data/robust03 --trials 30
 """
 
 from __future__ import annotations
@@ -113,6 +124,75 @@ def study(name: str, data_dir: Path, dfs, draws: int) -> None:
               f"{np.max(np.abs(u)):.2f} | {dt:.1f} |")
 
 
+def paired(table: Path, confidence: str, a: str = "hier+unseen", b: str = "hier-t+unseen") -> None:
+    """Per-trial paired differences b − a of the robustness study's scores, mean ± standard error over trials."""
+    import pandas as pd
+
+    from bayeval.stats.forecast import brier_score, log_score
+
+    f = pd.read_parquet(table)
+    f = f[(f.confidence == confidence) & f.method.isin([a, b])].copy()
+    f["brier"] = brier_score(f.p_less.to_numpy(), f.true_delta.to_numpy())
+    f["log"] = log_score(f.p_less.to_numpy(), f.true_delta.to_numpy())
+    per = f.groupby(["trial", "method"])[["brier", "log", "tau"]].mean().unstack("method")
+    both = per.dropna()
+    n = len(both)
+    print(f"\n{table.name}, confidence {confidence}: {n} trials, {b} − {a} (mean over trials ± standard error)\n")
+    print(f"| score | {a} | {b} | difference (se) |")
+    print("|---|---:|---:|---:|")
+    for col in ("brier", "log", "tau"):
+        d = both[(col, b)] - both[(col, a)]
+        print(f"| {col} | {both[(col, a)].mean():.4f} | {both[(col, b)].mean():.4f} | "
+              f"{d.mean():+.4f} ({d.std(ddof=1) / np.sqrt(n):.4f}) |")
+
+
+def trial_evidence(path: Path, trials: int) -> None:
+    """Log evidence and PSIS-LOO of the Normal and the t model on the judgments of robustness trials."""
+    from types import SimpleNamespace
+
+    import arviz as az
+
+    from bayeval.data import RankData
+    from bayeval.experiments import RobustnessConfig, load_collection
+    from bayeval.experiments.robustness import STUDY_STRATEGIES, _judged_qrels, trial_seed
+
+    col = load_collection(path, name=path.name)
+    config = RobustnessConfig()
+    print(f"\n{path.name}: robustness trials (k = {config.k}, c = {config.c}, seed {config.seed}), "
+          "t − Normal on each trial's judgments\n")
+    print("| trial | judged | log p(y) Normal (IS) | Δ log p(y) t − Normal | Δ elpd_loo (se) |")
+    print("|---|---:|---:|---:|---:|")
+    d_ev, d_loo = [], []
+    for trial in range(trials):
+        s_runs, s_sel, s_fit, _ = trial_seed(config.seed, trial).spawn(4)
+        names = col.sample_runs(config.k, np.random.default_rng(s_runs))
+        topics, qrels, runs_k = col.topics(), col.qrels(), col.runs(names)
+        ctx = SimpleNamespace(config=config, runs_c=runs_k.select(names[: config.c]), qrels=qrels, topics=topics,
+                              s_fit=s_fit, sel_seed=int(s_sel.generate_state(1)[0]))
+        sel = STUDY_STRATEGIES["rtc"].select(ctx, {})
+        data = RankData.build(runs_k, _judged_qrels(sel.history, qrels.relevance_level), depth=config.depth,
+                              topics=topics)
+        seed = int(s_fit.generate_state(1)[0])
+        ev, loo, rtc = {}, {}, None
+        for name in ("hier-default", "hier-t"):
+            m, rtc, _ = HierarchicalEstimator(name).model(data, rtc)
+            f = m.fit("laplace", draws=200, chains=1, seed=seed)
+            ev[name] = f.idata.posterior.attrs["log_evidence_is"]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                loo[name] = np.asarray(az.loo(f.idata, pointwise=True).loo_i).reshape(-1)
+        dl = loo["hier-t"] - loo["hier-default"]
+        d_ev.append(ev["hier-t"] - ev["hier-default"])
+        d_loo.append(dl.sum())
+        print(f"| {trial} | {len(sel.history)} | {ev['hier-default']:.2f} | {d_ev[-1]:+.2f} | {dl.sum():+.2f} "
+              f"({np.sqrt(len(dl)) * dl.std(ddof=1):.2f}) |", flush=True)
+    d_ev, d_loo = np.array(d_ev), np.array(d_loo)
+    print(f"\n{trials} trials: Δ log p(y) mean {d_ev.mean():+.3f} (se {d_ev.std(ddof=1) / np.sqrt(trials):.3f}), "
+          f"t preferred in {int((d_ev > 0).sum())}, by > 1 nat in {int((d_ev > 1).sum())}, Normal by > 1 nat in "
+          f"{int((d_ev < -1).sum())}; Δ elpd_loo mean {d_loo.mean():+.3f} "
+          f"(se {d_loo.std(ddof=1) / np.sqrt(trials):.3f})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="directory holding robust03/ (and trec8/)")
@@ -120,7 +200,17 @@ def main(argv=None) -> int:
                     choices=["robust03", "synthetic", "trec8"])
     ap.add_argument("--df", nargs="+", type=float, default=[4.0], help="ν of the Student-t run effect (> 2)")
     ap.add_argument("--draws", type=int, default=250, help="Laplace draws per chain (4 chains)")
+    ap.add_argument("--paired", type=Path, help="a calibration_study.py trial table: paired t − Normal scores")
+    ap.add_argument("--confidence", default="mc", help="with --paired: the confidence method's rows")
+    ap.add_argument("--trial-evidence", type=Path, help="a collection directory: evidence in robustness trials")
+    ap.add_argument("--trials", type=int, default=30, help="with --trial-evidence: the first TRIALS trials")
     args = ap.parse_args(argv)
+    if args.trial_evidence is not None:
+        trial_evidence(args.trial_evidence, args.trials)
+        return 0
+    if args.paired is not None:
+        paired(args.paired, args.confidence)
+        return 0
     for c in args.collections:
         study(c, args.data, args.df, args.draws)
     return 0
