@@ -172,6 +172,9 @@ def trial_evidence(path: Path, trials: int) -> None:
         sel = STUDY_STRATEGIES["rtc"].select(ctx, {})
         data = RankData.build(runs_k, _judged_qrels(sel.history, qrels.relevance_level), depth=config.depth,
                               topics=topics)
+        if not any(tr.judged.any() for tr in data):  # the selection decided before judging anything
+            print(f"| {trial} | 0 | – | – | – |")
+            continue
         seed = int(s_fit.generate_state(1)[0])
         ev, loo, rtc = {}, {}, None
         for name in ("hier-default", "hier-t"):
@@ -187,10 +190,11 @@ def trial_evidence(path: Path, trials: int) -> None:
         print(f"| {trial} | {len(sel.history)} | {ev['hier-default']:.2f} | {d_ev[-1]:+.2f} | {dl.sum():+.2f} "
               f"({np.sqrt(len(dl)) * dl.std(ddof=1):.2f}) |", flush=True)
     d_ev, d_loo = np.array(d_ev), np.array(d_loo)
-    print(f"\n{trials} trials: Δ log p(y) mean {d_ev.mean():+.3f} (se {d_ev.std(ddof=1) / np.sqrt(trials):.3f}), "
+    n = len(d_ev)
+    print(f"\n{n} trials with judgments: Δ log p(y) mean {d_ev.mean():+.3f} (se {d_ev.std(ddof=1) / np.sqrt(n):.3f}), "
           f"t preferred in {int((d_ev > 0).sum())}, by > 1 nat in {int((d_ev > 1).sum())}, Normal by > 1 nat in "
           f"{int((d_ev < -1).sum())}; Δ elpd_loo mean {d_loo.mean():+.3f} "
-          f"(se {d_loo.std(ddof=1) / np.sqrt(trials):.3f})")
+          f"(se {d_loo.std(ddof=1) / np.sqrt(n):.3f})")
 
 
 def main(argv=None) -> int:
