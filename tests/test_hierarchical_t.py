@@ -170,7 +170,7 @@ def test_t_shrinks_a_far_off_run_less():
     assert lt > ln
 
 
-def test_full_pymc_density_prior_draws_and_laplace_fit():
+def test_full_pymc_density_prior_draws_and_laplace_fit(tmp_path):
     pmm = MODEL.build_model()
     logp = pmm.compile_logp(jacobian=False)
     rng = np.random.default_rng(1)
@@ -200,6 +200,14 @@ def test_full_pymc_density_prior_draws_and_laplace_fit():
     lat = np.r_[x["beta"], x["topic_effect"], x["run_effect"]]
     lprior = MODEL.latent_logprior(lat, x["hyper"]) + MODEL.log_hyperprior(x["hyper"])
     np.testing.assert_allclose(ll[5].sum(), MODEL.log_posterior(**x) - lprior, rtol=1e-9)
+    # the t prior survives the netCDF round trip of the fit
+    import arviz as az
+
+    from bayeval.relevance import FitResult
+
+    f.idata.to_netcdf(str(tmp_path / "t.nc"))
+    g = FitResult.from_idata(az.from_netcdf(str(tmp_path / "t.nc")))
+    assert g.source.prior == MODEL.prior and g.source.prior.run_effect == "student_t"
 
 
 @pytest.mark.slow
