@@ -416,12 +416,12 @@ class HierarchicalRelevance(RelevanceModel):
         G = self.prior.hyper_points
         x0 = mode.x[:-3]
         # log evidence log p(y): Laplace over log h at its mode; with G > 1 also the importance-sampling mean
-        val0 = self.log_marginal(np.exp(z), x0)[0]
+        val0, x_z, H_z, _ = self.log_marginal(np.exp(z), x0)
         evidence = {"log_evidence_laplace": float(val0 + self.log_hyperprior(np.exp(z)) + z.sum()
                                                   + 1.5 * np.log(2 * np.pi) + 0.5 * np.linalg.slogdet(cov_z)[1])}
         if G == 1:
             zs, sizes = z[None], np.array([total])
-            inner = [self.conditional_mode(np.exp(z), x0)[:2]]
+            inner = [(x_z, H_z)]
         else:
             # importance sampling of log h: Student-t(4) proposal around the Laplace Gaussian, weights from
             # the Laplace marginal likelihood × hyperprior (× Jacobian); draws allocated by the weights
