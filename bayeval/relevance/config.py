@@ -260,6 +260,12 @@ class HierarchyPrior:
     run_training : {"complete", "all"}
         Judged documents that inform run s's effect: those in s's completely judged prefix (an unbiased
         sample of its ranking), or every judged document s retrieves.
+    run_effect : {"normal", "student_t"}
+        Distribution of the run effect given its scale: :math:`u_s\sim N(0,\sigma_s^2)` or
+        :math:`u_s\sim t_\nu(0,\sigma_s)` (heavy tails: one run far off the others is not shrunk as hard).
+    run_effect_df : float
+        :math:`\nu` of the Student-t run effect; > 2, so that its variance :math:`\sigma_s^2\nu/(\nu-2)`,
+        which enters the marginalisation, exists. Unused with ``run_effect = "normal"``.
     """
 
     intercept_sd: float = 2.0
@@ -271,9 +277,16 @@ class HierarchyPrior:
     coverage_depth: int = 10
     hyper_points: int = 64
     run_training: str = "complete"
+    run_effect: str = "normal"
+    run_effect_df: float = 4.0
 
     def __post_init__(self) -> None:
         _choice("hierarchy.run_training", self.run_training, ("complete", "all"))
+        _choice("hierarchy.run_effect", self.run_effect, ("normal", "student_t"))
+        _nonneg("hierarchy.run_effect_df", self.run_effect_df, positive=True)
+        if self.run_effect_df <= 2:
+            raise BayevalInputError(f"hierarchy.run_effect_df: must be > 2 (the t's variance enters the "
+                                    f"marginalisation), got {self.run_effect_df!r}")
         for n in ("intercept_sd", "slope_sd", "topic_scale", "run_scale", "coverage_scale"):
             _nonneg(f"hierarchy.{n}", getattr(self, n), positive=True)
         if not isinstance(self.slope_mean, (int, float)) or isinstance(self.slope_mean, bool) \
