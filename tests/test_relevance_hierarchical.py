@@ -114,7 +114,9 @@ def test_hyper_mode_without_judgments_is_the_hyperprior_mode():
     m0 = HierarchicalRelevance(MODEL.offset[:0], MODEL.topic[:0], MODEL.member[:0], MODEL.y[:0], MODEL.uncovered,
                                MODEL.topics, MODEL.systems)
     z, cov, (x, _, _, ok) = m0.hyper_mode()
-    assert ok and np.allclose(z, 0.0, atol=1e-6) and np.allclose(cov, np.eye(3) / 2, atol=1e-3)
+    pr = m0.prior
+    scale = np.log([pr.topic_scale, pr.run_scale, pr.coverage_scale])
+    assert ok and np.allclose(z, scale, atol=1e-6) and np.allclose(cov, np.eye(3) / 2, atol=1e-3)
     assert np.allclose(x, m0.latent_prior(np.exp(z)).mu)
 
 

@@ -251,7 +251,8 @@ class HierarchyPrior:
     topic_scale, run_scale, coverage_scale : float
         Half-normal scales of the hyperparameters: the topic-effect sd τ, the run-effect sd of a fully
         covered run :math:`\sigma_0`, and its growth :math:`\sigma_1` with the uncovered share
-        (:math:`\sigma_s=\sigma_0+\sigma_1 h_s`).
+        (:math:`\sigma_s=\sigma_0+\sigma_1 h_s`). Defaults 1, 1, 3: the coverage scale was chosen on
+        Robust 2003 and synthetic data (docs/calibration.md).
     coverage_depth : int
         :math:`h_s` is the share of run s's top ``coverage_depth`` documents left unjudged, averaged over topics.
     hyper_points : int
@@ -273,7 +274,7 @@ class HierarchyPrior:
     slope_sd: float = 0.5
     topic_scale: float = 1.0
     run_scale: float = 1.0
-    coverage_scale: float = 1.0
+    coverage_scale: float = 3.0
     coverage_depth: int = 10
     hyper_points: int = 64
     run_training: str = "complete"
