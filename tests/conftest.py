@@ -6,6 +6,7 @@ import io
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 _SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"  # <repo>/../shared/data
@@ -63,3 +64,24 @@ def run_cli(*argv) -> tuple[int, str, str]:
         except SystemExit as exc:  # argparse usage errors
             rc = exc.code
     return rc, out.getvalue(), err.getvalue()
+
+
+def pymc_density_gaps(model, draw_run_z, n: int = 4, seed: int = 1) -> list:
+    """``n`` differences between a hierarchical model's full PyMC log density (without the transform's Jacobian)
+    and its :meth:`log_posterior` plus the non-centred Jacobian, at random points whose standardised run
+    effects come from ``draw_run_z(rng, S)``; they must all be equal (the two densities agree up to a constant).
+
+    N(z; 0, 1) = N(a; 0, τ) · τ: the non-centred density carries log τ per topic and log σ_s per run.
+    """
+    logp = model.build_model().compile_logp(jacobian=False)
+    rng = np.random.default_rng(seed)
+    T, S = len(model.topics), len(model.systems)
+    diffs = []
+    for _ in range(n):
+        h = np.exp(rng.normal(-0.5, 0.3, 3))
+        zt, zu, beta = rng.normal(size=T), draw_run_z(rng, S), rng.normal(size=2)
+        a, u = h[0] * zt, model.run_sd(h) * zu
+        val = float(logp({"beta": beta, "hyper_log__": np.log(h), "topic_z": zt, "run_z": zu}))
+        jac = T * np.log(h[0]) + np.sum(np.log(model.run_sd(h)))
+        diffs.append(val - (model.log_posterior(beta, a, u, h) + jac))
+    return diffs

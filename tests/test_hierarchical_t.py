@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import pymc_density_gaps
 from scipy import stats
 from scipy.sparse import csr_matrix
 from scipy.special import expit
@@ -171,18 +172,7 @@ def test_t_shrinks_a_far_off_run_less():
 
 
 def test_full_pymc_density_prior_draws_and_laplace_fit(tmp_path):
-    pmm = MODEL.build_model()
-    logp = pmm.compile_logp(jacobian=False)
-    rng = np.random.default_rng(1)
-    T, S = len(MODEL.topics), len(MODEL.systems)
-    diffs = []
-    for _ in range(4):
-        h = np.exp(rng.normal(-0.5, 0.3, 3))
-        zt, zu, beta = rng.normal(size=T), rng.standard_t(4, size=S), rng.normal(size=2)
-        a, u = h[0] * zt, MODEL.run_sd(h) * zu
-        val = float(logp({"beta": beta, "hyper_log__": np.log(h), "topic_z": zt, "run_z": zu}))
-        jac = T * np.log(h[0]) + np.sum(np.log(MODEL.run_sd(h)))
-        diffs.append(val - (MODEL.log_posterior(beta, a, u, h) + jac))
+    diffs = pymc_density_gaps(MODEL, lambda rng, S: rng.standard_t(4, size=S))
     assert np.ptp(diffs) < 1e-8 * (1 + abs(diffs[0]))
     # prior draws: u_s / σ_s is t_4, not Normal
     d = MODEL._prior_draws(20000, np.random.default_rng(2))

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import pymc_density_gaps
 from scipy.special import expit
 
 from bayeval.data import RankData, Run, RunSet
@@ -149,19 +150,7 @@ def test_effects_design_products_equal_the_dense_design():
 
 
 def test_full_pymc_density_is_log_posterior_plus_jacobian(hyper_fit):
-    pmm = MODEL.build_model()
-    logp = pmm.compile_logp(jacobian=False)
-    rng = np.random.default_rng(1)
-    T, S = len(MODEL.topics), len(MODEL.systems)
-    diffs = []
-    for _ in range(4):
-        h = np.exp(rng.normal(-0.5, 0.3, 3))
-        zt, zu, beta = rng.normal(size=T), rng.normal(size=S), rng.normal(size=2)
-        a, u = h[0] * zt, MODEL.run_sd(h) * zu
-        val = float(logp({"beta": beta, "hyper_log__": np.log(h), "topic_z": zt, "run_z": zu}))
-        # N(z; 0, 1) = N(a; 0, τ) · τ: the non-centred density carries log τ per topic, log σ_s per run
-        jac = T * np.log(h[0]) + np.sum(np.log(MODEL.run_sd(h)))
-        diffs.append(val - (MODEL.log_posterior(beta, a, u, h) + jac))
+    diffs = pymc_density_gaps(MODEL, lambda rng, S: rng.normal(size=S))
     assert np.ptp(diffs) < 1e-8 * (1 + abs(diffs[0]))
 
 
