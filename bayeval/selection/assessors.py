@@ -13,7 +13,6 @@ or ``topic docno grade``).
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import os
 from collections.abc import Iterable
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 
 from bayeval.data.qrels import Qrels
 from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.io import identifier, parse_grade, quoted, read_text
 from bayeval.selection.results import Candidate
 
 __all__ = ["SOURCES", "JudgmentLine", "QrelsAssessor", "read_judgments", "write_requests"]
@@ -105,38 +105,56 @@ def write_requests(candidates: Iterable[Candidate], out) -> int:
             out.close()
 
 
-def _grade(text: str, path: str, line: int) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            f = float(text)
-        except ValueError:
-            f = None
-        if f is not None and f.is_integer():
-            return int(f)
-        raise FileFormatError(path, line, f"grade {text!r} is not an integer") from None
-
-
 def read_judgments(path) -> list[JudgmentLine]:
     """Read a file of judgments: csv with a header, qrels lines, or ``topic docno grade`` lines.
 
-    Blank lines and lines starting with ``#`` are skipped. A csv row with an empty grade is an error
-    (a request not yet answered). Raises :class:`~bayeval.errors.FileFormatError` naming the line.
+    The file is read as every reader of :mod:`bayeval.io` reads (plain or gzip by its magic bytes, UTF-8);
+    topic ids and docnos follow the identifier rule and grades the qrels rule (docs/data.md). Blank lines
+    and lines starting with ``#`` are skipped. A csv row with an empty grade is an error (a request not yet
+    answered).
+
+    Raises
+    ------
+    FileFormatError
+        One line naming the file and line of the first bad line.
     """
     path = os.fspath(path)
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
-        text = fh.read()
-    lines = text.splitlines()
+    text = read_text(path)
+    lines = text.split("\n")
     first = next((k for k, ln in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")), None)
     if first is None:
         return []
-    out: list[JudgmentLine] = []
     if "," in lines[first]:
-        reader = csv.reader(io.StringIO(text))
-        header = None
-        for lineno, row in enumerate(reader, start=1):
+        return _read_csv(text, path)
+    out: list[JudgmentLine] = []
+    for lineno, ln in enumerate(lines, start=1):
+        f = ln.split()
+        if not f or f[0].startswith("#"):
+            continue
+        if len(f) == 4:
+            topic, docno, g = f[0], f[2], f[3]
+        elif len(f) == 3:
+            topic, docno, g = f
+        else:
+            raise FileFormatError(path, lineno, f"expected 'topic iteration docno grade' or 'topic docno grade', "
+                                  f"got {len(f)} fields")
+        out.append(_line(topic, docno, g, path, lineno))
+    return out
+
+
+def _line(topic: str, docno: str, grade: str, path: str, lineno: int) -> JudgmentLine:
+    return JudgmentLine(identifier(topic, "topic", path, lineno), identifier(docno, "docno", path, lineno),
+                        parse_grade(grade.encode("utf-8", "surrogatepass"), path, lineno), lineno)
+
+
+def _read_csv(text: str, path: str) -> list[JudgmentLine]:
+    out: list[JudgmentLine] = []
+    reader = csv.reader(io.StringIO(text, newline="\n"))
+    header = None
+    lineno = 0
+    try:
+        for row in reader:
+            lineno = reader.line_num
             if not row or not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
                 continue
             if header is None:
@@ -153,19 +171,9 @@ def read_judgments(path) -> list[JudgmentLine]:
                 raise FileFormatError(path, lineno, f"expected {len(header)} fields, got {len(row)}")
             g = row[gcol].strip()
             if not g:
-                raise FileFormatError(path, lineno, f"no grade for document {row[dcol].strip()!r}")
-            out.append(JudgmentLine(row[tcol].strip(), row[dcol].strip(), _grade(g, path, lineno), lineno))
-        return out
-    for lineno, ln in enumerate(lines, start=1):
-        f = ln.split()
-        if not f or f[0].startswith("#"):
-            continue
-        if len(f) == 4:
-            topic, docno, g = f[0], f[2], f[3]
-        elif len(f) == 3:
-            topic, docno, g = f
-        else:
-            raise FileFormatError(path, lineno, f"expected 'topic iteration docno grade' or 'topic docno grade', "
-                                  f"got {len(f)} fields")
-        out.append(JudgmentLine(topic, docno, _grade(g, path, lineno), lineno))
+                raise FileFormatError(path, lineno, f"no grade for document {quoted(row[dcol].strip())}")
+            out.append(_line(row[tcol].strip(), row[dcol].strip(), g, path, lineno))
+    except csv.Error as exc:
+        raise FileFormatError(path, reader.line_num or lineno or None, f"not a csv line ({quoted(str(exc))})") \
+            from None
     return out

@@ -38,7 +38,8 @@ MAX_FIELD = 256
 MAX_NAME = 40
 MAX_FIELDS = 8
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-_NAME = re.compile(r"^[\w][\w .@'-]*$")
+_GET_PATHS = frozenset({"/", "/progress.json", "/static/judge.css", "/static/judge.js"})
+_NAME = re.compile(r"[\w][\w .@'-]*")  # matched whole (fullmatch): "$" would allow a final newline
 _CSRF_COOKIE, _NAME_COOKIE, _TOKEN_COOKIE = "bayeval_csrf", "bayeval_assessor", "bayeval_token"
 _HEADERS = {
     "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -90,7 +91,7 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
     An ASGI application (the security checks around the Starlette application, reachable as ``.app``).
     """
     from starlette.applications import Starlette
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
     from starlette.routing import Route
 
@@ -132,7 +133,7 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         if raw is None:
             return None
         name = unquote(raw)
-        return name if len(name) <= MAX_NAME and _NAME.match(name) else None
+        return name if len(name) <= MAX_NAME and _NAME.fullmatch(name) else None
 
     def need_assessor(request: Request) -> str:
         name = assessor_of(request)
@@ -156,10 +157,15 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
             raise _Refused(413, f"request body larger than {MAX_BODY} bytes")
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY:
-                raise _Refused(413, f"request body larger than {MAX_BODY} bytes")
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    raise _Refused(413, f"request body larger than {MAX_BODY} bytes")
+        except ClientDisconnect:  # the body ended before its Content-Length, or broken chunked encoding
+            raise _Refused(400, "request body cut off before its end") from None
+        if length is not None and len(body) != int(length):
+            raise _Refused(400, f"request body of {len(body)} bytes, Content-Length says {length}")
         try:
             parsed = parse_qs(bytes(body).decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS,
                               errors="strict")
@@ -219,7 +225,7 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
     async def login(request: Request):
         fields = await form(request)
         name = field(fields, "name")
-        if len(name) > MAX_NAME or not _NAME.match(name):
+        if len(name) > MAX_NAME or not _NAME.fullmatch(name):
             raise _Refused(400, f"name: 1 to {MAX_NAME} letters, digits, spaces or . @ ' - (starting with a "
                                 "letter or digit)")
         await act(name, desk.next, name)
@@ -344,7 +350,9 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
             query = request.query_params.get("token")
             if query is not None and hmac.compare_digest(query.encode(), token.encode()) and \
                     request.method == "GET":
-                response = RedirectResponse(request.url.path, status_code=303)
+                # to this server's own pages only: a path like //host/ would send the browser elsewhere
+                local = request.url.path if request.url.path in _GET_PATHS else "/"
+                response = RedirectResponse(local, status_code=303)
                 cookie(response, _TOKEN_COOKIE, token)
                 await _secured(response)(scope, receive, send)
                 return
