@@ -128,8 +128,8 @@ def read_judgments(path) -> list[JudgmentLine]:
         return _read_csv(text, path)
     out: list[JudgmentLine] = []
     for lineno, ln in enumerate(lines, start=1):
-        f = ln.split()
-        if not f or f[0].startswith("#"):
+        f = ln.encode("utf-8", "surrogatepass").split()  # ASCII whitespace separates columns, as in qrels
+        if not f or f[0][:1] == b"#":
             continue
         if len(f) == 4:
             topic, docno, g = f[0], f[2], f[3]
@@ -142,9 +142,10 @@ def read_judgments(path) -> list[JudgmentLine]:
     return out
 
 
-def _line(topic: str, docno: str, grade: str, path: str, lineno: int) -> JudgmentLine:
+def _line(topic: str | bytes, docno: str | bytes, grade: str | bytes, path: str, lineno: int) -> JudgmentLine:
+    grade = grade if isinstance(grade, bytes) else grade.encode("utf-8", "surrogatepass")
     return JudgmentLine(identifier(topic, "topic", path, lineno), identifier(docno, "docno", path, lineno),
-                        parse_grade(grade.encode("utf-8", "surrogatepass"), path, lineno), lineno)
+                        parse_grade(grade, path, lineno), lineno)
 
 
 def _read_csv(text: str, path: str) -> list[JudgmentLine]:
