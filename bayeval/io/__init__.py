@@ -1,4 +1,5 @@
-"""Reading and writing every file bayeval takes: runs, qrels, prels, probabilities, texts, run tables, Cranfield.
+"""Reading and writing every file bayeval takes: runs, qrels, prels, probabilities, judgments, texts, run tables,
+Cranfield.
 
 All file reading lives here (docs/data.md lists the formats and the irregularities each reader
 tolerates). The helpers :func:`read_bytes`, :func:`read_text` and :func:`split_lines` are public for
@@ -18,6 +19,7 @@ from bayeval.io.frames import (
     runs_from_records,
     runs_to_frame,
 )
+from bayeval.io.judgments import JudgmentLine, read_judgments
 from bayeval.io.probabilities import read_probabilities, write_probabilities
 from bayeval.io.qrels import parse_grade, read_prels, read_qrels, write_qrels
 from bayeval.io.runs import read_run, read_runs, write_run
@@ -26,6 +28,7 @@ from bayeval.io.texts import read_embeddings, read_texts
 
 __all__ = [
     "CollectionCheck",
+    "JudgmentLine",
     "check_collection",
     "decode",
     "identifier",
@@ -39,6 +42,7 @@ __all__ = [
     "read_bytes",
     "read_cranfield",
     "read_embeddings",
+    "read_judgments",
     "read_prels",
     "read_probabilities",
     "read_qrels",
