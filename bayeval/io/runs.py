@@ -444,9 +444,9 @@ def _parse_fast(data: bytes):
     doc_enc = table.column("docno").combine_chunks().dictionary_encode()
     tcode = topic_enc.indices.to_numpy().astype(np.int64)
     dcode = doc_enc.indices.to_numpy().astype(np.int64)
-    # a document twice for one topic: equal adjacent (topic, doc) keys once sorted
-    if pc.min(pc.binary_length(doc_enc.dictionary)).as_py() == 0:
+    if pc.min(pc.binary_length(doc_enc.dictionary)).as_py() == 0:  # an empty docno column
         return None
+    # a document twice for one topic: equal adjacent (topic, doc) keys once sorted
     key = np.sort(tcode * len(doc_enc.dictionary) + dcode)
     if np.any(key[1:] == key[:-1]):
         return None
