@@ -104,3 +104,57 @@ def test_summary_lists_only_uncertain_pairs_as_least_certain(files):
     text = bv.compare(data, None, method="exact").summary()
     assert "P(Δ<0)=0.000" not in text and "P(Δ<0)=1.000" not in text
     assert "none, every pair has confidence >= 0.95" in text
+
+
+def test_check_and_measures_tables_have_a_column_legend(files):
+    d, runs, _ = files
+    rc, out, err = run_cli("check", d / "shallow.qrels", *runs)
+    assert rc == 0, err
+    for col in ("judged@10, judged@100:", "unjudged@100:", "ties:", "repeated:", "remarks:"):
+        assert f"  {col}" in out
+    assert "divided by k even when a run returns fewer" in out
+    rc, out, err = run_cli("measures", d / "shallow.qrels", *runs, "--measures", "AP,P@10,nDCG@10,RR")
+    assert rc == 0, err
+    for col in ("AP", "P@10", "nDCG@10", "RR"):
+        assert f"  {col}: " in out
+    assert "precision at 10" in out and "unjudged documents count as nonrelevant" in out
+
+
+def _noisy_runs(d, runs):
+    """Copies of the runs whose lines carry two tags: each file gets a reader note."""
+    out = []
+    for k, r in enumerate(runs):
+        lines = open(r).read().splitlines()
+        f = d / f"mixed{k}.run"
+        f.write_text("\n".join(lines + [lines[-1].rsplit(" ", 1)[0] + " other-tag"]) + "\n")
+        out.append(f)
+    return out
+
+
+def test_quiet_says_the_notes_in_one_line(tmp_path, files):
+    d, runs, _ = files
+    noisy = _noisy_runs(tmp_path, runs)
+    rc, out, err = run_cli("measures", d / "shallow.qrels", *noisy, "--measures", "AP")
+    notes = [ln for ln in err.splitlines() if ln.startswith("bayeval: note:")]
+    assert rc == 0 and len(notes) >= 3
+    for argv in (["measures", d / "shallow.qrels", *noisy, "--measures", "AP", "--quiet"],
+                 ["--quiet", "measures", d / "shallow.qrels", *noisy, "--measures", "AP"]):
+        rc, out2, err = run_cli(*argv)
+        assert rc == 0 and out2 == out
+        quiet = [ln for ln in err.splitlines() if ln.startswith("bayeval: note:")]
+        assert quiet == [f"bayeval: note: {len(notes)} notes about the data not shown (--quiet; 'bayeval check' "
+                         "lists them)"]
+
+
+def test_evaluate_pairs_csv_keeps_the_per_run_rows(files):
+    d, runs, _ = files
+    rc, out, err = run_cli("evaluate", d / "shallow.qrels", *runs, "--method", "exact", "--format", "csv")
+    alone = pd.read_csv(io.StringIO(out))
+    rc, out, err = run_cli("evaluate", d / "shallow.qrels", *runs, "--method", "exact", "--pairs", "--format", "csv")
+    assert rc == 0, err
+    both = pd.read_csv(io.StringIO(out))
+    per_run = both[both.run.notna()]
+    assert list(both.columns[:5]) == ["run", "run_a", "run_b", "topic", "measure"]
+    assert per_run.run.tolist() == alone.run.tolist()
+    np.testing.assert_allclose(per_run.expected, alone.expected)
+    assert both.run_a.notna().sum() == 3 and both.p_less.notna().sum() == 3

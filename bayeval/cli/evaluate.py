@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import pandas as pd
+
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import (
     add_collection_arguments,
@@ -42,7 +44,8 @@ def register(sub) -> None:
                     "plug-in confidence (at the point p) and the Bayesian one (over posterior draws of p, "
                     "by --method: a closed form per draw combined by the law of total variance, or Monte "
                     "Carlo; --fit laplace|mcmc|vi adds the parameter uncertainty) are reported. "
-                    "With --pairs and csv/json output only the pairs table is written.")
+                    "With --pairs, csv/json output is one table: the per-run rows (column run set) "
+                    "then the pair rows (run_a and run_b set).")
     add_collection_arguments(p)
     p.add_argument("--probabilities", metavar="FILE",
                    help="probabilities of relevance of unjudged documents, mtc-eval format 'topic Q0 docno prob'")
@@ -146,10 +149,11 @@ def run(args: argparse.Namespace) -> int:
 
             probs = thin_draws(probs, args.closed_form_draws)
         source = f"{method}, p from {cfg.name} ({fit})"
+    exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
+    per_run = exp.to_frame(per_topic=args.per_topic)
     if not (args.pairs and args.format != "table"):
-        exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
-        frame = exp.to_frame(per_topic=args.per_topic)
-        write_frame(frame, args.format, title=f"expected measures ({source}), {len(data.topics)} topics")
+        write_frame(per_run, args.format, title=f"expected measures ({source}), {len(data.topics)} topics")
+    tables = []
     if args.pairs:
         for m in measures:
             if est is not None:
@@ -165,5 +169,12 @@ def run(args: argparse.Namespace) -> int:
                 cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)
                 frame = cmp.to_frame(per_topic=args.per_topic)
                 title = f"P({m}_a - {m}_b < 0), {method}"
-            write_frame(frame, args.format, title=title)
+            if args.format == "table":
+                write_frame(frame, args.format, title=title)
+            else:
+                tables.append(frame)
+    if tables:  # csv/json: one table, the per-run rows (run set) first, then the pairs (run_a, run_b set)
+        both = pd.concat([per_run, *tables], ignore_index=True)
+        keys = ["run", "run_a", "run_b", "topic", "measure"]
+        write_frame(both[keys + [c for c in both.columns if c not in keys]], args.format)
     return 0
