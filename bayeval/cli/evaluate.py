@@ -139,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
-    est, source = None, method
+    from bayeval.display import describe_fit, describe_moments, describe_source, display_name
+
+    est, source = None, describe_moments(method)
     if fit is not None:
         cfg, est = _fit_model(args, data, fit)
         # every method uses the posterior draws of p when there are any (closed forms by the law of total variance)
@@ -148,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             from bayeval.expected import thin_draws
 
             probs = thin_draws(probs, args.closed_form_draws)
-        source = f"{method}, p from {cfg.name} ({fit})"
+        source = describe_source(cfg.name, fit, method)
     exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
     per_run = exp.to_frame(per_topic=args.per_topic)
     if not (args.pairs and args.format != "table"):
@@ -162,13 +164,14 @@ def run(args: argparse.Namespace) -> int:
                 bc = bayesian_confidence(data, est, measure=m, draws=args.mc_draws, plugin_method=method,
                                          method=method, closed_form_draws=args.closed_form_draws, seed=args.seed)
                 frame = bc.to_frame(per_topic=args.per_topic)
-                how = "Monte Carlo" if method == "mc" else f"{method}, law of total variance"
-                title = (f"P({m}_a - {m}_b < 0): plug-in ({method}) and Bayesian ({how} over "
-                         f"{'posterior draws of p' if est.has_draws else 'the point p'}), {cfg.name} ({fit})")
+                how = "Monte Carlo" if method == "mc" else f"{describe_moments(method)}, law of total variance"
+                title = (f"P({m}_a - {m}_b < 0): plug-in ({describe_moments(method)}) and Bayesian ({how} over "
+                         f"{'posterior draws of p' if est.has_draws else 'the point p'}), {display_name(cfg.name)} "
+                         f"({describe_fit(fit)})")
             else:
                 cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)
                 frame = cmp.to_frame(per_topic=args.per_topic)
-                title = f"P({m}_a - {m}_b < 0), {method}"
+                title = f"P({m}_a - {m}_b < 0), {describe_moments(method)}"
             if args.format == "table":
                 write_frame(frame, args.format, title=title)
             else:

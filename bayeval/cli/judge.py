@@ -246,12 +246,16 @@ def _init(args) -> int:
 
 def _next(args) -> int:
     from bayeval.selection import Campaign, write_requests
+    from bayeval.serve.desk import GRADE_NAMES
 
     with Campaign.open(args.campaign) as camp:
         cands = camp.next(args.n)
         if args.out:
             n = write_requests(cands, args.out)
-            print(f"wrote {n} documents to judge to {args.out}", file=sys.stderr)
+            sel = camp.selector()
+            scale = ", ".join(f"{g} = {GRADE_NAMES.get(g, f'grade {g}')}" for g in range(int(sel.max_grade) + 1))
+            print(f"wrote {n} documents to judge to {args.out}: fill its empty grade column ({scale}), then "
+                  f"'bayeval judge record {args.campaign} {args.out}'", file=sys.stderr)
         elif args.format == "csv":
             write_requests(cands, sys.stdout)
         else:
