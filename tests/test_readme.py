@@ -94,11 +94,11 @@ def _plan(commands, slow: bool) -> tuple[list[str], list[str]]:
     return run, left
 
 
-def _run_readme(tmp_path: Path, shared: Path, slow: bool):
-    run, left = _plan(readme_commands(README.read_text(encoding="utf-8")), slow)
+def _run_readme(tmp_path: Path, shared: Path, slow: bool, text: str | None = None):
+    run, left = _plan(readme_commands(README.read_text(encoding="utf-8") if text is None else text), slow)
     assert run, "no README command found"
     repo = tmp_path / "repo"
-    repo.mkdir()
+    repo.mkdir(parents=True)
     (tmp_path / "shared").symlink_to(shared.resolve(), target_is_directory=True)
     state = tmp_path / "state"
     lines = ["set -e", 'bayeval() { "$PY" -m bayeval.cli "$@"; }']
@@ -126,6 +126,15 @@ def test_readme_has_the_commands_it_promises():
     first_write = next(k for k, c in enumerate(run) if "--out" in c)
     assert any(c.startswith("mkdir -p ../") and "&& cd ../" in c for c in run[:first_write])
     assert any("fill" not in c and '"$PY" -c "$FILL_PY"' in c for c in run)
+
+
+def test_the_check_fails_on_a_failing_command_and_on_files_left_in_the_repository(tmp_path):
+    bad = "```bash\nbayeval --version\nbayeval measures /no/such/qrels x.run\n```\n"
+    with pytest.raises(pytest.fail.Exception, match="bayeval measures /no/such/qrels"):
+        _run_readme(tmp_path / "a", tmp_path, slow=False, text=bad)
+    litter = "```bash\nbayeval --version > version.txt\n```\n"
+    with pytest.raises(AssertionError, match="wrote into the repository.*version.txt"):
+        _run_readme(tmp_path / "b", tmp_path, slow=False, text=litter)
 
 
 @pytest.mark.data
