@@ -282,10 +282,14 @@ class Campaign:
             self.selector()
 
     # ----------------------------------------------------------------- operations
-    def next(self, n: int = 20) -> list[Candidate]:
-        """Propose the next ``n`` documents to judge and log them as one batch of the selection history."""
+    def next(self, n: int = 20, *, stay_on: str | None = None, tolerance: float = 0.0) -> list[Candidate]:
+        """Propose the next ``n`` documents to judge and log them as one batch of the selection history.
+
+        ``stay_on`` and ``tolerance`` (``n=1``): keep the assessor on that topic while a document there is
+        worth at least ``1 - tolerance`` of the best anywhere (:meth:`Selector.select`).
+        """
         sel = self.selector()
-        cands = sel.select(n)
+        cands = sel.select(n, stay_on=stay_on, tolerance=tolerance)
         if cands:
             now = _now()
             conn = self._conn
