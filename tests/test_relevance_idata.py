@@ -216,3 +216,63 @@ def test_pymc_fallback_with_an_improper_prior_has_no_prior_groups():
     assert "log_likelihood" in groups and "posterior_predictive" in groups
     assert "prior" not in groups and "prior_predictive" not in groups
     assert not nh._proper()
+
+
+# ---------------------------------------------------------------------- a fit file cannot run code
+def _crafted(tmp_path, record: dict, **extra):
+    """A netCDF file shaped like a fit, with the given model record in its attrs (read back from disk)."""
+    import json
+
+    import bayeval
+
+    attrs = {"bayeval_model": json.dumps(record), "bayeval_version": bayeval.__version__,
+             "bayeval_model_id": record.get("class"), "method": "map", **extra}
+    idata = az.from_dict(posterior={"x": np.zeros((1, 2))}, constant_data={"a": np.zeros(3)})
+    for g in idata.groups():
+        getattr(idata, g).attrs.update({k: v for k, v in attrs.items() if v is not None})
+    path = tmp_path / f"sent{len(list(tmp_path.glob('sent*.nc')))}.nc"
+    idata.to_netcdf(str(path))
+    return az.from_netcdf(str(path))
+
+
+def test_fit_file_naming_os_system_is_refused_and_nothing_runs(tmp_path, monkeypatch):
+    import os
+
+    from bayeval.errors import BayevalInputError
+
+    calls = []
+    monkeypatch.setattr(os, "system", lambda *a: calls.append(a) or 0)
+    real = "bayeval.relevance.aggregation:ExpertAggregation"
+    crafted = [
+        ({"class": "os:system", "fields": {"command": {"value": "touch pwned"}}}, "model class 'os:system'"),
+        ({"class": real, "fields": {"prior": {"config": "os:system", "value": {"command": "touch pwned"}}}},
+         "configuration class 'os:system'"),
+        ({"class": "bayeval.relevance._idata:_allowed", "fields": {}}, "not one of bayeval's own"),
+        ({"class": "builtins:eval", "fields": {}}, "not one of bayeval's own"),
+    ]
+    for record, words in crafted:
+        idata = _crafted(tmp_path, record)
+        with pytest.raises(BayevalInputError, match=words):
+            FitResult.from_idata(idata)
+    assert calls == [] and not (tmp_path / "pwned").exists()
+
+
+def test_fit_file_of_another_version_or_mismatched_id_is_refused(tmp_path):
+    from bayeval.errors import BayevalInputError
+
+    m = OBSERVING["calibration"]()
+    f = m.fit("map", seed=0)
+    attrs = dict(f.idata.posterior.attrs)
+    assert attrs["bayeval_model_id"] == "bayeval.relevance.calibration:PlattCalibration"
+    import bayeval
+    assert attrs["bayeval_version"] == bayeval.__version__
+    record = __import__("json").loads(attrs["bayeval_model"])
+    idata = _crafted(tmp_path, record, bayeval_version="0.0.1")
+    with pytest.raises(BayevalInputError, match=r"written by bayeval '0.0.1'"):
+        FitResult.from_idata(idata)
+    idata = _crafted(tmp_path, record, bayeval_model_id="bayeval.relevance.aggregation:ExpertAggregation")
+    with pytest.raises(BayevalInputError, match="does not match"):
+        FitResult.from_idata(idata)
+    idata = _crafted(tmp_path, {"class": record["class"], "fields": {"nonsense": {"value": 1}}})
+    with pytest.raises(BayevalInputError, match="does not fit"):
+        FitResult.from_idata(idata)
