@@ -490,6 +490,33 @@ def test_cli_estimate_writes_unjudged_pooled(collection_files, model, data):
         assert set(probs.by_topic[tr.topic]) == pooled_unjudged
 
 
+@pytest.mark.parametrize("model", ["rtc", "hier-default"])
+def test_cli_model_depth_reaches_every_rank_model(collection_files, model, data, tmp_path, capsys):
+    """``--model-depth`` sets the rank model's positions of every model that has one, in estimate,
+    evaluate and report alike: the written p is the library's at that depth, and another depth differs."""
+    from bayeval.cli.main import main
+    from bayeval.io.probabilities import read_probabilities
+    from bayeval.relevance import load_config
+    assert "depth" in load_config(model).accepts
+    args = [str(collection_files / "qrels"), str(collection_files / "runs"), "--model", model, "--depth", "50"]
+    written = {}
+    for d in (4, 40):
+        assert main(["estimate", *args, "--model-depth", str(d), "--out", str(tmp_path / f"{d}.txt")]) == 0
+        written[d] = read_probabilities(tmp_path / f"{d}.txt").by_topic
+    est = estimate_probabilities(data, model, depth=4)
+    for tr, p in zip(data, est.p, strict=True):
+        got = written[4][tr.topic]
+        np.testing.assert_allclose([got[d] for d in got], p[[list(tr.docnos).index(d) for d in got]], rtol=1e-5)
+    assert any(abs(written[4][t][d] - written[40][t][d]) > 1e-3 for t in written[4] for d in written[4][t])
+    capsys.readouterr()
+    for cmd in (["evaluate", "--format", "csv"], ["report", "--fit", "map"]):
+        printed = []
+        for d in (4, 40):
+            assert main([cmd[0], *args, *cmd[1:], "--model-depth", str(d)]) == 0
+            printed.append(capsys.readouterr().out)
+        assert printed[0] != printed[1], cmd[0]
+
+
 def test_cli_estimate_laplace_draws_out(collection_files, tmp_path):
     import arviz as az
 

@@ -98,21 +98,17 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
 
 
 def _fit_model(args: argparse.Namespace, data, fit: str):
-    from bayeval.cli.estimate import model_depth, stage_methods
+    from bayeval.cli.estimate import model_options
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
-    if cfg.kind != "rtc" and args.stage_fit:
-        raise BayevalInputError("--stage-fit: only for an rtc model")
-    if cfg.kind == "similarity":
+    if "texts" in cfg.accepts:
         raise BayevalInputError("--model similarity: needs document texts; write its probabilities with "
                                 "'bayeval estimate --model similarity --texts FILE --out probs.txt' and pass "
                                 "--probabilities probs.txt")
-    depth = model_depth(args)
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
-                                 seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
-                                 stage_methods=stage_methods(args.stage_fit, fit) if cfg.kind == "rtc" else None,
-                                 draws=args.posterior_draws, tune=args.tune, chains=args.chains)
+                                 seed=args.seed, draws=args.posterior_draws, tune=args.tune, chains=args.chains,
+                                 **model_options(args, cfg, fit))
     for stage, f in est.fits.items():
         if f.method == "mcmc":
             import numpy as np

@@ -59,17 +59,15 @@ def run(args: argparse.Namespace) -> int:
     data = RankData.build(runs, qrels, depth=args.depth)
     probs = None
     if args.model is not None:
-        from bayeval.cli.estimate import model_depth, stage_methods
+        from bayeval.cli.estimate import model_options
         from bayeval.relevance import estimate_probabilities, load_config
 
         cfg = load_config(args.model)
-        if cfg.kind == "similarity":
+        if "texts" in cfg.accepts:
             raise BayevalInputError("--model similarity: needs document texts; use 'bayeval estimate' first")
-        depth = model_depth(args)
         probs = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
-                                       seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
-                                       stage_methods=stage_methods([], args.fit) if cfg.kind == "rtc" else None,
-                                       draws=args.posterior_draws, chains=args.chains)
+                                       seed=args.seed, draws=args.posterior_draws, chains=args.chains,
+                                       **model_options(args, cfg, args.fit))
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
                       method=args.method, default_p=args.default_p, mc_draws=args.mc_draws, seed=args.seed)
     if args.out:

@@ -804,6 +804,8 @@ class HierarchicalEstimator:
     ----------
     config : HierarchicalConfig or str
         Default ``"hier-default"`` (``models/hier-default.toml``).
+    depth : int, optional
+        Rank positions of the base RTC chain's rank-coefficient model (:class:`~bayeval.relevance.RTCEstimator`).
 
     Examples
     --------
@@ -816,6 +818,7 @@ class HierarchicalEstimator:
     """
 
     config: HierarchicalConfig | str = "hier-default"
+    depth: int | None = None
 
     def __post_init__(self) -> None:
         cfg = load_config(self.config)
@@ -832,7 +835,7 @@ class HierarchicalEstimator:
         if not isinstance(data, RankData):
             raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
         if rtc_fit is None:
-            rtc_fit = RTCEstimator(self.config.base).fit(data, "map")
+            rtc_fit = RTCEstimator(self.config.base, depth=self.depth).fit(data, "map")
         p0 = rtc_fit.probabilities(draws=None).p
         offsets = tuple(logit(np.clip(p, _CLIP, 1 - _CLIP)) for p in p0)
         S = len(data.systems)
@@ -861,7 +864,7 @@ class HierarchicalEstimator:
         if rtc_fit is None and method != "map":
             from bayeval.relevance.rtc import RTCEstimator
 
-            rtc_fit = RTCEstimator(self.config.base).fit(
+            rtc_fit = RTCEstimator(self.config.base, depth=self.depth).fit(
                 data, "laplace", stage_methods={"rank": "map", "calibration": "map"}, seed=seed,
                 draws=max(200, int(fit_kwargs.get("draws", 200))), chains=1)
         m, rtc_fit, offsets = self.model(data, rtc_fit)
