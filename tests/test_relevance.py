@@ -114,7 +114,7 @@ def test_bt_batch_equals_single():
 
 def test_negative_hessian_matches_finite_differences():
     m = RankCoefficients(rank_wins(4)[None], np.array([2.0]), np.array([5.0]), ("1",))
-    mode = m._mode()
+    mode = m.mode()
     x0, H = mode.x, mode.blocks[0][1]
     eps = 1e-4
     num = np.empty((5, 5))
@@ -162,7 +162,7 @@ def test_recover_calibration():
     A, B = np.array([-3.0, -1.0, 0.5]), np.array([4.0, 2.0, -1.0])
     m = simulate_calibration(A, B, cells_per_system=4000, docs_per_cell=20, seed=2, smoothing=0.5)
     est = m.find_map()
-    sd = m._mode().sd()
+    sd = m.mode().sd()
     np.testing.assert_array_less(np.abs(np.r_[est["A"] - A, est["B"] - B]), 4 * sd)
 
 
@@ -182,7 +182,7 @@ def test_recover_similarity():
     beta = [np.array([3.0, -2.0, 0.0]), np.array([1.0])]
     m = simulate_similarity([-1.0, 0.5], beta, n_docs=5000, penalty=0.01, seed=4)
     est = m.find_map()
-    sd = m._mode().sd()
+    sd = m.mode().sd()
     np.testing.assert_array_less(np.abs(np.r_[est["beta0"] - [-1.0, 0.5], est["beta"] - np.concatenate(beta)]),
                                  4 * sd)
 
@@ -593,13 +593,13 @@ def test_rtc_aggregation_structure_hint_changes_nothing(data):
     m = fit.models["aggregation"]
     assert m.row_groups is not None
     plain = ExpertAggregation(m.X, m.y, m.experts, prior=m.prior)
-    a, b = m._mode(), plain._mode()
+    a, b = m.mode(), plain.mode()
     np.testing.assert_allclose(a.x, b.x, atol=1e-9)
     np.testing.assert_allclose(a.blocks[0][1], b.blocks[0][1], rtol=1e-10)
     # the hint must describe X: a baseline that disagrees everywhere is still exact (S is just dense)
     wrong = ExpertAggregation(m.X, m.y, m.experts, prior=m.prior, row_groups=m.row_groups,
                               group_baseline=m.group_baseline + 1.0)
-    np.testing.assert_allclose(wrong._mode().x, b.x, atol=1e-9)
+    np.testing.assert_allclose(wrong.mode().x, b.x, atol=1e-9)
     with pytest.raises(BayevalInputError, match="row_groups"):
         ExpertAggregation(m.X, m.y, m.experts, row_groups=m.row_groups)
 
@@ -639,7 +639,7 @@ def test_calibration_merged_smoothing_rows_are_the_same_posterior():
     perm = np.random.default_rng(0).permutation(len(m.x))  # same cells, another order: not merged
     separate = PlattCalibration(m.system, m.x, m.n_rel, m.n_nonrel, m.system[perm], m.x[perm], m.systems, prior)
     assert len(merged._rows()[0]) == len(m.x) and len(separate._rows()[0]) == 2 * len(m.x)
-    np.testing.assert_allclose(merged._mode().x, separate._mode().x, atol=1e-10)
+    np.testing.assert_allclose(merged.mode().x, separate.mode().x, atol=1e-10)
     A, B = np.array([0.3, -0.2]), np.array([1.0, 0.5])
     assert merged.log_posterior(A, B) == pytest.approx(separate.log_posterior(A, B), rel=1e-12)
 

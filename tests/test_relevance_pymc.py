@@ -58,7 +58,7 @@ def compiled():
     out = {}
     for name, m in MODELS.items():
         pmm = m.build_model()
-        out[name] = (pmm, pmm.compile_logp(jacobian=False), pmm.compile_dlogp(jacobian=False), m._mode())
+        out[name] = (pmm, pmm.compile_logp(jacobian=False), pmm.compile_dlogp(jacobian=False), m.mode())
     return out
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import (
@@ -135,12 +136,9 @@ def run(args: argparse.Namespace) -> int:
     est, source = None, method
     if fit is not None:
         cfg, est = _fit_model(args, data, fit)
-        # every method uses the posterior draws of p when there are any (closed forms by the law of total variance)
-        probs = est.arrays(draws=est.has_draws)
-        if method != "mc":
-            from bayeval.expected import thin_draws
-
-            probs = thin_draws(probs, args.closed_form_draws)
+        # every method uses the posterior draws of p when there are any (closed forms by the law of total
+        # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
+        probs = est = replace(est, closed_form_draws=args.closed_form_draws)
         source = f"{method}, p from {cfg.name} ({fit})"
     if not (args.pairs and args.format != "table"):
         exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
@@ -152,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
                 from bayeval.relevance import bayesian_confidence
 
                 bc = bayesian_confidence(data, est, measure=m, draws=args.mc_draws, plugin_method=method,
-                                         method=method, closed_form_draws=args.closed_form_draws, seed=args.seed)
+                                         method=method, seed=args.seed)
                 frame = bc.to_frame(per_topic=args.per_topic)
                 how = "Monte Carlo" if method == "mc" else f"{method}, law of total variance"
                 title = (f"P({m}_a - {m}_b < 0): plug-in ({method}) and Bayesian ({how} over "

@@ -9,7 +9,7 @@ from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, level, load_collection, positive_int, probability
 from bayeval.cli.estimate import add_model_depth_argument
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS
+from bayeval.methods import FIT_METHODS, MOMENT_METHODS
 
 __all__ = ["register"]
 
@@ -33,7 +33,7 @@ def register(sub) -> None:
                    help="k of the judged@k column (default 10)")
     p.add_argument("--default-p", type=probability, default=0.5,
                    help="probability of relevance of unjudged documents without --model (default 0.5)")
-    p.add_argument("--method", choices=("exact", "delta", "paper", "mc"), default=None,
+    p.add_argument("--method", choices=MOMENT_METHODS, default=None,
                    help="moments: exact, delta, paper or mc (default: mc with a sampled --fit, else exact)")
     add_mc_draws(p, 2000)
     p.add_argument("--seed", type=int, default=0, help="seed of the fit and the Monte Carlo draws (default 0)")

@@ -322,7 +322,7 @@ def prior_predictive_check(data, config="rtc-default", *, draws: int = 100, meas
 
     Each draw takes :math:`	heta\sim` the rank prior (logistic-beta of the Beta(|R_t|+1, |N_t|+1) on
     :math:`\sigma(	heta)`), :math:`A, B\sim` the calibration prior and :math:`\lambda\sim` the aggregation
-    prior (see each model's ``_prior_draws``), computes p of every document through the chain, then
+    prior (see each model's ``prior_draws``), computes p of every document through the chain, then
     E[measure] of every run with :func:`bayeval.expected.expected_measures` (``method``). Pseudo-counts
     (the calibration's smoothing) condition the posterior and are not part of these prior draws.
 
@@ -357,7 +357,7 @@ def prior_predictive_check(data, config="rtc-default", *, draws: int = 100, meas
     rng = np.random.default_rng(seed)
     prior = {}
     for stage in ("rank", "calibration", "aggregation"):
-        d = fit.models[stage]._prior_draws(draws, rng)
+        d = fit.models[stage].prior_draws(draws, rng)
         if d is None:
             raise BayevalInputError(f"config: {cfg.name!r} has an improper (flat) prior in its {stage} stage: no "
                                     "prior draws (give calibration.intercept_sd/slope_sd, aggregation alpha, beta > 0)")

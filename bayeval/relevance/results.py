@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayeval.data.probabilities import RelevanceProbabilities
+from bayeval.data.probabilities import CLOSED_FORM_DRAWS, RelevanceProbabilities, probabilities_for
 from bayeval.errors import BayevalInputError
 
 __all__ = ["FitResult", "RelevanceEstimate"]
@@ -81,7 +81,7 @@ class FitResult:
             core_groups["sample_stats"] = idata.sample_stats
         core = az.InferenceData(**core_groups)
         method = str(attrs.get("method", "map"))
-        out = cls(model.name, method, core, model.param_spec, model._mode(), source=model)
+        out = cls(model.name, method, core, model.param_spec, model.mode(), source=model)
         object.__setattr__(out, "idata", idata)  # the cached complete idata is the one given
         return out
 
@@ -212,6 +212,12 @@ class RelevanceEstimate:
     relevant : tuple of ndarray of bool or None
         Per topic, the judgments (relevant or not; meaningful where ``judged``): what
         :meth:`judged_idata` scores the predictions of judged documents against.
+    closed_form_draws : int
+        How many evenly spaced posterior draws a closed-form moment method combines (:meth:`arrays_for`;
+        ``dataclasses.replace`` sets another).
+
+    The estimate is a :class:`~bayeval.data.probabilities.ProbabilityEstimate`: ``bayeval.expected``
+    takes it as ``probabilities`` and asks :meth:`arrays_for` which p the moment method uses.
     """
 
     topics: tuple[str, ...]
@@ -223,6 +229,7 @@ class RelevanceEstimate:
     method: str = "map"
     fits: Mapping = None  # type: ignore[assignment]
     relevant: tuple | None = None
+    closed_form_draws: int = CLOSED_FORM_DRAWS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fits", dict(self.fits or {}))
@@ -282,6 +289,12 @@ class RelevanceEstimate:
             keep = np.ones(len(d), bool) if include_judged else ~j
             out[t] = dict(zip(d[keep].tolist(), np.clip(p[keep], 0.0, 1.0).tolist(), strict=True))
         return RelevanceProbabilities(out)
+
+    def arrays_for(self, method: str | None) -> list[np.ndarray]:
+        """Per topic the p that the moment ``method`` uses (:func:`~bayeval.data.probabilities.probabilities_for`):
+        the point p for ``None`` or without draws; all posterior draws for ``"mc"``; ``closed_form_draws``
+        evenly spaced ones for a closed form."""
+        return probabilities_for(method, self.p, self.draws, self.closed_form_draws)
 
     def arrays(self, *, draws: bool = False) -> list[np.ndarray]:
         """One array per topic aligned with ``docnos`` (what :func:`bayeval.expected.compare_systems` takes):
