@@ -21,9 +21,17 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 
+from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.expected import expected_measures
+from bayeval.relevance.aggregation import ExpertAggregation
+from bayeval.relevance.confidence import bayesian_confidence
+from bayeval.relevance.config import RTCConfig, load_config
+from bayeval.relevance.estimate import estimate_probabilities
 from bayeval.relevance.heldout import HeldOutSplit, score_probabilities
+from bayeval.relevance.rtc import RTCEstimator
 
 __all__ = ["PriorComparison", "PriorPredictive", "PriorSensitivity", "compare_priors", "heldout_elpd",
            "prior_predictive_check", "prior_sensitivity", "reliability_diagram", "reliability_table"]
@@ -103,7 +111,6 @@ def heldout_elpd(y, p_draws) -> float:
 
     ``p_draws`` is (K, n) posterior draws or (n,) a point prediction.
     """
-    from scipy.special import logsumexp
 
     y = np.asarray(y, dtype=np.float64)
     P = np.clip(np.atleast_2d(np.asarray(p_draws, dtype=np.float64)), 1e-6, 1 - 1e-6)
@@ -201,9 +208,6 @@ def compare_priors(data, configs: Sequence = ("rtc-default", "rtc-mtc", "rtc-wea
     A. Vehtari, A. Gelman, J. Gabry (2017). Practical Bayesian model evaluation using leave-one-out
     cross-validation and WAIC. Statistics and Computing 27, 1413–1432.
     """
-    from bayeval.data.rankdata import RankData
-    from bayeval.relevance.config import load_config
-    from bayeval.relevance.estimate import estimate_probabilities
 
     if isinstance(data, HeldOutSplit):
         return _compare_heldout(data, configs, method, p_draws, seed, fit_kwargs)
@@ -261,8 +265,6 @@ def _single_loo_table(loos: dict) -> pd.DataFrame:
 
 def _compare_heldout(split: HeldOutSplit, configs, method, p_draws, seed, fit_kwargs) -> PriorComparison:
     """Fit each configuration on ``split.data`` and score it on the held-out targets."""
-    from bayeval.relevance.config import load_config
-    from bayeval.relevance.estimate import estimate_probabilities
 
     rows, ests = {}, {}
     for c in configs:
@@ -340,11 +342,6 @@ def prior_predictive_check(data, config="rtc-default", *, draws: int = 100, meas
     -------
     PriorPredictive
     """
-    from bayeval.data.rankdata import RankData
-    from bayeval.expected import expected_measures
-    from bayeval.relevance.aggregation import ExpertAggregation
-    from bayeval.relevance.config import RTCConfig, load_config
-    from bayeval.relevance.rtc import RTCEstimator
 
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
@@ -441,9 +438,6 @@ def prior_sensitivity(data, configs, *, measure: str = "AP", pairs=None, method:
         Monte Carlo draws of the confidence.
     seed : int
     """
-    from bayeval.relevance.confidence import bayesian_confidence
-    from bayeval.relevance.config import load_config
-    from bayeval.relevance.estimate import estimate_probabilities
 
     if isinstance(configs, dict):
         ests = dict(configs)

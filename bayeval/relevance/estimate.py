@@ -9,7 +9,10 @@ from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
 from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config
+from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
+from bayeval.relevance.rtc import RTCEstimator
+from bayeval.relevance.similarity import SimilarityRegression
 
 __all__ = ["ESTIMATORS", "MODEL_KINDS", "SimilarityEstimator", "estimate_probabilities"]
 
@@ -30,7 +33,6 @@ class SimilarityEstimator:
         self.config = cfg
 
     def model(self, data: RankData, *, texts=None, embeddings=None, similarity=None, matrix=None):
-        from bayeval.relevance.similarity import SimilarityRegression
 
         given = [k for k, v in (("texts", texts), ("embeddings", embeddings), ("similarity", similarity),
                                 ("matrix", matrix)) if v is not None]
@@ -126,14 +128,12 @@ def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_d
 
 
 def _rtc(data, cfg, fit, *, p_draws, seed, depth=None, extra=None, stage_methods=None, **fit_kwargs):
-    from bayeval.relevance.rtc import RTCEstimator
 
     return RTCEstimator(cfg, depth=depth).fit(data, fit, stage_methods=stage_methods, extra=extra, seed=seed,
                                               **fit_kwargs).probabilities(draws=p_draws, seed=seed)
 
 
 def _hierarchical(data, cfg, fit, *, p_draws, seed, depth=None, **fit_kwargs):
-    from bayeval.relevance.hierarchical import HierarchicalEstimator
 
     return HierarchicalEstimator(cfg, depth=depth).estimate(data, fit, p_draws=p_draws, seed=seed, **fit_kwargs)
 

@@ -12,6 +12,9 @@ import pandas as pd
 
 from bayeval.data.probabilities import CLOSED_FORM_DRAWS, RelevanceProbabilities, probabilities_for
 from bayeval.errors import BayevalInputError
+from bayeval.io.probabilities import write_probabilities
+from bayeval.relevance._fitting import INFERENCE
+from bayeval.relevance._idata import complete_idata, rebuild_model
 
 __all__ = ["FitResult", "RelevanceEstimate"]
 
@@ -61,7 +64,6 @@ class FitResult:
     @functools.cached_property
     def idata(self):
         """The complete ArviZ InferenceData (see Notes)."""
-        from bayeval.relevance._idata import complete_idata
         return complete_idata(self)
 
     @classmethod
@@ -70,7 +72,6 @@ class FitResult:
         model from ``attrs`` and ``constant_data``, its mode by the fast path, the posterior as stored."""
         import arviz as az
 
-        from bayeval.relevance._idata import rebuild_model
 
         if "constant_data" not in idata.groups():
             raise BayevalInputError("idata: no constant_data group (not a complete bayeval fit)")
@@ -127,7 +128,6 @@ class FitResult:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out = az.summary(self.core, **kwargs)
-        from bayeval.relevance._fitting import INFERENCE
         out.attrs["inference"] = INFERENCE[self.method]
         return out
 
@@ -320,7 +320,6 @@ class RelevanceEstimate:
 
     def write(self, path) -> None:
         """Write mtc-eval's ``topic Q0 docno prob`` for every unjudged document."""
-        from bayeval.io.probabilities import write_probabilities
         write_probabilities(self.to_probabilities(), path)
 
     def draws_idata(self):

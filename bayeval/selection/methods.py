@@ -8,6 +8,7 @@ from collections.abc import Callable
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.methods import SELECTION_METHODS
+from bayeval.relevance import SimilarityConfig, SimilarityEstimator, load_config, smoothed_probabilities
 from bayeval.selection.pooling import DepthPoolSelector, IncrementalPoolSelector
 from bayeval.selection.rtc import RefitSelector, RTCSelector
 from bayeval.selection.selector import MTCSelector, Selector
@@ -38,14 +39,11 @@ def make_selector(method: str, data: RankData, *, refit_every: int = 10, config=
 
 
 def _mtc_one(data, o, kw):
-    from bayeval.relevance import smoothed_probabilities
 
     return RefitSelector(data, smoothed_probabilities, refit_every=o["refit_every"], method="mtc+one", **kw)
 
 
 def _mtc_sim(data, o, kw):
-    from bayeval.relevance import SimilarityEstimator, load_config
-    from bayeval.relevance.config import SimilarityConfig
 
     if not callable(o["similarity"]):
         raise BayevalInputError("similarity: mtc+sim needs a similarity function (topic, rows, features)")
