@@ -33,7 +33,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.expected import compare_systems, expected_measures
+from bayeval.measures import judged_at
 
 __all__ = ["MARKERS", "MAX_MATRIX", "Report", "make_report", "run_labels"]
 
@@ -333,7 +336,6 @@ class Report:
 
 def _judged_at(data, k: int) -> np.ndarray:
     """Per run, the mean over topics of the fraction of its top k holding a judged document."""
-    from bayeval.measures import judged_at
 
     out = np.zeros(len(data.systems))
     for tr in data:
@@ -379,8 +381,6 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     >>> list(rep.runs.columns), rep.runs["rank"].tolist()
     (['expected', 'sd', 'lower', 'upper', 'judged_at_k', 'rank'], [1, 2, 3])
     """
-    from bayeval.data.rankdata import RankData
-    from bayeval.expected import compare_systems, expected_measures
 
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 import pandas as pd
 
@@ -101,21 +102,17 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
 
 
 def _fit_model(args: argparse.Namespace, data, fit: str):
-    from bayeval.cli.estimate import model_depth, stage_methods
+    from bayeval.cli.estimate import model_options
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
-    if cfg.kind != "rtc" and args.stage_fit:
-        raise BayevalInputError("--stage-fit: only for an rtc model")
-    if cfg.kind == "similarity":
+    if "texts" in cfg.accepts:
         raise BayevalInputError("--model similarity: needs document texts; write its probabilities with "
                                 "'bayeval estimate --model similarity --texts FILE --out probs.txt' and pass "
                                 "--probabilities probs.txt")
-    depth = model_depth(args)
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
-                                 seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
-                                 stage_methods=stage_methods(args.stage_fit, fit) if cfg.kind == "rtc" else None,
-                                 draws=args.posterior_draws, tune=args.tune, chains=args.chains)
+                                 seed=args.seed, draws=args.posterior_draws, tune=args.tune, chains=args.chains,
+                                 **model_options(args, cfg, fit))
     for stage, f in est.fits.items():
         if f.method == "mcmc":
             import numpy as np
@@ -144,12 +141,9 @@ def run(args: argparse.Namespace) -> int:
     est, source = None, describe_moments(method)
     if fit is not None:
         cfg, est = _fit_model(args, data, fit)
-        # every method uses the posterior draws of p when there are any (closed forms by the law of total variance)
-        probs = est.arrays(draws=est.has_draws)
-        if method != "mc":
-            from bayeval.expected import thin_draws
-
-            probs = thin_draws(probs, args.closed_form_draws)
+        # every method uses the posterior draws of p when there are any (closed forms by the law of total
+        # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
+        probs = est = replace(est, closed_form_draws=args.closed_form_draws)
         source = describe_source(cfg.name, fit, method)
     exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
     per_run = exp.to_frame(per_topic=args.per_topic)
@@ -162,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
                 from bayeval.relevance import bayesian_confidence
 
                 bc = bayesian_confidence(data, est, measure=m, draws=args.mc_draws, plugin_method=method,
-                                         method=method, closed_form_draws=args.closed_form_draws, seed=args.seed)
+                                         method=method, seed=args.seed)
                 frame = bc.to_frame(per_topic=args.per_topic)
                 how = "Monte Carlo" if method == "mc" else f"{describe_moments(method)}, law of total variance"
                 title = (f"P({m}_a - {m}_b < 0): plug-in ({describe_moments(method)}) and Bayesian ({how} over "

@@ -21,7 +21,7 @@ import sys
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_depth_argument, confidence, positive_int
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS
+from bayeval.methods import CONFIDENCES, FIT_METHODS
 
 __all__ = ["register"]
 
@@ -60,7 +60,7 @@ def register(sub) -> None:
     r.add_argument("--alpha", type=confidence, default=0.95, help="confidence that stops judging (default 0.95)")
     r.add_argument("--methods", type=_csv_list, default=("mtc", "rtc", "bayes", "ip"),
                    help="comma-separated among mtc, rtc, bayes, ip (default all)")
-    r.add_argument("--confidences", type=_csv_list, default=("paper", "delta", "exact", "mc"),
+    r.add_argument("--confidences", type=_csv_list, default=CONFIDENCES,
                    help="comma-separated among paper, delta, exact, mc (default all)")
     r.add_argument("--budget", type=_budget, default=5000, help="judgments per selection at most (default 5000; "
                                                                  "'none' for no limit)")

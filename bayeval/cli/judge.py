@@ -30,7 +30,7 @@ from bayeval.cli._inputs import (
 )
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
-from bayeval.methods import SELECTION_METHODS
+from bayeval.methods import CLOSED_FORM_METHODS, SELECTION_METHODS
 
 __all__ = ["register"]
 
@@ -62,7 +62,7 @@ def _selection_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--refit-every", type=positive_int, default=10, help="rtc: judgments between refits (default 10)")
     p.add_argument("--config", default="rtc-mtc",
                    help="rtc: relevance-model configuration (default rtc-mtc, the paper's priors)")
-    p.add_argument("--moments", choices=("delta", "exact", "paper"), default="delta",
+    p.add_argument("--moments", choices=CLOSED_FORM_METHODS, default="delta",
                    help="moments of AP and recall differences (default delta)")
     p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",
                    help="DCG gain of a grade g: 2^g-1 or g (default exponential)")

@@ -18,20 +18,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
+from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData, TopicRanks
 from bayeval.errors import BayevalInputError
-from bayeval.expected import _engine as eng
-from bayeval.expected._probabilities import resolve
-from bayeval.expected._results import p_less_normal
+from bayeval.expected import p_less_normal
+from bayeval.expected.topic_moments import pair_moments, point_probabilities
 from bayeval.measures import Measure
+from bayeval.methods import CLOSED_FORM_METHODS
 from bayeval.selection.measure import GAINS, SelectionMeasure
 from bayeval.selection.results import Candidate, SelectionStatus
 from bayeval.selection.weights import _linear_system_weights, gain_values, inverse_ranks, masked_pair_sums
 
 __all__ = ["DEFAULT_TOPIC_TOLERANCE", "MOMENTS", "MTCSelector", "Selector", "check_tolerance"]
 
-MOMENTS = ("delta", "exact", "paper")
+MOMENTS = CLOSED_FORM_METHODS
 _TIE = 1e-12  # relative tolerance under which two scores are a tie
 
 DEFAULT_TOPIC_TOLERANCE = 0.2
@@ -138,7 +140,7 @@ class Selector:
             raise BayevalInputError(f"max_grade: must be >= the relevance level {self.level}, got {max_grade!r}")
         self._g_max = float(gain_values(self.max_grade, gain)) if self.measure.family == "DCG" else 1.0
         self._g_rel = float(gain_values(self.level, gain)) if self.measure.family == "DCG" else 1.0
-        probs = resolve(data, probabilities, default_p, allow_draws=False)
+        probs = point_probabilities(data, probabilities, default_p)
         T = len(data)
         self._index = {t: k for k, t in enumerate(data.topics)}
         self._doc_index: list[dict] = [None] * T  # built lazily (docno → index)
@@ -194,6 +196,14 @@ class Selector:
     def history(self) -> tuple:
         """``(topic, docno, grade)`` of every recorded judgment, in order."""
         return tuple(self._history)
+
+    def judged_qrels(self, relevance_level: int | None = None):
+        """The recorded judgments as :class:`~bayeval.data.Qrels` (``relevance_level``: default the
+        selector's), ``None`` when nothing was judged."""
+        if not self._history:
+            return None
+        frame = pd.DataFrame(list(self._history), columns=["topic", "docno", "grade"])
+        return Qrels.from_frame(frame, relevance_level=self.level if relevance_level is None else relevance_level)
 
     @property
     def done(self) -> bool:
@@ -471,8 +481,8 @@ class Selector:
         else:
             rel = judged & (st.grades >= self.level)
             pf = np.ascontiguousarray(np.where(judged, rel.astype(np.float64), p))
-            e, v = eng.analytic_pair_moments(st.ranked, st.lengths, judged, st.grades, pf,
-                                             self._spec, self.moments, self.nodes, self._pa, self._pb)
+            e, v = pair_moments(st.ranked, st.lengths, judged, st.grades, pf, self._spec, self.moments, self.nodes,
+                                self._pa, self._pb)
             self._e[:, t] = e
             self._v[:, t] = v
 
