@@ -2,10 +2,13 @@
 
 * :func:`inferred_measures` — xinfAP, infNDCG and iP@k from a stratified sample (Yilmaz, Kanoulas & Aslam,
   SIGIR 2008), exactly as NIST's ``sample_eval.pl`` computes them.
+* :func:`stat_measures` — statAP and statP@k with design-based variance estimates from judgments with inclusion
+  probabilities (Aslam, Pavlu & Yilmaz, SIGIR 2006).
 
 Formulas and papers: docs/sampling.md.
 """
 
 from bayeval.sampling.inferred import InferredEvaluation, inferred_measures
+from bayeval.sampling.statistical import StatEvaluation, stat_measures
 
-__all__ = ["InferredEvaluation", "inferred_measures"]
+__all__ = ["InferredEvaluation", "StatEvaluation", "inferred_measures", "stat_measures"]
