@@ -60,9 +60,13 @@ def _collection(seed=3, topics=4, pool=150, systems=4, depth=100):
         docs = np.array([f"d{t}_{i}" for i in range(pool)], dtype=object)
         x = (rng.random(pool) < 0.25).astype(int)
         score_best = np.full(pool, 10**6)
+        prev = None
         for s in range(systems):
             quality = 1.5 - 0.3 * s
             score = quality * x + rng.normal(size=pool)
+            if s == 1:  # r1 is r0 perturbed: their difference is only measurable paired
+                score = prev + 0.4 * rng.normal(size=pool)
+            prev = score
             top = np.argsort(-score)[:depth]
             rows.append((f"r{s}", topic, docs[top], score[top]))
             best = np.empty(pool, int)
