@@ -11,12 +11,12 @@ from bayeval.experiments import load_collection
 from bayeval.experiments.sampling import (
     SAMPLING_COLUMNS,
     SamplingStudyConfig,
-    _inclusion,
     draw_pool_sample,
     run_sampling_trial,
     sampling_statistics,
 )
 from bayeval.experiments.table import read_table
+from bayeval.sampling.design import proportional_inclusion, rank_inclusion
 from bayeval.synthetic import make_collection
 
 
@@ -29,12 +29,21 @@ def coldir(tmp_path_factory, collection_dir_writer):
 @pytest.mark.parametrize("budget", [0.02, 0.1, 0.5, 0.9])
 def test_inclusion_meets_the_budget_in_the_stratum_ratio(budget):
     best = np.r_[np.arange(1, 11), np.repeat(np.arange(11, 31), 2), np.repeat(np.arange(31, 101), 3)]
-    pi = _inclusion(best, budget)
+    pi = rank_inclusion(best, budget)
     assert pi.sum() == pytest.approx(budget * len(best))
     assert np.all((pi > 0) & (pi <= 1))
     top, mid, low = pi[best <= 10], pi[(best > 10) & (best <= 30)], pi[best > 30]
     if top.max() < 1:  # uncapped: rates 10 : 5 : 2
         assert top[0] / mid[0] == pytest.approx(2) and mid[0] / low[0] == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize("share", [0.05, 0.3])
+def test_proportional_inclusion_follows_p_with_a_floor(share):
+    p = np.r_[np.zeros(50), np.linspace(0.01, 0.9, 150)]
+    pi = proportional_inclusion(p, share, floor=0.05)
+    assert pi.sum() == pytest.approx(share * len(p))
+    assert pi.min() > 0 and np.all(np.diff(pi[50:]) >= 0)
+    assert pi[-1] / pi[0] == pytest.approx(min(0.9 / 0.05, pi[-1] / pi[0]))
 
 
 def test_draw_pool_sample_is_seeded_and_covers_the_pool(coldir):

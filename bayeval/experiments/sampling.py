@@ -29,6 +29,7 @@ from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.data.sample import StratifiedSample, TopicSample
 from bayeval.errors import BayevalInputError
+from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
 
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
            "run_sampling_trial", "sampling_statistics"]
@@ -36,8 +37,6 @@ __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_
 SAMPLING_METHODS = ("sample", "model", "assisted")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds")
-_EDGES = (10, 30)
-_RATES = (10.0, 5.0, 2.0)
 
 
 @dataclass(frozen=True)
@@ -73,25 +72,6 @@ class SamplingStudyConfig:
             raise BayevalInputError(f"methods: unknown {sorted(unknown)}; choose from {', '.join(SAMPLING_METHODS)}")
 
 
-def _inclusion(best_rank: np.ndarray, budget: float) -> np.ndarray:
-    """Inclusion probabilities in the stratum ratio 10 : 5 : 2, scaled to an expected ``budget`` share, capped at 1
-    (the excess of a capped stratum goes to the others)."""
-    stratum = np.searchsorted(np.asarray(_EDGES), best_rank, side="left")
-    base = np.asarray(_RATES)[stratum]
-    target = budget * len(best_rank)
-    pi = np.zeros(len(best_rank))
-    capped = np.zeros(len(best_rank), dtype=bool)
-    for _ in range(len(_RATES) + 1):
-        free = ~capped
-        scale = (target - capped.sum()) / max(base[free].sum(), 1e-300)
-        pi = np.where(capped, 1.0, np.minimum(base * scale, 1.0))
-        newly = free & (pi >= 1.0)
-        if not newly.any():
-            break
-        capped |= newly
-    return pi
-
-
 def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random.Generator
                      ) -> tuple[StratifiedSample, dict[str, np.ndarray]]:
     """A stratified Bernoulli sample of each topic's pool (every document some run ranks within ``data.depth``)
@@ -107,9 +87,9 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
         if tj is not None:
             pos = pd.Index(tj.docnos).get_indexer(docs)
             grades = np.where(pos >= 0, np.maximum(tj.grades[np.maximum(pos, 0)], 0), 0)
-        pi = _inclusion(best, budget)
-        take = rng.random(len(docs)) < pi
-        stratum = np.searchsorted(np.asarray(_EDGES), best, side="left").astype(np.int32)
+        pi = rank_inclusion(best, budget)
+        take = poisson_draw(pi, rng)
+        stratum = rank_stratum(best)
         out[tr.topic] = TopicSample(docs, stratum, ("1", "2", "3"), np.where(take, grades, -1))
         incl[tr.topic] = pi
     return StratifiedSample(out), incl

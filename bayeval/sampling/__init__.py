@@ -7,6 +7,7 @@
 * :func:`assisted_measures` — model-assisted (prediction-powered) AP and P@k: a model's predictions for every
   pooled document corrected by the random sample, with design-based variances, covariances and P(Δ < 0).
 
+Designs that draw such samples (rank strata, proportional to p): :mod:`bayeval.sampling.design`.
 Formulas and papers: docs/sampling.md.
 """
 
