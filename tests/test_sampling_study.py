@@ -82,6 +82,8 @@ def test_cli_run_resumes_and_reports(coldir, tmp_path):
     assert rc == 0 and len(read_table(out, SAMPLING_COLUMNS)) == n
     rc, text, err = run_cli("experiment", "sampling", "stats", out, "--format", "csv")
     assert rc == 0 and "coverage" in text
+    rc, text, err = run_cli("experiment", "sampling", "stats", out, "--reliability", "--format", "csv")
+    assert rc == 0 and "inconsistent" in text, err
     rc, _, err = run_cli("experiment", "sampling", "figure", out, "--out", tmp_path / "f.png")
     assert rc == 0 and (tmp_path / "f.png").stat().st_size > 0
     rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", out, "--budgets", "0,2")

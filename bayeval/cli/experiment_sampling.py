@@ -46,6 +46,8 @@ def register_sampling(studies, parser_class) -> None:
     r.set_defaults(func=_run)
     s = acts.add_parser("stats", help="coverage, width, RMSE, tau and proper scores per budget and method")
     s.add_argument("table", metavar="TABLE")
+    s.add_argument("--reliability", action="store_true",
+                   help="instead: reliability of P(dMAP<0) per budget and method (Wilson-interval bins)")
     add_format_argument(s)
     s.set_defaults(func=_stats)
     f = acts.add_parser("figure", help="coverage and width of the 95%% MAP interval against the budget")
@@ -82,10 +84,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from bayeval.experiments.sampling import SAMPLING_COLUMNS, sampling_statistics
+    from bayeval.experiments.sampling import SAMPLING_COLUMNS, sampling_reliability, sampling_statistics
     from bayeval.experiments.table import read_table
 
-    write_frame(sampling_statistics(read_table(args.table, SAMPLING_COLUMNS)), args.format)
+    frame = read_table(args.table, SAMPLING_COLUMNS)
+    write_frame(sampling_reliability(frame)[0] if args.reliability else sampling_statistics(frame), args.format)
     return 0
 
 

@@ -32,7 +32,7 @@ from bayeval.errors import BayevalInputError
 from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
 
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
-           "run_sampling_trial", "sampling_statistics"]
+           "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
 
 SAMPLING_METHODS = ("sample", "model", "assisted")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
@@ -217,3 +217,34 @@ def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFram
                         r.judgments.mean() / r.pool.mean()))
     return pd.DataFrame(out, columns=[*keys, "group", "n", "coverage", "width", "rmse", "tau", "brier",
                                       "calls95", "right95", "right99", "judged_share"])
+
+
+def sampling_reliability(frame: pd.DataFrame, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Reliability of P(ΔMAP < 0) per collection × budget × method × pair group (all / automatic / manual: a pair
+    is manual when either run is), with the Wilson-interval bins of :func:`bayeval.experiments.proper_scores`.
+
+    Returns
+    -------
+    summary, bins : pandas.DataFrame
+        ``summary``: ``collection, budget, method, split, group, pairs, brier, bins, inconsistent`` (bins whose
+        Wilson interval misses the bin's mean forecast); ``bins``: every reliability bin.
+    """
+    from bayeval.experiments.statistics import proper_scores
+
+    rows, bins = [], []
+    for (col, budget), g in frame[frame.kind == "pair"].groupby(["collection", "budget"], sort=True):
+        runs = frame[(frame.collection == col) & (frame.kind == "run")]
+        manual = sorted(set(runs[runs.manual].run_a))
+        scored = pd.DataFrame({"method": g.method, "confidence": "design", "pair_type": "any", "run_a": g.run_a,
+                               "run_b": g.run_b, "p_less": g.p_less, "true_delta": g.truth})
+        proper, rel = proper_scores(scored, manual=manual or None, level=level)
+        proper = proper[proper.split != "pair_type"]
+        rel = rel[rel.split != "pair_type"].assign(collection=col, budget=budget)
+        for r in proper.itertuples(index=False):
+            sub = rel[(rel.method == r.method) & (rel.split == r.split) & (rel.group == r.group)]
+            rows.append((col, budget, r.method, r.split, r.group, r.pairs, r.brier, len(sub),
+                         int((~sub.consistent.astype(bool)).sum())))
+        bins.append(rel)
+    summary = pd.DataFrame(rows, columns=["collection", "budget", "method", "split", "group", "pairs", "brier",
+                                          "bins", "inconsistent"])
+    return summary, (pd.concat(bins, ignore_index=True) if bins else pd.DataFrame())
