@@ -110,6 +110,7 @@ def _extra(items) -> dict:
 def run(args: argparse.Namespace) -> int:
     from bayeval.cli._output import write_frame
     from bayeval.data.rankdata import RankData
+    from bayeval.display import describe_fit, display_name
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
@@ -157,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stderr if not args.out else sys.stdout
     summ = est.summary()
     write_frame(summ, args.format if args.out else "table", out,
-                title=f"{cfg.name} ({args.fit}): {int(keep.sum())} unjudged pooled documents")
+                title=f"{display_name(cfg.name)} ({describe_fit(args.fit)}): {int(keep.sum())} unjudged pooled "
+                      "documents")
     for stage, fit in est.fits.items():
         if fit.method in ("mcmc",):
             rh, es = fit.rhat(), fit.ess()

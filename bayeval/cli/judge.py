@@ -19,7 +19,15 @@ import sys
 import pandas as pd
 
 from bayeval.cli._flags import DeprecatedAlias, add_progress
-from bayeval.cli._inputs import add_depth_argument, confidence, nonnegative_int, port, positive_int, probability
+from bayeval.cli._inputs import (
+    add_depth_argument,
+    confidence,
+    nonnegative_int,
+    number_in,
+    port,
+    positive_int,
+    probability,
+)
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
 from bayeval.methods import SELECTION_METHODS
@@ -130,6 +138,11 @@ def register(sub) -> None:
     s.add_argument("runs", metavar="RUN", nargs="+", help="target runs (files or directories)")
     _selection_options(s)
     s.add_argument("--budget", type=nonnegative_int, default=None, help="at most N judgments")
+    s.add_argument("--topic-tolerance", type=number_in(float, 0.0, 1.0, open_high=True, what="a number in [0, 1)"),
+                   default=0.0, metavar="TAU",
+                   help="stay on the last judged topic while a document there is worth at least 1-TAU of the best "
+                        "anywhere (default 0: the exact algorithm; the judging page's setting and its cost are "
+                        "in docs/judging.md)")
     s.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     add_progress(s)
     s.set_defaults(func=_simulate)
@@ -251,12 +264,16 @@ def _init(args) -> int:
 
 def _next(args) -> int:
     from bayeval.selection import Campaign, write_requests
+    from bayeval.serve.desk import GRADE_NAMES
 
     with Campaign.open(args.campaign) as camp:
         cands = camp.next(args.n)
         if args.out:
             n = write_requests(cands, args.out)
-            print(f"wrote {n} documents to judge to {args.out}", file=sys.stderr)
+            sel = camp.selector()
+            scale = ", ".join(f"{g} = {GRADE_NAMES.get(g, f'grade {g}')}" for g in range(int(sel.max_grade) + 1))
+            print(f"wrote {n} documents to judge to {args.out}: fill its empty grade column ({scale}), then "
+                  f"'bayeval judge record {args.campaign} {args.out}'", file=sys.stderr)
         elif args.format == "csv":
             write_requests(cands, sys.stdout)
         else:
@@ -312,8 +329,15 @@ def _status(args) -> int:
                 print(f"judgments remaining (estimate, docs/judging.md): {most} ({len(und)} undecided)"
                       + (f"; {len(und) - len(known)} cannot be decided unless E[Δ] moves"
                          if len(known) < len(und) else ""))
+            if args.format == "table":  # 'expected' is a difference: named as in evaluate --pairs
+                frame = frame.rename(columns={"expected": "delta_expected"})
+            m = st.measure
             write_frame(frame, args.format, missing={"remaining": "no judgment can decide it at today's E[Δ]"},
-                        legend={"decided": "the confidence reached alpha (or the bounds exclude 0)",
+                        legend={"delta_expected": f"E[{m}_a - {m}_b], mean over topics",
+                                "p_less": f"P({m}_a - {m}_b < 0): confidence that run b is better",
+                                "confidence": "max(p_less, 1 - p_less): confidence in the sign",
+                                "sign": "the sign called: -1 run b better, +1 run a better, 0 none yet",
+                                "decided": "the confidence reached alpha (or the bounds exclude 0)",
                                 "remaining": "estimated judgments this pair still needs (0: decided; NA: not "
                                              "decidable at today's E[Δ]); docs/judging.md"})
     return 0
@@ -361,12 +385,19 @@ def _simulate(args) -> int:
         kw.pop("config")
         kw.pop("refit_every")
     res = simulate(runs, qrels, method=method, pairs=args.pairs, budget=args.budget,
-                   progress=args.progress, **kw)
+                   progress=args.progress, topic_tolerance=args.topic_tolerance, **kw)
     if args.format == "json":
         json.dump(res.to_dict(), sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         print(res.summary())
         f = res.to_frame()[["run_a", "run_b", "expected", "p_less", "decided", "sign", "true_delta", "correct"]]
-        write_frame(f, "table")
+        m = res.measure
+        write_frame(f.rename(columns={"expected": "delta_expected"}), "table",
+                    legend={"delta_expected": f"E[{m}_a - {m}_b] after the judgments, mean over topics",
+                            "p_less": f"P({m}_a - {m}_b < 0): confidence that run b is better",
+                            "decided": "the confidence reached alpha (or the bounds exclude 0)",
+                            "sign": "the sign called: -1 run b better, +1 run a better, 0 none",
+                            "true_delta": f"{m}_a - {m}_b on the complete qrels",
+                            "correct": "the sign called is the sign of true_delta"})
     return 0

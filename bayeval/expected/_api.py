@@ -156,7 +156,7 @@ def _resolve_pairs(data: RankData, pairs) -> tuple[np.ndarray, np.ndarray]:
 
 def expected_measures(data: RankData, probabilities=None, *, default_p: float = 0.5,
                       measures: Sequence[str] | str = ("AP",), method: str = DEFAULT_MOMENT_METHOD,
-                      draws: int | None = None, seed=None, nodes: int = 64,
+                      draws: int | None = None, seed=0, nodes: int = 64,
                       progress: bool | None = None) -> ExpectedEvaluation:
     r"""Expectation and variance of measures when unjudged documents are relevant at random.
 
@@ -199,7 +199,8 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
     draws : int, optional
         Monte Carlo draws (default 1000, or the number of rows of posterior draws).
     seed : int, SeedSequence, Generator or None
-        Seed of the Monte Carlo generator.
+        Seed of the Monte Carlo generator (default 0, so that a call prints the same numbers every time it
+        runs; ``None`` draws fresh entropy from the operating system).
     nodes : int
         Quadrature nodes of the exact method (default 64).
     progress : bool, optional
@@ -296,7 +297,7 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
 
 
 def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: str = "AP",
-                    method: str = DEFAULT_MOMENT_METHOD, default_p: float = 0.5, draws: int | None = None, seed=None,
+                    method: str = DEFAULT_MOMENT_METHOD, default_p: float = 0.5, draws: int | None = None, seed=0,
                     nodes: int = 64, progress: bool | None = None) -> PairwiseComparison:
     r"""E[Δ], Var[Δ] and P(Δ < 0) of a measure for pairs of systems, per topic and over topics.
 

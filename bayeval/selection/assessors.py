@@ -153,7 +153,8 @@ def read_judgments(path) -> list[JudgmentLine]:
                 raise FileFormatError(path, lineno, f"expected {len(header)} fields, got {len(row)}")
             g = row[gcol].strip()
             if not g:
-                raise FileFormatError(path, lineno, f"no grade for document {row[dcol].strip()!r}")
+                raise FileFormatError(path, lineno, f"no grade for document {row[dcol].strip()!r} (fill the grade "
+                                      "column, or delete the row to leave the document for later)")
             out.append(JudgmentLine(row[tcol].strip(), row[dcol].strip(), _grade(g, path, lineno), lineno))
         return out
     for lineno, ln in enumerate(lines, start=1):

@@ -290,17 +290,20 @@ class Campaign:
             self.selector()
 
     # ----------------------------------------------------------------- operations
-    def next(self, n: int = 20) -> list[Candidate]:
+    def next(self, n: int = 20, *, stay_on: str | None = None, tolerance: float = 0.0) -> list[Candidate]:
         """Propose the next ``n`` documents to judge and log them as one batch of the selection history.
 
         Documents drawn by :meth:`draw_sample` and not judged yet come first (score ``nan``), in their random
-        order; the selector's picks fill the rest."""
+        order; the selector's picks fill the rest. ``stay_on`` and ``tolerance`` (``n=1``): keep the assessor
+        on that topic while a document there is worth at least ``1 - tolerance`` of the best anywhere
+        (:meth:`Selector.select`).
+        """
         sel = self.selector()
         cands = self._pending_sample(n)
         if len(cands) < n:
             taken = {(c.topic, c.docno) for c in cands}
-            cands += [c for c in sel.select(n - len(cands) + len(taken)) if (c.topic, c.docno) not in taken][
-                : n - len(cands)]
+            picks = sel.select(n - len(cands) + len(taken), stay_on=stay_on, tolerance=tolerance)
+            cands += [c for c in picks if (c.topic, c.docno) not in taken][: n - len(cands)]
         if cands:
             now = _now()
             conn = self._conn

@@ -29,24 +29,28 @@ def _check_budget(budget) -> int | None:
 
 
 def judge_until_done(selector: Selector, assessor, *, budget: int | None = None,
-                     progress: bool | None = None) -> int:
+                     progress: bool | None = None, topic_tolerance: float = 0.0) -> int:
     """Select one document at a time, ask ``assessor.judge(topic, docno)``, record; stop when done.
 
     Stops when every target pair is decided (the selector's ``done``), nothing useful is left, or
     ``budget`` judgments were made by this call. Returns the number of judgments made.
+    ``topic_tolerance`` keeps the assessor on the topic of the last judgment while a document there scores
+    at least ``1 - topic_tolerance`` of the best (:meth:`Selector.select`; 0: the exact algorithm).
     """
     budget = _check_budget(budget)
     made = 0
+    last = selector.history[-1][0] if selector.history else None
     steps = itertools.count() if budget is None else range(budget)
     for _ in track(steps, total=budget, description=f"judging ({selector.method})",
                    enabled=False if progress is None and budget is None else progress):
         if selector.done:
             break
-        cands = selector.select(1)
+        cands = selector.select(1, stay_on=last, tolerance=topic_tolerance)
         if not cands:
             break
         c = cands[0]
         selector.record(c.topic, c.docno, assessor.judge(c.topic, c.docno))
+        last = c.topic
         made += 1
     return made
 
@@ -61,7 +65,7 @@ def true_differences(runs, qrels: Qrels, *, pairs=None, measure="AP", depth: int
 
 def simulate(runs: RunSet | Sequence[Run], qrels: Qrels, *, method: str = "mtc", measure="AP", alpha: float = 0.95,
              depth: int | None = 100, budget: int | None = None, pairs=None, initial: Qrels | None = None,
-             seed=0, progress: bool | None = None, **kwargs) -> SimulationResult:
+             seed=0, progress: bool | None = None, topic_tolerance: float = 0.0, **kwargs) -> SimulationResult:
     """Run a whole judging campaign against a qrels replay and score its decisions.
 
     Parameters
@@ -85,6 +89,9 @@ def simulate(runs: RunSet | Sequence[Run], qrels: Qrels, *, method: str = "mtc",
         Judgments available before the campaign starts.
     seed : int
         Seed of the relevance-model fits (RTC).
+    topic_tolerance : float
+        Stay on the last judged topic while a document there scores at least ``1 - topic_tolerance`` of the
+        best anywhere (:meth:`Selector.select`; default 0, the exact algorithm).
     **kwargs
         To the selector (``refit_every``, ``config``, ``pool_depth``, ``moments``, ``default_p``, ``gain``, ...).
 
@@ -117,7 +124,7 @@ def simulate(runs: RunSet | Sequence[Run], qrels: Qrels, *, method: str = "mtc",
         kwargs["max_grade"] = max(top, qrels.relevance_level)
     selector = make_selector(method, data, pairs=pairs, measure=measure, alpha=alpha, seed=seed, **kwargs)
     assessor = QrelsAssessor(qrels)
-    judge_until_done(selector, assessor, budget=budget, progress=progress)
+    judge_until_done(selector, assessor, budget=budget, progress=progress, topic_tolerance=topic_tolerance)
     st = selector.status()
     truth = true_differences(runs, qrels, pairs=pairs, measure=measure, depth=depth, topics=topics,
                              gain=kwargs.get("gain", "exponential"))
