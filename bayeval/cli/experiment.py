@@ -20,6 +20,7 @@ import sys
 
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_depth_argument, confidence, positive_int
+from bayeval.cli.experiment_sampling import register_sampling
 from bayeval.errors import BayevalInputError
 from bayeval.methods import CONFIDENCES, FIT_METHODS
 
@@ -122,6 +123,7 @@ def register(sub) -> None:
     g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
     g.set_defaults(func=_report)
     _register_similarity(studies, type(p))
+    register_sampling(studies, type(p))
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
     rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])
 

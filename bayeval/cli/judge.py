@@ -107,9 +107,27 @@ def register(sub) -> None:
     s.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default table)")
     s.set_defaults(func=_status)
 
-    s = cmds.add_parser("export", help="write every judgment as a qrels file")
+    s = cmds.add_parser("sample", help="draw a random share of each topic's pool to judge (docs/sampling.md)",
+                        description="Draw documents at random with known inclusion probabilities, served by "
+                                    "'next' before the selector's picks: stratified by best rank (as xinfAP) "
+                                    "or proportional to a probability file (as statAP).")
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+    s.add_argument("--share", type=probability, required=True, help="expected share of each topic's pool drawn")
+    s.add_argument("--scheme", choices=("rank", "p"), default="rank",
+                   help="rank: strata by best rank, rates 10:5:2; p: proportional to --probabilities (default rank)")
+    s.add_argument("--probabilities", metavar="FILE", default=None,
+                   help="probabilities of relevance 'topic docno p' for --scheme p (default: the campaign's "
+                        "default p, i.e. equal chances)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
+    s.set_defaults(func=_sample)
+
+    s = cmds.add_parser("export", help="write every judgment as a qrels file (and the random sample's prels)")
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
     s.add_argument("--out", dest="qrels", metavar="FILE", help="qrels file to write (required)")
+    s.add_argument("--prels", metavar="FILE", default=None,
+                   help="also write the judged random draw as prels 'topic docno grade scheme inclusion'")
+    s.add_argument("--sample", metavar="FILE", default=None,
+                   help="also write the pool as a stratified sample 'topic 0 docno stratum rel' (rank scheme)")
     s.add_argument("--qrels", dest="qrels", action=DeprecatedAlias, replacement="--out")
     s.set_defaults(func=_export)
 
@@ -332,7 +350,25 @@ def _export(args) -> int:
         if args.qrels is None:
             raise BayevalInputError("--out: give the qrels file to write")
         n = camp.export_qrels(args.qrels)
-    print(f"wrote {n} judgments to {args.qrels}")
+        extra = []
+        if args.prels:
+            extra.append(f"{camp.export_prels(args.prels)} sampled judgments to {args.prels}")
+        if args.sample:
+            extra.append(f"{camp.export_sample(args.sample)} pooled documents to {args.sample}")
+    print(f"wrote {n} judgments to {args.qrels}" + "".join(f"; {e}" for e in extra))
+    return 0
+
+
+def _sample(args) -> int:
+    from bayeval.io import read_probabilities
+    from bayeval.selection import Campaign
+
+    if args.share == 0:
+        raise BayevalInputError("--share: must be above 0")
+    probs = read_probabilities(args.probabilities) if args.probabilities else None
+    with Campaign.open(args.campaign) as camp:
+        n = camp.draw_sample(args.share, scheme=args.scheme, probabilities=probs, seed=args.seed)
+    print(f"drew {n} documents to judge at random ({args.scheme} scheme)")
     return 0
 
 
