@@ -97,3 +97,15 @@ def test_bad_arguments():
         expected_reciprocal_rank_pairs(cube, 0.1, cutoff=0)
     with pytest.raises(BayevalInputError, match="pairs"):
         expected_reciprocal_rank_pairs(cube, 0.1, pairs=np.array([[0, 9]]))
+
+
+def test_cutoff_deeper_than_code_depth_refused():
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=3, n_systems=3, n_docs=40, depth=20, seed=2)
+    cube = RankCube.from_runs(col.runs, col.judgments, code_depth=5)
+    with pytest.raises(BayevalInputError, match="code_depth"):
+        expected_reciprocal_rank_pairs(cube, 0.1, cutoff=10)
+    full = RankCube.from_runs(col.runs, col.judgments)
+    np.testing.assert_array_equal(expected_reciprocal_rank_pairs(cube, 0.1, cutoff=5).delta_variance,
+                                  expected_reciprocal_rank_pairs(full, 0.1, cutoff=5).delta_variance)

@@ -88,3 +88,18 @@ def test_bad_measures():
         parse_cube_measure("recall")
     with pytest.raises(BayevalInputError, match="not one of"):
         parse_cube_measure("bpref")
+
+
+def test_code_depth_keeps_measures_and_judged_codes():
+    col = make_collection(n_topics=10, n_systems=4, n_docs=100, depth=50, judged_depth=30, seed=8)
+    full = RankCube.from_runs(col.runs, col.judgments)
+    cut = RankCube.from_runs(col.runs, col.judgments, code_depth=5)
+    np.testing.assert_array_equal(evaluate_cube(full, "AP,nDCG@10,recall@40").values,
+                                  evaluate_cube(cut, "AP,nDCG@10,recall@40").values)
+    # top 5 identical, judged cells keep their codes below, unjudged cells below are NOT_CODED (-2)
+    np.testing.assert_array_equal(full.docs[:, :, :5], cut.docs[:, :, :5])
+    below = cut.docs[:, :, 5:]
+    np.testing.assert_array_equal(below[cut.judged[:, :, 5:]], full.docs[:, :, 5:][full.judged[:, :, 5:]])
+    assert set(np.unique(below[~cut.judged[:, :, 5:]])) <= {-2, -1}
+    texts = full.docnos.to_numpy(zero_copy_only=False)
+    assert texts[full.docs[0, 0, 0]] == col.runs[0].ranking(full.topics[0])[0]

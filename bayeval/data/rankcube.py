@@ -9,7 +9,8 @@ topics and depth ``D``:
 * ``docs[s, t, r]`` — an integer code of the document system ``s`` ranks at ``r + 1`` for topic
   ``t`` (``-1`` past the end of its list). Codes are shared by all systems and topics, so two
   systems retrieve the same document of a topic when their codes are equal; the text of document
-  ``c`` is ``docnos[c]``.
+  ``c`` is ``docnos[c]``. With ``code_depth``, unjudged documents below that rank are all
+  :data:`NOT_CODED` (measures need only the judged ones; coding is half the cost of reading).
 * ``grades`` and ``judged`` of the same shape — each cell's judgment.
 * the judged documents of every topic (``judged_topic``, ``judged_grade``), retrieved or not, for R
   and the ideal nDCG ranking.
@@ -30,11 +31,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from bayeval.data._intern import StringCodes
 from bayeval.data.qrels import Qrels
 from bayeval.data.run import Run
 from bayeval.errors import BayevalInputError
 
-__all__ = ["RankCube"]
+__all__ = ["NOT_CODED", "RankCube"]
+
+NOT_CODED = -2
+"""Code of an unjudged document ranked below a cube's ``code_depth``."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,6 +69,8 @@ class RankCube:
     relevance_level : int
     depth : int or None
         The depth the runs were cut to (``None``: whole lists).
+    code_depth : int or None
+        Ranks below which unjudged documents are not told apart (``docs`` is :data:`NOT_CODED` there).
     """
 
     systems: tuple[str, ...]
@@ -79,6 +86,7 @@ class RankCube:
     docnos: pa.Array
     relevance_level: int = 1
     depth: int | None = None
+    code_depth: int | None = None
 
     def __post_init__(self) -> None:
         for arr in (self.docs, self.lengths, self.has_results, self.judged, self.grades, self.judged_topic,
@@ -102,7 +110,8 @@ class RankCube:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_runs(cls, runs: Iterable[Run], qrels: Qrels, *, depth: int | None = None) -> RankCube:
+    def from_runs(cls, runs: Iterable[Run], qrels: Qrels, *, depth: int | None = None,
+                  code_depth: int | None = None) -> RankCube:
         """Code ``runs`` (an iterable, consumed once: a generator keeps one run in memory) against ``qrels``.
 
         Parameters
@@ -111,7 +120,14 @@ class RankCube:
         qrels : Qrels
         depth : int, optional
             Keep each run's top ``depth`` documents (``None``: everything).
+        code_depth : int, optional
+            Give unjudged documents their own code only in the top ``code_depth`` ranks; below, an unjudged
+            document is :data:`NOT_CODED` (``-2``) and a judged one keeps its code. Measures need no more;
+            expected measures that tell shared unjudged documents apart (RR@k) need ``code_depth >= k``.
+            Default: every rank (coding costs about as much as parsing).
         """
+        if code_depth is not None and (not isinstance(code_depth, (int, np.integer)) or code_depth < 0):
+            raise BayevalInputError(f"code_depth: must be a non-negative integer, got {code_depth!r}")
         if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
             raise BayevalInputError(f"depth: must be a positive integer, got {depth!r}")
         q_topics = list(qrels.topics)
@@ -124,11 +140,11 @@ class RankCube:
             jg.append(np.asarray(tj.grades, dtype=np.int64))
         j_topic = np.concatenate(jt) if jt else np.zeros(0, np.int32)
         j_grade = np.concatenate(jg) if jg else np.zeros(0, np.int64)
-        j_docs = pa.array(np.concatenate(jd) if jd else np.zeros(0, object), type=pa.string())
-        enc = j_docs.dictionary_encode()
-        dictionary = enc.dictionary
-        j_doc = enc.indices.to_numpy(zero_copy_only=False).astype(np.int32)
-        n_qdocs = len(dictionary)
+        codes_of = StringCodes()  # judged documents first: codes < n_qdocs
+        j_doc = codes_of.code(pa.array(np.concatenate(jd) if jd else np.zeros(0, object), type=pa.string()))
+        j_doc = j_doc.astype(np.int32)
+        n_qdocs = len(codes_of)
+        judged_docs = codes_of.strings()
         j_key = j_topic.astype(np.int64) * max(n_qdocs, 1) + j_doc
         j_order = np.argsort(j_key)
         j_key_sorted = j_key[j_order]
@@ -148,14 +164,14 @@ class RankCube:
                 keep &= pos < depth
             rows = np.flatnonzero(keep)
             width = int(pos[rows].max()) + 1 if len(rows) else 0
-            codes = pc.index_in(run.docno_array.take(pa.array(rows)), value_set=dictionary)
-            missing = codes.is_null().to_numpy(zero_copy_only=False)
-            codes = codes.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
-            if missing.any():  # documents not seen before get new codes
-                new = run.docno_array.take(pa.array(rows[missing])).unique()
-                dictionary = pa.concat_arrays([dictionary, new])
-                codes[missing] = (pc.index_in(run.docno_array.take(pa.array(rows[missing])), value_set=new)
-                                  .to_numpy(zero_copy_only=False).astype(np.int32) + (len(dictionary) - len(new)))
+            codes = np.empty(len(rows), dtype=np.int32)
+            shallow = pos[rows] < (code_depth if code_depth is not None else np.inf)
+            codes[shallow] = codes_of.code(run.docno_array.take(pa.array(rows[shallow])))
+            if len(codes_of) >= 2**31:
+                raise BayevalInputError("runs: more than 2**31 distinct documents")
+            if not shallow.all():  # below code_depth only judged documents are told apart
+                deep = pc.index_in(run.docno_array.take(pa.array(rows[~shallow])), value_set=judged_docs)
+                codes[~shallow] = deep.fill_null(NOT_CODED).to_numpy(zero_copy_only=False)
             mat = np.full((len(q_topics), width), -1, dtype=np.int32)
             mat[row_t[rows], pos[rows]] = codes
             length = np.bincount(row_t[rows], minlength=len(q_topics)).astype(np.int32)
@@ -200,11 +216,11 @@ class RankCube:
         jkeep = new_index[j_topic] >= 0
         return cls(tuple(names), tuple(q_topics[i] for i in keep_t), docs, np.stack(lens)[:, keep_t],
                    has[:, keep_t], judged, grades, new_index[j_topic[jkeep]].astype(np.int32), j_grade[jkeep],
-                   j_doc[jkeep], dictionary, int(qrels.relevance_level), depth)
+                   j_doc[jkeep], codes_of.strings(), int(qrels.relevance_level), depth, code_depth)
 
     @classmethod
     def from_files(cls, paths: Sequence[str | os.PathLike], qrels: Qrels, *, depth: int | None = None,
-                   run_names: str = "file") -> RankCube:
+                   code_depth: int | None = None, run_names: str = "file") -> RankCube:
         """Read run files one at a time (:func:`bayeval.io.runs.read_run`) and code them (:meth:`from_runs`).
 
         ``run_names``: ``"file"`` names each run by its file (:func:`bayeval.io.runs.run_name_from_file`),
@@ -219,4 +235,4 @@ class RankCube:
             for p in paths:
                 yield read_run(p, run_name_from_file(p) if run_names == "file" else None)
 
-        return cls.from_runs(runs(), qrels, depth=depth)
+        return cls.from_runs(runs(), qrels, depth=depth, code_depth=code_depth)

@@ -53,6 +53,9 @@ def cell_probabilities(cube: RankCube, p_unjudged, k: int | None = None) -> np.n
         Keep the top k ranks.
     """
     width = cube.docs.shape[2] if k is None else min(int(k), cube.docs.shape[2])
+    if cube.code_depth is not None and width > cube.code_depth:
+        raise BayevalInputError(f"cutoff: {width} is deeper than the cube's code_depth {cube.code_depth}: "
+                                "unjudged documents there are not told apart")
     if np.ndim(p_unjudged) == 0:
         p = float(p_unjudged)
         if not 0.0 <= p <= 1.0:
@@ -67,7 +70,7 @@ def cell_probabilities(cube: RankCube, p_unjudged, k: int | None = None) -> np.n
         out = arr[:, :, :width].copy()
     judged = cube.judged[:, :, :width]
     out[judged] = (cube.grades[:, :, :width][judged] >= cube.relevance_level).astype(np.float64)
-    out[cube.docs[:, :, :width] < 0] = 0.0
+    out[cube.docs[:, :, :width] == -1] = 0.0
     return out
 
 
