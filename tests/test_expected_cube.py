@@ -109,3 +109,25 @@ def test_cutoff_deeper_than_code_depth_refused():
     full = RankCube.from_runs(col.runs, col.judgments)
     np.testing.assert_array_equal(expected_reciprocal_rank_pairs(cube, 0.1, cutoff=5).delta_variance,
                                   expected_reciprocal_rank_pairs(full, 0.1, cutoff=5).delta_variance)
+
+
+def test_dask_local_cluster_same_numbers():
+    distributed = pytest.importorskip("distributed")
+    cube = _collection(7, n_topics=9, n_sys=5)
+    doc_p = (cube.docs % 3 + 1) / 5.0
+    local = expected_reciprocal_rank_pairs(cube, doc_p, cutoff=4)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = expected_reciprocal_rank_pairs(cube, doc_p, cutoff=4, scheduler=cluster.scheduler_address,
+                                                chunks=4)
+    np.testing.assert_allclose(remote.delta_expected, local.delta_expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(remote.delta_variance, local.delta_variance, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(remote.p_less, local.p_less, rtol=0, atol=1e-12)
+
+
+def test_dask_bad_address():
+    pytest.importorskip("distributed")
+    cube = _collection(1)
+    with pytest.raises(BayevalInputError, match="scheduler: cannot connect"):
+        expected_reciprocal_rank_pairs(cube, 0.1, cutoff=3, scheduler="tcp://127.0.0.1:9",
+                                       connect_timeout=2)

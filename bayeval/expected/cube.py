@@ -182,8 +182,44 @@ def _pair_sums(docs, p, ia, ib, e, v, out_e, out_v):  # pragma: no cover - compi
         out_v[i] = sv
 
 
+def _chunk_sums(docs, p, ia, ib, e, v):
+    """Per pair, sums over the topics of one chunk of E[Δ_t] and Var[Δ_t] (a Dask task, or the whole cube)."""
+    out_e = np.zeros(len(ia))
+    out_v = np.zeros(len(ia))
+    if len(ia) and docs.shape[1] and docs.shape[2]:
+        _pair_sums(np.ascontiguousarray(docs), np.ascontiguousarray(p), ia, ib, np.ascontiguousarray(e),
+                   np.ascontiguousarray(v), out_e, out_v)
+    return out_e, out_v
+
+
+def _on_dask(scheduler, docs, p, ia, ib, e, v, chunks: int | None, timeout: float = 30.0):
+    """Sums of :func:`_chunk_sums` over topic chunks run as Dask tasks on ``scheduler`` (address or Client)."""
+    try:
+        from distributed import Client
+    except ImportError as exc:  # pragma: no cover - distributed is in the dask extra
+        raise BayevalInputError("scheduler: a Dask scheduler needs the 'distributed' package "
+                                "(pip install bayeval[dask])") from exc
+    own = not isinstance(scheduler, Client)
+    try:
+        client = Client(scheduler, timeout=f"{timeout}s") if own else scheduler
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise BayevalInputError(f"scheduler: cannot connect to {scheduler!r} ({exc})") from exc
+    try:
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+        n_chunks = max(1, min(docs.shape[1], chunks or 4 * n_workers))
+        bounds = np.linspace(0, docs.shape[1], n_chunks + 1).astype(int)
+        futures = [client.submit(_chunk_sums, docs[:, a:b], p[:, a:b], ia, ib, e[:, a:b], v[:, a:b], pure=False)
+                   for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+        parts = client.gather(futures)
+    finally:
+        if own:
+            client.close()
+    return sum(x[0] for x in parts), sum(x[1] for x in parts)
+
+
 def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: int = 10,
-                                   pairs: str | np.ndarray = "all") -> CubeReciprocalRank:
+                                   pairs: str | np.ndarray = "all", scheduler=None,
+                                   chunks: int | None = None, connect_timeout: float = 30.0) -> CubeReciprocalRank:
     r"""E, Var of RR@k per system and topic; E, Var and P(Δ<0) of ΔMRR@k for pairs (module notes).
 
     Parameters
@@ -195,6 +231,14 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
         k of RR@k (MS MARCO's MRR@10).
     pairs : "all" or ndarray of shape (P, 2)
         Pairs of system indices; default every a < b.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler (``"tcp://host:8786"``) or client: the topics are split into ``chunks`` parts (default
+        four per worker), each summed by one task; the results equal the local ones up to the order of the
+        sums over topics (1e-12).
+    chunks : int, optional
+        Number of topic chunks on Dask.
+    connect_timeout : float
+        Seconds to wait for the Dask scheduler.
 
     Returns
     -------
@@ -234,10 +278,10 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
         ia, ib = arr[:, 0], arr[:, 1]
     ia = np.ascontiguousarray(ia, dtype=np.int64)
     ib = np.ascontiguousarray(ib, dtype=np.int64)
-    out_e = np.zeros(len(ia))
-    out_v = np.zeros(len(ia))
-    if len(ia) and p.shape[2]:
-        _pair_sums(docs, np.ascontiguousarray(p), ia, ib, e, v, out_e, out_v)
+    if scheduler is None:
+        out_e, out_v = _chunk_sums(docs, p, ia, ib, e, v)
+    else:
+        out_e, out_v = _on_dask(scheduler, docs, p, ia, ib, e, v, chunks, connect_timeout)
     de, dv = out_e / n_t, np.maximum(out_v, 0.0) / n_t**2
     return CubeReciprocalRank(int(cutoff), cube.systems, cube.topics, e, v, e.mean(axis=1), v.sum(axis=1) / n_t**2,
                               ia, ib, de, dv, p_less_normal(de, dv))
