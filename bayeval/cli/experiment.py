@@ -10,6 +10,7 @@
   page (with figures) that docs/robustness-*.md are;
 - ``bayeval experiment similarity run|stats|trajectory|report|cranfield`` — the same for the similarity
   study of Carterette & Allan (2007) (docs/similarity-*.md).
+- ``bayeval experiment sparse DIR`` — one judged relevant document per topic (docs/sparse-labels.md).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_depth_argument, confidence, positive_int
+from bayeval.cli.sparse import register_sparse
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
@@ -122,6 +124,7 @@ def register(sub) -> None:
     g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
     g.set_defaults(func=_report)
     _register_similarity(studies, type(p))
+    register_sparse(studies, type(p))
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
     rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])
 
