@@ -10,8 +10,10 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
 * ``ranx``: the same files and measures with ranx (``Run.from_file`` + ``evaluate``), one run at a time;
 * ``pytrec_eval``: the same with pytrec_eval (``parse_run`` + ``RelevanceEvaluator``; its ``recip_rank``
   has no cutoff, so it computes RR, not RR@10);
-* ``pairs-read`` / ``pairs-rr``: read the 100 runs to depth 100, then E, Var and P(Δ<0) of ΔMRR@10 for
-  all 4,950 pairs (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs`, unjudged p = 0.05);
+* ``pairs``: read the 100 runs to depth 100, then E, Var and P(Δ<0) of ΔMRR@10 for all 4,950 pairs
+  (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs`, unjudged p = 0.05);
+* ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
+  LocalCluster, both timed after compilation, with the largest difference between the two.
 
 and prints each time as a ratio to ranx's (the goal is ≤ 1.0) and whether each goal is met. The tools'
 mean values are compared (the largest difference is printed).
@@ -139,6 +141,29 @@ def _step(name: str, args) -> dict:
         res = expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10)
         return {"read_s": t_read, "pairs": len(res.p_less), "calls_095": int(np.sum(np.maximum(
             res.p_less, 1 - res.p_less) >= 0.95))}
+    if name == "pairs-dask":
+        from distributed import Client, LocalCluster
+
+        from bayeval.data.rankcube import RankCube
+        from bayeval.expected.cube import expected_reciprocal_rank_pairs
+        from bayeval.io.qrels import read_qrels
+
+        files = sorted((out / "wide").glob("*.tsv"))
+        cube = RankCube.from_files(files, read_qrels(out / "wide" / "qrels.txt"), depth=100, code_depth=10)
+        expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10, pairs=np.array([[0, 1]]))  # compile
+        t0 = time.perf_counter()
+        local = expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10)
+        t_local = time.perf_counter() - t0
+        with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10, pairs=np.array([[0, 1]]), scheduler=client)
+            t0 = time.perf_counter()
+            remote = expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10, scheduler=client)
+            t_dask = time.perf_counter() - t0
+        diff = max(np.abs(remote.delta_expected - local.delta_expected).max(),
+                   np.abs(remote.delta_variance - local.delta_variance).max(),
+                   np.abs(remote.p_less - local.p_less).max())
+        return {"local_s": t_local, "dask_s": t_dask, "max_diff": float(diff)}
     raise SystemExit(f"unknown step {name}")
 
 
