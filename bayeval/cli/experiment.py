@@ -10,6 +10,7 @@
   page (with figures) that docs/robustness-*.md are;
 - ``bayeval experiment similarity run|stats|trajectory|report|cranfield`` — the same for the similarity
   study of Carterette & Allan (2007) (docs/similarity-*.md).
+- ``bayeval experiment sparse DIR`` — one judged relevant document per topic (docs/sparse-labels.md).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_depth_argument, confidence, positive_int
 from bayeval.cli.experiment_sampling import register_sampling
+from bayeval.cli.sparse import register_sparse
 from bayeval.errors import BayevalInputError
 from bayeval.methods import CONFIDENCES, FIT_METHODS
 
@@ -124,6 +126,7 @@ def register(sub) -> None:
     g.set_defaults(func=_report)
     _register_similarity(studies, type(p))
     register_sampling(studies, type(p))
+    register_sparse(studies, type(p))
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
     rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])
 
