@@ -123,6 +123,20 @@ class CalibrationPrior:
         Normal(0, sd) priors on :math:`A_j`, :math:`B_j`; default 10, nearly flat against the smoothing
         pseudo-counts and the data, but proper, so the model has a prior to draw from (prior predictive
         checks). ``None`` = flat (the paper's implicit choice): an improper prior with no prior draws.
+    pooled_intercept_sd, pooled_slope_sd : float or None
+        Partial pooling across systems (docs/calibration.md, "No collapse with many runs"): when both are
+        set, :math:`A_j\sim N(\bar A, sd_A^2)` and :math:`B_j\sim N(\bar B, sd_B^2)` replace the
+        Normal(0, ``intercept_sd``/``slope_sd``) priors, centred on :math:`(\bar A,\bar B)`, the mode of one
+        calibration shared by every system (all cells pooled; an empirical-Bayes centre). A system whose
+        completely judged prefix is short then gets the pooled calibration, not a flat-prior guess whose
+        draws swing p of every document it ranks. ``None`` (both): no pooling.
+    fixed : bool
+        Keep the stage at its mode in every posterior draw of p (fit method ``"map"`` for this stage, unless
+        ``stage_methods`` names it). The aggregation that follows is affine in the calibrated log-odds, so
+        the pair (calibration, aggregation) is not identified jointly: drawing the calibration independently
+        of the aggregation fitted at its mode sends the spread of p to 0–1 as runs are added
+        (docs/calibration.md, "No collapse with many runs"); the aggregation's posterior carries the
+        uncertainty of the composed map instead. ``rtc-default`` sets it; the paper's chain does not.
     """
 
     smoothing: float = 1.0
@@ -131,15 +145,26 @@ class CalibrationPrior:
     training: str = "all"
     intercept_sd: float | None = 10.0
     slope_sd: float | None = 10.0
+    pooled_intercept_sd: float | None = None
+    pooled_slope_sd: float | None = None
+    fixed: bool = False
 
     def __post_init__(self) -> None:
         _nonneg("calibration.smoothing", self.smoothing)
         _choice("calibration.smoothing_cells", self.smoothing_cells, ("all", "judged"))
         _choice("calibration.training", self.training, ("all", "complete"))
         _choice("calibration.scale", self.scale, ("probability", "logit"))
-        for n in ("intercept_sd", "slope_sd"):
+        for n in ("intercept_sd", "slope_sd", "pooled_intercept_sd", "pooled_slope_sd"):
             if getattr(self, n) is not None:
                 _nonneg(f"calibration.{n}", getattr(self, n), positive=True)
+        if (self.pooled_intercept_sd is None) != (self.pooled_slope_sd is None):
+            raise BayevalInputError("calibration.pooled_intercept_sd, calibration.pooled_slope_sd: set both or "
+                                    "neither")
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the systems' calibrations are partially pooled (both pooled sds set)."""
+        return self.pooled_intercept_sd is not None
 
 
 @dataclass(frozen=True)
@@ -231,7 +256,8 @@ class RTCConfig:
 
     rank: RankPrior = field(default_factory=lambda: RankPrior(per_system=True, unretrieved="fitted"))
     calibration: CalibrationPrior = field(
-        default_factory=lambda: CalibrationPrior(smoothing_cells="judged", scale="logit", training="complete"))
+        default_factory=lambda: CalibrationPrior(smoothing_cells="judged", scale="logit", training="complete",
+                                                 fixed=True))
     aggregation: AggregationPrior = field(default_factory=lambda: AggregationPrior(features="logit"))
     name: str = "rtc-default"
     description: str = ""

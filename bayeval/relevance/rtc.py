@@ -290,6 +290,7 @@ class RTCEstimator:
             Fit method of every stage, unless overridden in ``stage_methods``.
         stage_methods : mapping, optional
             Per-stage method, e.g. ``{"rank": "laplace"}`` (keys ``rank``, ``calibration``, ``aggregation``).
+            A calibration stage configured ``fixed`` (``rtc-default``) is fitted with ``"map"`` unless named here.
         extra : mapping of name → RelevanceProbabilities or path, optional
             Extra expert columns (an LLM's or crowd's label probabilities, click rates) appended to the
             aggregation; documents a source does not list get ``aggregation.extra_default``.
@@ -305,6 +306,8 @@ class RTCEstimator:
         if method not in FIT_METHODS:
             raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
         methods = dict.fromkeys(STAGES, method)
+        if self.config.calibration.fixed:  # kept at its mode unless stage_methods names it
+            methods["calibration"] = "map"
         for k, v in (stage_methods or {}).items():
             if k not in STAGES or v not in FIT_METHODS:
                 raise BayevalInputError(f"stage_methods: {k!r}: {v!r} (stages {STAGES}, methods {FIT_METHODS})")
@@ -358,7 +361,9 @@ class RTCEstimator:
                                       row_groups=g if len(data) else None, group_baseline=base if len(data) else None)
         agg_fit = agg_model.fit(methods["aggregation"], seed=seeds[2], **kw)
         models = {"rank": rank_model, "calibration": cal_model, "aggregation": agg_model, "design": des}
-        label = method if len(set(methods.values())) == 1 else "+".join(methods[s] for s in STAGES)
+        named = {s: m for s, m in methods.items()
+                 if not (s == "calibration" and cfg.calibration.fixed and "calibration" not in (stage_methods or {}))}
+        label = method if set(named.values()) <= {method} else "+".join(methods[s] for s in STAGES)
         return RTCFit(data, cfg, rank_fit, cal_fit, agg_fit, models, tuple(feats), tuple(extra_names),
                       tuple(extra_cols), label)
 
