@@ -369,9 +369,7 @@ def test_bayesian_confidence_with_draws_propagates_parameter_uncertainty(data):
     the plug-in variance. Replacing the draws by copies of the point estimate makes that term 0 and fails."""
     from bayeval.expected import compare_systems
 
-    # every stage sampled (rtc-default keeps the calibration at its mode): the widest posterior of p
-    est = RTCEstimator().estimate(data, "laplace", draws=200, chains=2, p_draws=200, seed=2,
-                                  stage_methods={"calibration": "laplace"})
+    est = RTCEstimator().estimate(data, "laplace", draws=200, chains=2, p_draws=200, seed=2)
     bc = bayesian_confidence(data, est, draws=4000, seed=2)
     assert bc.parameter_uncertainty
     mc_var = bc.bayesian.all_variance

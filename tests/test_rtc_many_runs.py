@@ -48,19 +48,18 @@ def test_carrying_the_calibration_posterior_collapses(many_runs):
     """The failure the fixed stage removes: calibration drawn independently of the aggregation."""
     runs, judg = many_runs
     base = load_config("rtc-default")
-    carried = dataclasses.replace(base, calibration=dataclasses.replace(base.calibration, fixed=False))
+    carried = dataclasses.replace(base, calibration=dataclasses.replace(base.calibration, fixed_below=0.0))
     lo4, hi4 = _mean_p_range(runs[:4], judg, carried)
     lo36, hi36 = _mean_p_range(runs, judg, carried)
     assert hi36 - lo36 > 2 * (hi4 - lo4)
 
 
-def test_fixed_calibration_keeps_the_method_label(many_runs):
+def test_only_thin_calibrations_are_fixed(many_runs):
+    """The four pooled runs (complete prefix 10) keep their calibration's posterior; the others stay at the mode."""
     runs, judg = many_runs
-    fit = RTCEstimator("rtc-default").fit(RankData.build(RunSet(runs[:4]), judg), "laplace", seed=0, draws=10)
-    assert fit.method == "laplace" and fit.calibration.method == "map" and fit.aggregation.method == "laplace"
-    named = RTCEstimator("rtc-default").fit(RankData.build(RunSet(runs[:4]), judg), "laplace", seed=0, draws=10,
-                                            stage_methods={"calibration": "laplace"})
-    assert named.calibration.method == "laplace"
+    fit = RTCEstimator("rtc-default").fit(RankData.build(RunSet(runs[:8]), judg), "laplace", seed=0, draws=10)
+    assert fit.method == "laplace"
+    assert fit.thin_calibrations.tolist() == [False] * 4 + [True] * 4
 
 
 def test_pooled_calibration_shrinks_a_system_without_cells_to_the_pooled_fit():

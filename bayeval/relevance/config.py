@@ -130,13 +130,13 @@ class CalibrationPrior:
         calibration shared by every system (all cells pooled; an empirical-Bayes centre). A system whose
         completely judged prefix is short then gets the pooled calibration, not a flat-prior guess whose
         draws swing p of every document it ranks. ``None`` (both): no pooling.
-    fixed : bool
-        Keep the stage at its mode in every posterior draw of p (fit method ``"map"`` for this stage, unless
-        ``stage_methods`` names it). The aggregation that follows is affine in the calibrated log-odds, so
-        the pair (calibration, aggregation) is not identified jointly: drawing the calibration independently
-        of the aggregation fitted at its mode sends the spread of p to 0–1 as runs are added
-        (docs/calibration.md, "No collapse with many runs"); the aggregation's posterior carries the
-        uncertainty of the composed map instead. ``rtc-default`` sets it; the paper's chain does not.
+    fixed_below : float
+        A system whose completely judged prefix averages fewer than this many documents per topic keeps its
+        calibration at the mode in every posterior draw of p ("fix what the data cannot inform"). Its
+        (A, B) then rest on a few cells and the prior; drawn independently of the aggregation fitted at the
+        mode (which is affine in the calibrated log-odds), they send the spread of p to 0–1 as such runs are
+        added (docs/calibration.md, "No collapse with many runs"). 0 (the paper's chain): none fixed;
+        ``rtc-default``: 5.
     """
 
     smoothing: float = 1.0
@@ -147,7 +147,7 @@ class CalibrationPrior:
     slope_sd: float | None = 10.0
     pooled_intercept_sd: float | None = None
     pooled_slope_sd: float | None = None
-    fixed: bool = False
+    fixed_below: float = 0.0
 
     def __post_init__(self) -> None:
         _nonneg("calibration.smoothing", self.smoothing)
@@ -157,6 +157,7 @@ class CalibrationPrior:
         for n in ("intercept_sd", "slope_sd", "pooled_intercept_sd", "pooled_slope_sd"):
             if getattr(self, n) is not None:
                 _nonneg(f"calibration.{n}", getattr(self, n), positive=True)
+        _nonneg("calibration.fixed_below", self.fixed_below)
         if (self.pooled_intercept_sd is None) != (self.pooled_slope_sd is None):
             raise BayevalInputError("calibration.pooled_intercept_sd, calibration.pooled_slope_sd: set both or "
                                     "neither")
@@ -257,7 +258,7 @@ class RTCConfig:
     rank: RankPrior = field(default_factory=lambda: RankPrior(per_system=True, unretrieved="fitted"))
     calibration: CalibrationPrior = field(
         default_factory=lambda: CalibrationPrior(smoothing_cells="judged", scale="logit", training="complete",
-                                                 fixed=True))
+                                                 fixed_below=5.0))
     aggregation: AggregationPrior = field(default_factory=lambda: AggregationPrior(features="logit"))
     name: str = "rtc-default"
     description: str = ""

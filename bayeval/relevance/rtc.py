@@ -200,6 +200,14 @@ class RTCFit:
     def has_draws(self) -> bool:
         return any(f.method != "map" for f in self.fits.values())
 
+    @property
+    def thin_calibrations(self) -> np.ndarray:
+        """Per system, whether its calibration is kept at its mode in every draw of p: its completely judged
+        prefix averages fewer than ``config.calibration.fixed_below`` documents per topic."""
+        comp = np.asarray(self.models["design"].complete, dtype=float)  # (T, S)
+        mean = comp.mean(axis=0) if comp.size else np.zeros(len(self.data.systems))
+        return mean < float(self.config.calibration.fixed_below)
+
     def features_at(self, theta, A, B) -> list[np.ndarray]:
         """Per topic, the aggregation features at stage values θ, A, B (see :func:`aggregation_features`)."""
         return aggregation_features(self.models["rank"], self.models["design"], self.config, theta, A, B,
@@ -211,7 +219,8 @@ class RTCFit:
         With draws, p is their mean (the posterior predictive probability); without (``map``, or
         ``draws`` ``None``/0) the stage modes/posterior means are plugged in.
 
-        Each draw takes one draw of each stage (independently, at random) and recomputes the chain.
+        Each draw takes one draw of each stage (independently, at random) and recomputes the chain; the
+        calibrations of systems the judgments barely cover (:attr:`thin_calibrations`) stay at their mode.
         """
         pt = self.aggregation.point()
         lam, lam0 = pt["lam"], pt.get("lam0")
@@ -221,6 +230,11 @@ class RTCFit:
             rng = np.random.default_rng(seed)
             th = self.rank.draws("theta")
             A, B = self.calibration.draws("A"), self.calibration.draws("B")
+            thin = self.thin_calibrations
+            if thin.any():  # what the judgments cannot inform stays at its mode (docs/calibration.md)
+                cp = self.calibration.point()
+                A, B = A.copy(), B.copy()
+                A[:, thin], B[:, thin] = cp["A"][thin], cp["B"][thin]
             L = self.aggregation.draws("lam")
             L0 = self.aggregation.draws("lam0") if "lam0" in self.aggregation.spec.names else None
             it, ic, ia = (rng.integers(len(th), size=draws), rng.integers(len(A), size=draws),
@@ -290,7 +304,6 @@ class RTCEstimator:
             Fit method of every stage, unless overridden in ``stage_methods``.
         stage_methods : mapping, optional
             Per-stage method, e.g. ``{"rank": "laplace"}`` (keys ``rank``, ``calibration``, ``aggregation``).
-            A calibration stage configured ``fixed`` (``rtc-default``) is fitted with ``"map"`` unless named here.
         extra : mapping of name → RelevanceProbabilities or path, optional
             Extra expert columns (an LLM's or crowd's label probabilities, click rates) appended to the
             aggregation; documents a source does not list get ``aggregation.extra_default``.
@@ -306,8 +319,6 @@ class RTCEstimator:
         if method not in FIT_METHODS:
             raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
         methods = dict.fromkeys(STAGES, method)
-        if self.config.calibration.fixed:  # kept at its mode unless stage_methods names it
-            methods["calibration"] = "map"
         for k, v in (stage_methods or {}).items():
             if k not in STAGES or v not in FIT_METHODS:
                 raise BayevalInputError(f"stage_methods: {k!r}: {v!r} (stages {STAGES}, methods {FIT_METHODS})")
@@ -361,9 +372,7 @@ class RTCEstimator:
                                       row_groups=g if len(data) else None, group_baseline=base if len(data) else None)
         agg_fit = agg_model.fit(methods["aggregation"], seed=seeds[2], **kw)
         models = {"rank": rank_model, "calibration": cal_model, "aggregation": agg_model, "design": des}
-        named = {s: m for s, m in methods.items()
-                 if not (s == "calibration" and cfg.calibration.fixed and "calibration" not in (stage_methods or {}))}
-        label = method if set(named.values()) <= {method} else "+".join(methods[s] for s in STAGES)
+        label = method if len(set(methods.values())) == 1 else "+".join(methods[s] for s in STAGES)
         return RTCFit(data, cfg, rank_fit, cal_fit, agg_fit, models, tuple(feats), tuple(extra_names),
                       tuple(extra_cols), label)
 
