@@ -71,7 +71,11 @@ class Report:
         Level of the intervals.
     judged_k : int
     runs : DataFrame
-        Index ``run`` (ordered by rank); columns ``expected, sd, lower, upper, judged_at_k, rank``.
+        Index ``run`` (ordered by rank); columns ``expected, sd, lower, upper, judged_at_k, rank``, and the
+        two questions side by side (docs/calibration.md, "Two questions"): ``unjudged_zero``, the measure
+        with every unjudged document counted as not relevant (what trec_eval reports), and ``from_model``
+        = ``expected − unjudged_zero``, the part of E[measure] that rests on the model's p of unjudged
+        documents rather than on judgments (E[MAP] estimates MAP *as if every document were judged*).
     confidence : DataFrame
         Square, runs in rank order: ``confidence.loc[a, b]`` = P(measure_a > measure_b) (NaN on the diagonal).
     source : str
@@ -96,18 +100,23 @@ class Report:
         pct = f"{100 * self.level:g}%"
         return (f"E[{_mean_name(self.measure)}] over {self.topics} topics with unjudged documents relevant at "
                 f"random ({self.source}); interval: {pct}, E ± z·sd; judged@{self.judged_k}: mean fraction of "
-                f"the top {self.judged_k} judged; rank by E. Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99.")
+                f"the top {self.judged_k} judged; rank by E. E[{_mean_name(self.measure)}] estimates the measure as if "
+                f"every document were judged; '(unjudged = 0)' counts unjudged documents as not relevant, as "
+                f"trec_eval does; 'from model' = E minus that: what rests on the model rather than on judgments. "
+                f"Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99.")
 
     def _run_rows(self) -> list[tuple[str, str, str, str]]:
         rows = []
         for run, r in self.runs.iterrows():
             rows.append((str(run), f"{r['expected']:.4f}", f"[{r['lower']:.4f}, {r['upper']:.4f}]",
-                         f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}"))
+                         f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}", f"{r['unjudged_zero']:.4f}",
+                         f"{r['from_model']:+.4f}"))
         return rows
 
     def _headers(self) -> tuple[str, ...]:
-        return ("run", f"E[{_mean_name(self.measure)}]", f"{100 * self.level:g}% interval",
-                f"judged@{self.judged_k}", "rank")
+        name = _mean_name(self.measure)
+        return ("run", f"E[{name}]", f"{100 * self.level:g}% interval", f"judged@{self.judged_k}", "rank",
+                f"{name} (unjudged = 0)", "from model")
 
     def to_markdown(self) -> str:
         """The per-run table and the confidence matrix as GitHub markdown, with the legend."""
@@ -130,7 +139,7 @@ class Report:
         """Two booktabs tables (per run; confidence matrix) for a paper (needs ``\\usepackage{booktabs}``)."""
         h = self._headers()
         pct = f"{100 * self.level:g}\\%"
-        lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{lrrrr}", r"\toprule",
+        lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "r" * (len(h) - 1) + "}", r"\toprule",
                  " & ".join(_tex(x).replace(f"{100 * self.level:g}%", pct) for x in h) + r" \\", r"\midrule"]
         lines += [" & ".join(_tex(c) for c in r) + r" \\" for r in self._run_rows()]
         lines += [r"\bottomrule", r"\end{tabular}",
@@ -254,7 +263,7 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     >>> col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=20, judged_depth=5, seed=1)
     >>> rep = make_report(RankData.build(col.runs, col.judgments), default_p=0.1)
     >>> list(rep.runs.columns), rep.runs["rank"].tolist()
-    (['expected', 'sd', 'lower', 'upper', 'judged_at_k', 'rank'], [1, 2, 3])
+    (['expected', 'sd', 'lower', 'upper', 'judged_at_k', 'rank', 'unjudged_zero', 'from_model'], [1, 2, 3])
     """
     from bayeval.data.rankdata import RankData
     from bayeval.expected import compare_systems, expected_measures
@@ -281,8 +290,12 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     names = np.asarray(data.systems, dtype=object)
     rank = np.empty(len(e), dtype=np.int64)
     rank[order] = np.arange(1, len(e) + 1)
+    # the trec_eval question: unjudged documents counted as not relevant (p = 0: no randomness left)
+    tv = expected_measures(data, None, default_p=0.0, measures=[measure], method="exact",
+                           progress=False).all_expected[0]
     runs = pd.DataFrame({"expected": e, "sd": sd, "lower": lo[0], "upper": hi[0],
-                         "judged_at_k": _judged_at(data, judged_k), "rank": rank},
+                         "judged_at_k": _judged_at(data, judged_k), "rank": rank, "unjudged_zero": tv,
+                         "from_model": e - tv},
                         index=pd.Index(names, name="run")).iloc[order]
     S = len(names)
     C = np.full((S, S), np.nan)

@@ -1,0 +1,28 @@
+"""The two questions side by side in a report: E[measure] (as if every document were judged) and the
+measure with unjudged documents counted as not relevant (trec_eval's), and what rests on the model."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayeval.data import RankData
+from bayeval.measures import evaluate
+from bayeval.reporting import make_report
+from bayeval.synthetic import make_collection
+
+
+def test_report_shows_trec_eval_value_and_the_models_share():
+    col = make_collection(n_topics=6, n_systems=4, n_docs=120, depth=40, judged_depth=5, seed=4)
+    data = RankData.build(col.runs, col.judgments)
+    rep = make_report(data, default_p=0.2)
+    # unjudged = not relevant: the plain measure on the judgments (checked against trec_eval elsewhere)
+    plain = evaluate(data, ["AP"]).mean()[0]
+    got = rep.runs["unjudged_zero"].reindex(list(data.systems)).to_numpy()
+    np.testing.assert_allclose(got, plain, atol=1e-12)
+    np.testing.assert_allclose(rep.runs["from_model"], rep.runs["expected"] - rep.runs["unjudged_zero"])
+    assert (rep.runs["from_model"].abs() > 1e-3).all()  # p = 0.2 of unjudged documents moves every run
+    # with p = 0 both questions have the same answer
+    zero = make_report(data, default_p=0.0)
+    np.testing.assert_allclose(zero.runs["from_model"], 0.0, atol=1e-12)
+    md = rep.to_markdown()
+    assert "MAP (unjudged = 0)" in md and "from model" in md and "as if every document were judged" in md
