@@ -26,3 +26,28 @@ def test_report_shows_trec_eval_value_and_the_models_share():
     np.testing.assert_allclose(zero.runs["from_model"], 0.0, atol=1e-12)
     md = rep.to_markdown()
     assert "MAP (unjudged = 0)" in md and "from model" in md and "as if every document were judged" in md
+
+
+def test_condensed_collection_keeps_only_judged_documents_in_order(tmp_path):
+    from conftest import write_collection_dir
+
+    from bayeval.experiments import load_collection
+
+    col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=30, judged_depth=5, seed=2)
+    root = write_collection_dir(col, tmp_path)
+    # make the qrels shallow: the depth-5 judgments become the collection's qrels
+    from bayeval.io.qrels import write_qrels
+
+    qpath = next(p for p in root.iterdir() if p.name.startswith("qrels"))
+    write_qrels(col.judgments, qpath)
+    full = load_collection(root)
+    cond = load_collection(root, condense=True)
+    assert cond.name == full.name + "-condensed"
+    q = cond.qrels()
+    for name in full.run_names:
+        a, b = full.runs([name])[0], cond.runs([name])[0]
+        for t in a.topics:
+            ra = a.ranking(t)
+            judged = set(q[t].docnos.tolist())
+            assert b.ranking(t).tolist() == [d for d in ra if d in judged]
+        assert len(b.docnos) < len(a.docnos)
