@@ -73,9 +73,11 @@ class Report:
     runs : DataFrame
         Index ``run`` (ordered by rank); columns ``expected, sd, lower, upper, judged_at_k, rank``, and the
         two questions side by side (docs/calibration.md, "Two questions"): ``unjudged_zero``, the measure
-        with every unjudged document counted as not relevant (what trec_eval reports), and ``from_model``
-        = ``expected − unjudged_zero``, the part of E[measure] that rests on the model's p of unjudged
-        documents rather than on judgments (E[MAP] estimates MAP *as if every document were judged*).
+        with every unjudged document counted as not relevant (what trec_eval reports); ``model_share``, the
+        share of E[measure] that rests on the model's p of unjudged documents rather than on judgments, and
+        ``beyond_share``, the share resting on documents no judged run (top ``judged_k`` all judged)
+        retrieved (:func:`bayeval.expected.extrapolation.extrapolation`, at the point p). E[MAP] estimates
+        MAP *as if every document were judged*.
     confidence : DataFrame
         Square, runs in rank order: ``confidence.loc[a, b]`` = P(measure_a > measure_b) (NaN on the diagonal).
     source : str
@@ -102,7 +104,9 @@ class Report:
                 f"random ({self.source}); interval: {pct}, E ± z·sd; judged@{self.judged_k}: mean fraction of "
                 f"the top {self.judged_k} judged; rank by E. E[{_mean_name(self.measure)}] estimates the measure as if "
                 f"every document were judged; '(unjudged = 0)' counts unjudged documents as not relevant, as "
-                f"trec_eval does; 'from model' = E minus that: what rests on the model rather than on judgments. "
+                f"trec_eval does; 'model share': the share of E resting on the model's p rather than on judgments; "
+                f"'beyond judged runs': the share resting on documents no run with its top {self.judged_k} "
+                f"judged retrieved. "
                 f"Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99.")
 
     def _run_rows(self) -> list[tuple[str, str, str, str]]:
@@ -110,13 +114,13 @@ class Report:
         for run, r in self.runs.iterrows():
             rows.append((str(run), f"{r['expected']:.4f}", f"[{r['lower']:.4f}, {r['upper']:.4f}]",
                          f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}", f"{r['unjudged_zero']:.4f}",
-                         f"{r['from_model']:+.4f}"))
+                         f"{100 * r['model_share']:.0f}%", f"{100 * r['beyond_share']:.0f}%"))
         return rows
 
     def _headers(self) -> tuple[str, ...]:
         name = _mean_name(self.measure)
         return ("run", f"E[{name}]", f"{100 * self.level:g}% interval", f"judged@{self.judged_k}", "rank",
-                f"{name} (unjudged = 0)", "from model")
+                f"{name} (unjudged = 0)", "model share", "beyond judged runs")
 
     def to_markdown(self) -> str:
         """The per-run table and the confidence matrix as GitHub markdown, with the legend."""
@@ -262,11 +266,14 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     >>> from bayeval.synthetic import make_collection
     >>> col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=20, judged_depth=5, seed=1)
     >>> rep = make_report(RankData.build(col.runs, col.judgments), default_p=0.1)
-    >>> list(rep.runs.columns), rep.runs["rank"].tolist()
-    (['expected', 'sd', 'lower', 'upper', 'judged_at_k', 'rank', 'unjudged_zero', 'from_model'], [1, 2, 3])
+    >>> list(rep.runs.columns[:6]), rep.runs["rank"].tolist()
+    (['expected', 'sd', 'lower', 'upper', 'judged_at_k', 'rank'], [1, 2, 3])
+    >>> list(rep.runs.columns[6:])
+    ['unjudged_zero', 'model_share', 'beyond_share']
     """
     from bayeval.data.rankdata import RankData
     from bayeval.expected import compare_systems, expected_measures
+    from bayeval.expected.extrapolation import extrapolation
 
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
@@ -290,12 +297,11 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     names = np.asarray(data.systems, dtype=object)
     rank = np.empty(len(e), dtype=np.int64)
     rank[order] = np.arange(1, len(e) + 1)
-    # the trec_eval question: unjudged documents counted as not relevant (p = 0: no randomness left)
-    tv = expected_measures(data, None, default_p=0.0, measures=[measure], method="exact",
-                           progress=False).all_expected[0]
+    # the trec_eval question (unjudged = not relevant) and what rests on the model / beyond the judged runs
+    ex = extrapolation(data, probabilities, measure=measure, default_p=default_p, depth=judged_k)
     runs = pd.DataFrame({"expected": e, "sd": sd, "lower": lo[0], "upper": hi[0],
-                         "judged_at_k": _judged_at(data, judged_k), "rank": rank, "unjudged_zero": tv,
-                         "from_model": e - tv},
+                         "judged_at_k": _judged_at(data, judged_k), "rank": rank, "unjudged_zero": ex.unjudged_zero,
+                         "model_share": ex.model_share, "beyond_share": ex.beyond_share},
                         index=pd.Index(names, name="run")).iloc[order]
     S = len(names)
     C = np.full((S, S), np.nan)

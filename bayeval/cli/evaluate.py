@@ -121,6 +121,20 @@ def _fit_model(args: argparse.Namespace, data, fit: str):
     return cfg, est
 
 
+def _write_extrapolation(data, probs, measure, default_p: float) -> None:
+    """The two questions side by side (docs/calibration.md, "Two questions"), for the first measure."""
+    from bayeval.expected.extrapolation import extrapolation
+
+    try:
+        ex = extrapolation(data, probs, measure=str(measure), default_p=default_p)
+    except BayevalInputError:  # a measure without an exact expected value (the table above says which)
+        return
+    write_frame(ex.to_frame().reset_index(), "table",
+                title=f"{measure}: E estimates it as if every document were judged; unjudged_zero counts unjudged "
+                      "as not relevant (trec_eval); model_share / beyond_share: the share of E resting on the "
+                      f"model's p / on documents no run with its top {ex.depth} judged retrieved")
+
+
 def run(args: argparse.Namespace) -> int:
     from bayeval.data.rankdata import RankData
     from bayeval.expected import compare_systems, expected_measures
@@ -150,6 +164,8 @@ def run(args: argparse.Namespace) -> int:
         exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
         frame = exp.to_frame(per_topic=args.per_topic)
         write_frame(frame, args.format, title=f"expected measures ({source}), {len(data.topics)} topics")
+        if args.format == "table" and not args.per_topic:
+            _write_extrapolation(data, est if est is not None else probs, measures[0], args.default_p)
     if args.pairs:
         for m in measures:
             if est is not None:
