@@ -83,6 +83,12 @@ class RankPrior:
     unretrieved : {"zero", "fitted"}
         q* of an unretrieved document: 0 (the paper's :math:`\theta_\infty=-\infty`) or
         :math:`\sigma(\theta_{D+1})` of the fitted unretrieved position.
+    decay : {"flat", "learned"}
+        Shape of the prior over ranks: the same Beta at every rank (``"flat"``, the paper), or a decay
+        with rank learned across topics from every run's completely judged prefix
+        (:mod:`bayeval.relevance.rank_decay`), with the same total strength.
+    decay_topic_sd : float
+        Prior sd τ of the topic offsets of the learned decay.
     """
 
     relevant_offset: float = 1.0
@@ -91,8 +97,12 @@ class RankPrior:
     comparison_weight: float = 1.0
     per_system: bool = False
     unretrieved: str = "zero"
+    decay: str = "flat"
+    decay_topic_sd: float = 1.0
 
     def __post_init__(self) -> None:
+        _choice("rank.decay", self.decay, ("flat", "learned"))
+        _nonneg("rank.decay_topic_sd", self.decay_topic_sd, positive=True)
         for n in ("relevant_offset", "nonrelevant_offset", "count_scale"):
             _nonneg(f"rank.{n}", getattr(self, n))
         _nonneg("rank.comparison_weight", self.comparison_weight, positive=True)
