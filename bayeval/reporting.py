@@ -36,6 +36,7 @@ import pandas as pd
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
+from bayeval.expected.extrapolation import extrapolation
 from bayeval.measures import judged_at
 
 __all__ = ["MARKERS", "MAX_MATRIX", "Report", "make_report", "run_labels"]
@@ -125,7 +126,13 @@ class Report:
         Level of the intervals.
     judged_k : int
     runs : DataFrame
-        Index ``run`` (ordered by rank); columns ``expected, sd, lower, upper, judged_at_k, rank``.
+        Index ``run`` (ordered by rank); columns ``expected, sd, lower, upper, judged_at_k, rank``, and the
+        two questions side by side (docs/calibration.md, "Two questions"): ``unjudged_zero``, the measure
+        with every unjudged document counted as not relevant (what trec_eval reports); ``model_share``, the
+        share of E[measure] that rests on the model's p of unjudged documents rather than on judgments, and
+        ``beyond_share``, the share resting on documents no judged run (top ``judged_k`` all judged)
+        retrieved (:func:`bayeval.expected.extrapolation.extrapolation`, at the point p). E[MAP] estimates
+        MAP *as if every document were judged*.
     confidence : DataFrame
         Square, runs in rank order: ``confidence.loc[a, b]`` = P(measure_a > measure_b) (NaN on the diagonal).
     source : str
@@ -151,7 +158,11 @@ class Report:
         return (f"E[{_mean_name(self.measure)}] over {self.topics} topics with unjudged documents relevant at "
                 f"random ({self.source}); interval: {pct}, E ± z·sd; judged@{self.judged_k}: mean fraction of "
                 f"the top {self.judged_k} judged; rank by E; group: runs a group's first run does not beat with "
-                f"confidence ≥ 0.95.")
+                f"confidence ≥ 0.95. E[{_mean_name(self.measure)}] estimates the measure as if every document "
+                f"were judged; '(unjudged = 0)' counts unjudged documents as not relevant, as trec_eval does; "
+                f"'model share': the share of E resting on the model's p rather than on judgments; "
+                f"'beyond judged runs': the share resting on documents no run with its top {self.judged_k} "
+                f"judged retrieved.")
 
     def _matrix_legend(self) -> str:
         return "Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99."
@@ -197,12 +208,15 @@ class Report:
         rows, labels, groups = [], self.labels, self.groups()
         for run, r in self.runs.iterrows():
             rows.append((labels[run], f"{r['expected']:.4f}", f"[{r['lower']:.4f}, {r['upper']:.4f}]",
-                         f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}", f"{int(groups[run])}"))
+                         f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}", f"{int(groups[run])}",
+                         f"{r['unjudged_zero']:.4f}", f"{100 * r['model_share']:.0f}%",
+                         f"{100 * r['beyond_share']:.0f}%"))
         return rows
 
     def _headers(self) -> tuple[str, ...]:
-        return ("run", f"E[{_mean_name(self.measure)}]", f"{100 * self.level:g}% interval",
-                f"judged@{self.judged_k}", "rank", "group")
+        name = _mean_name(self.measure)
+        return ("run", f"E[{name}]", f"{100 * self.level:g}% interval", f"judged@{self.judged_k}", "rank", "group",
+                f"{name} (unjudged = 0)", "model share", "beyond judged runs")
 
     def to_markdown(self) -> str:
         """The per-run table, the key of the run labels and the full confidence matrix as GitHub markdown,
@@ -240,7 +254,8 @@ class Report:
         pct = f"{100 * self.level:g}\\%"
         n = len(self.runs)
         size = [r"\small"] if n > 20 else []
-        lines = [r"\begin{table}[t]", r"\centering", *size, r"\begin{tabular}{lrrrrr}", r"\toprule",
+        lines = [r"\begin{table}[t]", r"\centering", *size, r"\begin{tabular}{l" + "r" * (len(h) - 1) + "}",
+                 r"\toprule",
                  " & ".join(_tex(x).replace(f"{100 * self.level:g}%", pct) for x in h) + r" \\", r"\midrule"]
         lines += [" & ".join(_tex(c) for c in r) + r" \\" for r in self._run_rows()]
         key = self.label_key()
@@ -378,8 +393,10 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     >>> from bayeval.synthetic import make_collection
     >>> col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=20, judged_depth=5, seed=1)
     >>> rep = make_report(RankData.build(col.runs, col.judgments), default_p=0.1)
-    >>> list(rep.runs.columns), rep.runs["rank"].tolist()
+    >>> list(rep.runs.columns[:6]), rep.runs["rank"].tolist()
     (['expected', 'sd', 'lower', 'upper', 'judged_at_k', 'rank'], [1, 2, 3])
+    >>> list(rep.runs.columns[6:])
+    ['unjudged_zero', 'model_share', 'beyond_share']
     """
 
     if not isinstance(data, RankData):
@@ -404,8 +421,11 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     names = np.asarray(data.systems, dtype=object)
     rank = np.empty(len(e), dtype=np.int64)
     rank[order] = np.arange(1, len(e) + 1)
+    # the trec_eval question (unjudged = not relevant) and what rests on the model / beyond the judged runs
+    ex = extrapolation(data, probabilities, measure=measure, default_p=default_p, depth=judged_k)
     runs = pd.DataFrame({"expected": e, "sd": sd, "lower": lo[0], "upper": hi[0],
-                         "judged_at_k": _judged_at(data, judged_k), "rank": rank},
+                         "judged_at_k": _judged_at(data, judged_k), "rank": rank, "unjudged_zero": ex.unjudged_zero,
+                         "model_share": ex.model_share, "beyond_share": ex.beyond_share},
                         index=pd.Index(names, name="run")).iloc[order]
     S = len(names)
     C = np.full((S, S), np.nan)

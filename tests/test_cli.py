@@ -59,12 +59,13 @@ def test_table_prints_brackets_literally():
 
 def test_evaluate_csv_and_pairs(files):
     qrels, runs, _ = files
-    rc, out, err = _cli("evaluate", qrels, *runs, "--method", "exact", "--format", "csv")
+    rc, out, err = _cli("evaluate", qrels, *runs, "--method", "exact", "--default-p", "0.5", "--format", "csv")
     assert rc == 0, err
     frame = pd.read_csv(io.StringIO(out))
     assert list(frame.columns) == ["run", "topic", "measure", "expected", "variance"]
     assert (frame.variance >= 0).all() and frame.expected.between(0, 1).all()
-    rc, out, err = _cli("evaluate", qrels, *runs, "--pairs", "--method", "delta", "--format", "json")
+    rc, out, err = _cli("evaluate", qrels, *runs, "--pairs", "--method", "delta", "--default-p", "0.5", "--format",
+                        "json")
     assert rc == 0, err
     rows = json.loads(out)
     assert {r["run"] for r in rows if r["run"]} == {"sys01", "sys02", "sys03"}  # the per-run rows are kept
@@ -152,8 +153,9 @@ def test_evaluate_model_laplace_propagates_parameter_uncertainty(files):
 @pytest.mark.parametrize(
     "extra, fragment",
     [
-        (["--method", "mcmc"], "needs --model"),
-        (["--fit", "laplace"], "needs --model"),
+        (["--method", "mcmc", "--default-p", "0.5"], "needs --model"),
+        (["--fit", "laplace", "--default-p", "0.5"], "needs --model"),
+        (["--unseen", "--default-p", "0.5"], "--unseen"),
         (["--model", "rtc", "--probabilities", "p.txt"], "one source"),
         (["--model", "rtc", "--method", "mcmc", "--fit", "vi"], "once"),
         (["--model", "similarity"], "texts"),

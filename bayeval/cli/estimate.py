@@ -18,16 +18,16 @@ MODEL_DEPTH = 100
 
 
 def register(sub) -> None:
+    from bayeval.relevance.defaults import DEFAULT_MODEL, model_help
+
     p = sub.add_parser(
         "estimate", help="estimate probabilities of relevance of unjudged documents (RTC, similarity, baselines)",
         description="Fit a relevance model to the runs and the (incomplete) judgments and write, for every "
                     "unjudged document some run retrieves within --depth, its probability of relevance in "
-                    "mtc-eval's format 'topic Q0 docno prob'. --model takes a kind (rtc, similarity, uniform, "
-                    "smoothed), the name of a shipped configuration (e.g. rtc-mtc, rtc-weak) or a .toml path.")
+                    "mtc-eval's format 'topic Q0 docno prob'. --model takes " + model_help() + ".")
     add_collection_arguments(p)
     add_model_depth_argument(p)
-    p.add_argument("--model", default="rtc", metavar="MODEL",
-                   help="rtc | similarity | uniform | smoothed | a configuration name or .toml (default rtc)")
+    p.add_argument("--model", default=DEFAULT_MODEL, metavar="MODEL", help=model_help())
     p.add_argument("--fit", choices=FIT_METHODS, default="map",
                    help="map: fast path (no PyMC); laplace; mcmc: NUTS; vi: ADVI (default map)")
     add_stage_fit_argument(p)
@@ -105,6 +105,16 @@ def model_options(args, cfg, fit: str) -> dict:
     if flags["extra"][1]:
         out["extra"] = _extra(flags["extra"][1])
     return out
+
+
+def with_unseen_if_asked(args, cfg, data, est):
+    """``(data, est)`` with the unseen relevant documents' phantoms added where ``--unseen`` says so (by
+    default where the model's configuration does: ``unseen_by_default``, the calibration studies' choice)."""
+    if not (args.unseen or (args.unseen is None and cfg.unseen_by_default)):
+        return data, est
+    from bayeval.relevance.unseen import with_unseen
+
+    return with_unseen(data, est, seed=args.seed)
 
 
 #: Why a column of a stage's posterior summary can be missing (one note line instead of rows of NA).

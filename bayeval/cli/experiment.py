@@ -85,6 +85,9 @@ def register(sub) -> None:
                    help="add the estimated relevant documents no run retrieves to R_t of the bayes estimate "
                         "(default: yes)")
     r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
+    r.add_argument("--condense", action="store_true",
+                   help="score against condensed lists: runs keep only documents the qrels judge, so the truth is "
+                        "complete where the qrels are shallow (rows name the collection '<name>-condensed')")
     r.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
     r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
     r.add_argument("--scheduler", default=None, metavar="ADDR",
@@ -332,7 +335,8 @@ def _sim_cranfield(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from bayeval.experiments import RobustnessConfig, load_collection, run_study
 
-    col = load_collection(args.collection, name=args.name, relevance_level=args.relevance_level)
+    col = load_collection(args.collection, name=args.name, relevance_level=args.relevance_level,
+                          condense=args.condense)
     cfg = RobustnessConfig(k=args.k, c=args.c, depth=args.depth, alpha=args.alpha, methods=args.methods,
                            confidences=args.confidences, budget=args.budget, selection_config=args.selection_config,
                            estimate_config=args.estimate_config, bayes_config=args.bayes_config,

@@ -18,6 +18,8 @@ __all__ = ["register"]
 
 
 def register(sub) -> None:
+    from bayeval.relevance.defaults import model_help
+
     p = sub.add_parser(
         "report", help="LaTeX/markdown tables and a figure: E[MAP] with intervals, judged@k, rank, confidences",
         description="Evaluate every run under uncertain relevance and write a report: per run E[MAP] (or "
@@ -31,8 +33,8 @@ def register(sub) -> None:
     p.add_argument("--level", type=level, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--judged-k", type=positive_int, default=10, metavar="K",
                    help="k of the judged@k column (default 10)")
-    p.add_argument("--default-p", type=probability, default=0.5,
-                   help="probability of relevance of unjudged documents without --model (default 0.5)")
+    p.add_argument("--default-p", type=probability, default=None,
+                   help="probability of relevance of unjudged documents, instead of the default model")
     p.add_argument("--method", choices=MOMENT_METHODS, default=None,
                    help="moments: exact, delta, paper or mc (default: mc with a sampled --fit, else exact)")
     add_mc_draws(p, 2000)
@@ -40,8 +42,10 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="DIR", help="directory to write report.{tex,md,png,pdf} (default: print markdown)")
     g = p.add_argument_group("relevance model")
     g.add_argument("--model", metavar="MODEL",
-                   help="estimate p with a relevance model: rtc | uniform | smoothed | a configuration name or "
-                        ".toml path")
+                   help="estimate p with a relevance model: " + model_help() + "; fitted unless --default-p is given")
+    g.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=None,
+                   help="add the estimated relevant documents no run retrieves to R_t (default: yes for a "
+                        "hierarchical model, the studies' choice; no otherwise)")
     g.add_argument("--fit", choices=FIT_METHODS, default="laplace",
                    help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
     add_model_depth_argument(g)
@@ -58,8 +62,16 @@ def run(args: argparse.Namespace) -> int:
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     probs = None
+    if args.model is not None and args.default_p is not None:
+        raise BayevalInputError("--model and --default-p: give one source of probabilities")
+    if args.model is None and args.default_p is None:
+        from bayeval.relevance.defaults import DEFAULT_MODEL
+
+        args.model = DEFAULT_MODEL
+    if args.model is None and args.unseen:
+        raise BayevalInputError("--unseen: needs a relevance model (not --default-p)")
     if args.model is not None:
-        from bayeval.cli.estimate import model_options
+        from bayeval.cli.estimate import model_options, with_unseen_if_asked
         from bayeval.relevance import estimate_probabilities, load_config
 
         cfg = load_config(args.model)
@@ -68,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
         probs = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
                                        seed=args.seed, draws=args.posterior_draws, chains=args.chains,
                                        **model_options(args, cfg, args.fit))
+        data, probs = with_unseen_if_asked(args, cfg, data, probs)
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
-                      method=args.method, default_p=args.default_p, mc_draws=args.mc_draws, seed=args.seed)
+                      method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
+                      mc_draws=args.mc_draws, seed=args.seed)
     if args.out:
         paths = rep.save(args.out)
         print(rep.summary())

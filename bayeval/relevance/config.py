@@ -91,6 +91,12 @@ class RankPrior:
     unretrieved : {"zero", "fitted"}
         q* of an unretrieved document: 0 (the paper's :math:`\theta_\infty=-\infty`) or
         :math:`\sigma(\theta_{D+1})` of the fitted unretrieved position.
+    decay : {"flat", "learned"}
+        Shape of the prior over ranks: the same Beta at every rank (``"flat"``, the paper), or a decay
+        with rank learned across topics from every run's completely judged prefix
+        (:mod:`bayeval.relevance.rank_decay`), with the same total strength.
+    decay_topic_sd : float
+        Prior sd τ of the topic offsets of the learned decay.
     """
 
     relevant_offset: float = 1.0
@@ -99,8 +105,12 @@ class RankPrior:
     comparison_weight: float = 1.0
     per_system: bool = False
     unretrieved: str = "zero"
+    decay: str = "flat"
+    decay_topic_sd: float = 1.0
 
     def __post_init__(self) -> None:
+        _choice("rank.decay", self.decay, ("flat", "learned"))
+        _nonneg("rank.decay_topic_sd", self.decay_topic_sd, positive=True)
         for n in ("relevant_offset", "nonrelevant_offset", "count_scale"):
             _nonneg(f"rank.{n}", getattr(self, n))
         _nonneg("rank.comparison_weight", self.comparison_weight, positive=True)
@@ -131,6 +141,20 @@ class CalibrationPrior:
         Normal(0, sd) priors on :math:`A_j`, :math:`B_j`; default 10, nearly flat against the smoothing
         pseudo-counts and the data, but proper, so the model has a prior to draw from (prior predictive
         checks). ``None`` = flat (the paper's implicit choice): an improper prior with no prior draws.
+    pooled_intercept_sd, pooled_slope_sd : float or None
+        Partial pooling across systems (docs/calibration.md, "No collapse with many runs"): when both are
+        set, :math:`A_j\sim N(\bar A, sd_A^2)` and :math:`B_j\sim N(\bar B, sd_B^2)` replace the
+        Normal(0, ``intercept_sd``/``slope_sd``) priors, centred on :math:`(\bar A,\bar B)`, the mode of one
+        calibration shared by every system (all cells pooled; an empirical-Bayes centre). A system whose
+        completely judged prefix is short then gets the pooled calibration, not a flat-prior guess whose
+        draws swing p of every document it ranks. ``None`` (both): no pooling.
+    fixed_below : float
+        A system whose completely judged prefix averages fewer than this many documents per topic keeps its
+        calibration at the mode in every posterior draw of p ("fix what the data cannot inform"). Its
+        (A, B) then rest on a few cells and the prior; drawn independently of the aggregation fitted at the
+        mode (which is affine in the calibrated log-odds), they send the spread of p to 0–1 as such runs are
+        added (docs/calibration.md, "No collapse with many runs"). 0 (the paper's chain): none fixed;
+        ``rtc-default``: 5.
     """
 
     smoothing: float = 1.0
@@ -139,15 +163,27 @@ class CalibrationPrior:
     training: str = "all"
     intercept_sd: float | None = 10.0
     slope_sd: float | None = 10.0
+    pooled_intercept_sd: float | None = None
+    pooled_slope_sd: float | None = None
+    fixed_below: float = 0.0
 
     def __post_init__(self) -> None:
         _nonneg("calibration.smoothing", self.smoothing)
         _choice("calibration.smoothing_cells", self.smoothing_cells, ("all", "judged"))
         _choice("calibration.training", self.training, ("all", "complete"))
         _choice("calibration.scale", self.scale, ("probability", "logit"))
-        for n in ("intercept_sd", "slope_sd"):
+        for n in ("intercept_sd", "slope_sd", "pooled_intercept_sd", "pooled_slope_sd"):
             if getattr(self, n) is not None:
                 _nonneg(f"calibration.{n}", getattr(self, n), positive=True)
+        _nonneg("calibration.fixed_below", self.fixed_below)
+        if (self.pooled_intercept_sd is None) != (self.pooled_slope_sd is None):
+            raise BayevalInputError("calibration.pooled_intercept_sd, calibration.pooled_slope_sd: set both or "
+                                    "neither")
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the systems' calibrations are partially pooled (both pooled sds set)."""
+        return self.pooled_intercept_sd is not None
 
 
 @dataclass(frozen=True)
@@ -239,13 +275,16 @@ class RTCConfig:
 
     rank: RankPrior = field(default_factory=lambda: RankPrior(per_system=True, unretrieved="fitted"))
     calibration: CalibrationPrior = field(
-        default_factory=lambda: CalibrationPrior(smoothing_cells="judged", scale="logit", training="complete"))
+        default_factory=lambda: CalibrationPrior(smoothing_cells="judged", scale="logit", training="complete",
+                                                 fixed_below=5.0))
     aggregation: AggregationPrior = field(default_factory=lambda: AggregationPrior(features="logit"))
     name: str = "rtc-default"
     description: str = ""
     kind: str = field(default="rtc", init=False)
     accepts: ClassVar[frozenset] = frozenset({"depth", "extra", "stage_methods"})
     gives_draws: ClassVar[bool] = True
+    #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``)
+    unseen_by_default: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -320,6 +359,9 @@ class HierarchicalConfig:
     kind: str = field(default="hierarchical", init=False)
     accepts: ClassVar[frozenset] = frozenset({"depth"})
     gives_draws: ClassVar[bool] = True
+    #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``): the
+    #: calibration studies' choice (docs/calibration.md)
+    unseen_by_default: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if not isinstance(load_config(self.base), RTCConfig):

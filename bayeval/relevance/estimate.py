@@ -9,6 +9,7 @@ from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
 from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config
+from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
 from bayeval.relevance.rtc import RTCEstimator
@@ -68,7 +69,7 @@ class SimilarityEstimator:
                                  relevant=tuple(np.asarray(tr.relevant) for tr in data))
 
 
-def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_draws: int | None = 200, seed=0,
+def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "map", p_draws: int | None = 200, seed=0,
                            extra=None, texts=None, embeddings=None, similarity=None, matrix=None,
                            stage_methods=None, depth: int | None = None, **fit_kwargs) -> RelevanceEstimate:
     """Probabilities of relevance of every document of ``data`` (and posterior draws of them).
@@ -78,6 +79,9 @@ def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_d
     data : RankData
         Runs aligned with the (incomplete) judgments.
     model : str or config
+        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL` (``"hier-default"``, the calibration
+        studies' choice: docs/calibration.md; add the unseen relevant documents with
+        :func:`bayeval.relevance.unseen.with_unseen`, as the command line does by default).
         ``"rtc"``, ``"hier"`` (the hierarchical model, :mod:`.hierarchical`), ``"similarity"``, ``"uniform"``,
         ``"smoothed"`` (their ``-default`` configuration),
         the name of a shipped configuration (``"rtc-mtc"``, …), a TOML path, or a config object.
