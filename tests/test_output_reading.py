@@ -148,9 +148,11 @@ def test_quiet_says_the_notes_in_one_line(tmp_path, files):
 
 def test_evaluate_pairs_csv_keeps_the_per_run_rows(files):
     d, runs, _ = files
-    rc, out, err = run_cli("evaluate", d / "shallow.qrels", *runs, "--method", "exact", "--format", "csv")
+    rc, out, err = run_cli("evaluate", d / "shallow.qrels", *runs, "--method", "exact", "--default-p", "0.5",
+                            "--format", "csv")
     alone = pd.read_csv(io.StringIO(out))
-    rc, out, err = run_cli("evaluate", d / "shallow.qrels", *runs, "--method", "exact", "--pairs", "--format", "csv")
+    rc, out, err = run_cli("evaluate", d / "shallow.qrels", *runs, "--method", "exact", "--default-p", "0.5",
+                            "--pairs", "--format", "csv")
     assert rc == 0, err
     both = pd.read_csv(io.StringIO(out))
     per_run = both[both.run.notna()]

@@ -9,7 +9,8 @@ Each configuration class is registered under its ``kind``, which names its estim
 :data:`bayeval.relevance.estimate.ESTIMATORS`; its ``accepts`` names the options of
 :func:`~bayeval.relevance.estimate_probabilities` that estimator takes (``depth``: rank positions of a
 rank-coefficient model; ``extra``: extra expert columns; ``stage_methods``; the similarity sources) and
-``gives_draws`` whether a sampled fit gives posterior draws of p. Callers ask these instead of testing kinds.
+``gives_draws`` whether a sampled fit gives posterior draws of p, ``unseen_by_default`` whether the CLI adds the
+unseen relevant documents by default. Callers ask these instead of testing kinds.
 
 A TOML file has a top-level ``kind`` (``"rtc"``, ``"similarity"``, ``"hierarchical"``, ``"uniform"``,
 ``"smoothed"``), an
@@ -379,6 +380,7 @@ class SimilarityConfig:
     kind: str = field(default="similarity", init=False)
     accepts: ClassVar[frozenset] = frozenset({"texts", "embeddings", "similarity", "matrix"})
     gives_draws: ClassVar[bool] = True
+    unseen_by_default: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -391,6 +393,7 @@ class UniformConfig:
     kind: str = field(default="uniform", init=False)
     accepts: ClassVar[frozenset] = frozenset()
     gives_draws: ClassVar[bool] = False
+    unseen_by_default: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.p <= 1.0:
@@ -408,6 +411,7 @@ class SmoothedConfig:
     kind: str = field(default="smoothed", init=False)
     accepts: ClassVar[frozenset] = frozenset()
     gives_draws: ClassVar[bool] = False
+    unseen_by_default: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         _nonneg("a", self.a)
