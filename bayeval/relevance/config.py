@@ -41,7 +41,7 @@ try:  # Python 3.11+; on 3.10 the same parser as the package tomli (a dependency
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from bayeval.errors import BayevalInputError
+from bayeval.errors import BayevalInputError, FileFormatError
 
 __all__ = [
     "AggregationPrior",
@@ -505,7 +505,6 @@ def load_config(name_or_path):
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        from bayeval.errors import FileFormatError
         raise FileFormatError(str(path), None, f"invalid TOML ({exc})") from None
     try:
         return config_from_dict(doc, name=path.stem, source=str(path))
