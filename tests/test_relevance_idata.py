@@ -59,7 +59,7 @@ def test_every_group_and_loo_for_observing_models(name):
     groups = set(f.idata.groups())
     assert {"posterior", "log_likelihood", "posterior_predictive", "prior", "prior_predictive", "observed_data",
             "constant_data"} <= groups
-    obs = m._observed()
+    obs = m.observed()
     ll = f.idata.log_likelihood[obs.name]
     assert ll.shape == (1, 200, len(obs.successes))
     assert f.idata.posterior_predictive[obs.name].shape == ll.shape
@@ -67,8 +67,21 @@ def test_every_group_and_loo_for_observing_models(name):
         warnings.simplefilter("ignore")
         loo = az.loo(f.idata)
     assert np.isfinite(loo.elpd_loo) and loo.elpd_loo < 0
+    # the replicated counts are Binomial(n, σ(η)) at each posterior draw: per draw, the standardised gap
+    # between replicated and expected totals has mean square 1 (± 5 sd of a mean of 200 χ²₁), which a
+    # replicate from other draws does not
+    np.testing.assert_array_equal(f.idata.observed_data[obs.name].values, obs.successes)
+    post = {v: f.idata.posterior[v].values for v in f.idata.posterior.data_vars}
+    p = expit(m.linear_predictor(post))[0]
+    rep = f.idata.posterior_predictive[obs.name].values[0]
+    z = (rep.sum(axis=1) - (obs.trials * p).sum(axis=1)) / np.sqrt((obs.trials * p * (1 - p)).sum(axis=1))
+    assert 0.5 < np.mean(z**2) < 1.5
+    # and each unit's replicates vary across draws as the binomial mixture does (law of total variance),
+    # which a copy of the observations does not
+    mixture_var = (obs.trials * p * (1 - p)).mean(axis=0) + (obs.trials * p).var(axis=0)
+    assert rep.var(axis=0).sum() / mixture_var.sum() == pytest.approx(1.0, abs=0.2)
     ax = az.plot_ppc(f.idata, num_pp_samples=20)
-    assert ax is not None
+    assert "Observed" in ax.get_legend_handles_labels()[1]
 
 
 def test_rank_coefficients_observe_no_judgments_but_have_a_prior():
@@ -94,10 +107,10 @@ def test_pointwise_log_likelihood_is_the_log_posterior_minus_the_log_prior():
 class _NoHooks(ExpertAggregation):
     """An aggregation model without the numpy hooks: the groups come from its PyMC model."""
 
-    def _observed(self):
+    def observed(self):
         return NotImplemented
 
-    def _prior_draws(self, size, rng):
+    def prior_draws(self, size, rng):
         return NotImplemented
 
 
@@ -121,7 +134,7 @@ def test_pymc_fallback_gives_the_same_log_likelihood_and_prior():
 
 def test_rank_prior_draws_have_the_beta_mean():
     m = _rank()
-    th = m._prior_draws(4000, np.random.default_rng(0))["theta"]
+    th = m.prior_draws(4000, np.random.default_rng(0))["theta"]
     u = expit(th)
     for t in range(2):
         a, b = m.prior_a[t], m.prior_b[t]

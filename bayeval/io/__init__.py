@@ -23,6 +23,7 @@ from bayeval.io.judgments import JudgmentLine, read_judgments
 from bayeval.io.probabilities import read_probabilities, write_probabilities
 from bayeval.io.qrels import parse_grade, read_prels, read_qrels, write_qrels
 from bayeval.io.runs import read_run, read_runs, write_run
+from bayeval.io.sampled import read_stratified_sample, write_stratified_sample
 from bayeval.io.tables import manual_runs, read_run_table
 from bayeval.io.texts import read_embeddings, read_texts
 
@@ -49,6 +50,7 @@ __all__ = [
     "read_run",
     "read_run_table",
     "read_runs",
+    "read_stratified_sample",
     "read_text",
     "read_texts",
     "runs_from_frame",
@@ -58,4 +60,5 @@ __all__ = [
     "write_probabilities",
     "write_qrels",
     "write_run",
+    "write_stratified_sample",
 ]

@@ -96,7 +96,8 @@ def _read_csv(text: str, path: str) -> list[JudgmentLine]:
                 raise FileFormatError(path, lineno, f"expected {len(header)} fields, got {len(row)}")
             g = row[gcol].strip()
             if not g:
-                raise FileFormatError(path, lineno, f"no grade for document {quoted(row[dcol].strip())}")
+                raise FileFormatError(path, lineno, f"no grade for document {quoted(row[dcol].strip())}"
+                                      " (fill the grade column, or delete the row)")
             out.append(_line(row[tcol].strip(), row[dcol].strip(), g, path, lineno))
     except csv.Error as exc:
         raise FileFormatError(path, reader.line_num or lineno or None, f"not a csv line ({quoted(str(exc))})") \

@@ -49,6 +49,7 @@ from bayeval.io._files import (
     read_bytes,
     split_lines,
 )
+from bayeval.io.columnar import parse_msmarco
 from bayeval.progress import track
 
 __all__ = ["RUN_NAME_RULES", "RunFile", "read_run", "read_run_files", "read_runs", "run_name_from_file",
@@ -381,7 +382,7 @@ def _read_file(path: str, strict: bool, data: bytes | None = None) -> RunFile:
     data = read_bytes(path, strict=strict) if data is None else data
     if not data.strip():
         raise FileFormatError(path, None, "empty file: no ranking lines")
-    p = _parse_fast(data)
+    p = _parse_fast(data) or _parse_columnar(data)
     if p is None or (strict and p.mixed):
         p = _parse_checked(data, path, strict)
     name = p.tag if p.tag is not None else run_name_from_file(path)
@@ -464,6 +465,14 @@ def _parse_fast(data: bytes):
     topics = [names[tcode[s]] for s in starts]
     mixed = len(tags) > 1
     return _Parsed(TREC, _first_tag(data), topics, starts, docnos, scores, mixed)
+
+
+def _parse_columnar(data: bytes) -> _Parsed | None:
+    """The vectorised MS MARCO-layout reader (:mod:`bayeval.io.columnar`); ``None``: the careful one decides."""
+    if has_control(data):  # control characters and byte-order marks: refused or noted by the careful parser
+        return None
+    c = parse_msmarco(data)
+    return None if c is None else _Parsed(c.layout, None, c.topics, c.starts, c.docnos, c.scores, False)
 
 
 def _in_trec_eval_order(tcode: np.ndarray, scores: np.ndarray, docnos: np.ndarray) -> bool:

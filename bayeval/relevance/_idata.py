@@ -19,10 +19,10 @@ file written by another bayeval version, and a file whose record does not fit it
 
 A model describes what it observes with :class:`Observed` — judged units with a binomial-logit
 likelihood :math:`k_i\sim\mathrm{Binomial}(n_i,\sigma(\eta_i))`, :math:`\eta` computed from the parameters
-by ``model._linear_predictor`` — and its prior with ``model._prior_draws``. A model that defines neither
+by ``model.linear_predictor`` — and its prior with ``model.prior_draws``. A model that defines neither
 (``NotImplemented``) gets the same groups from its PyMC model (``pm.sample_prior_predictive``,
 ``pm.compute_log_likelihood``, ``pm.sample_posterior_predictive``); a model that observes no judgments
-(``_observed`` returns ``None``, e.g. the unsupervised rank coefficients) has no ``log_likelihood`` or
+(``observed`` returns ``None``, e.g. the unsupervised rank coefficients) has no ``log_likelihood`` or
 predictive groups. Pseudo-observations written as PyMC Potentials (smoothing pseudo-counts, the rank
 preferences, fractional targets) are conditioning terms of the posterior, not observations: like
 ``pm.sample_prior_predictive``, the prior draws ignore them.
@@ -265,8 +265,8 @@ def complete_idata(fit):
         return core
     spec = fit.spec
     rng = np.random.default_rng(fit.seed)
-    observed = model._observed()
-    prior_arrays = model._prior_draws(fit.prior_draws, rng)
+    observed = model.observed()
+    prior_arrays = model.prior_draws(fit.prior_draws, rng)
     dims = {n: list(d) for n, d in zip(spec.names, spec.dims, strict=True)}
     coords = {k: list(v) for k, v in spec.coords.items()}
     new = {}
@@ -280,13 +280,13 @@ def complete_idata(fit):
         dims[o.name] = [o.dim]
         coords[o.dim] = list(o.labels)
         post = {n: core.posterior[n].values for n in spec.names}
-        eta = model._linear_predictor(post)
+        eta = model.linear_predictor(post)
         new["log_likelihood"] = {o.name: o.log_likelihood(eta)}
         new["observed_data"] = {o.name: o.successes.astype(np.int64) if o.integer else o.successes}
         if o.integer:
             new["posterior_predictive"] = {o.name: o.simulate(eta, rng)}
             if prior_arrays is not NotImplemented and prior_arrays is not None:
-                new["prior_predictive"] = {o.name: o.simulate(model._linear_predictor(new["prior"]), rng)}
+                new["prior_predictive"] = {o.name: o.simulate(model.linear_predictor(new["prior"]), rng)}
         const_trials = {f"{o.name}_trials": o.trials}
         dims[f"{o.name}_trials"] = [o.dim]
     else:
