@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+
+import pandas as pd
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import (
@@ -44,7 +47,8 @@ def register(sub) -> None:
                     "plug-in confidence (at the point p) and the Bayesian one (over posterior draws of p, "
                     "by --method: a closed form per draw combined by the law of total variance, or Monte "
                     "Carlo; --fit laplace|mcmc|vi adds the parameter uncertainty) are reported. "
-                    "With --pairs and csv/json output only the pairs table is written.")
+                    "With --pairs, csv/json output is one table: the per-run rows (column run set) "
+                    "then the pair rows (run_a and run_b set).")
     add_collection_arguments(p)
     p.add_argument("--probabilities", metavar="FILE",
                    help="probabilities of relevance of unjudged documents, mtc-eval format 'topic Q0 docno prob'")
@@ -112,26 +116,19 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
 
 def _fit_model(args: argparse.Namespace, data, fit: str):
     """(config, estimate, data): the fitted model's estimate, with the unseen relevant documents' phantoms
-    added to data and estimate where ``--unseen`` (default: hierarchical models) says so."""
-    from bayeval.cli.estimate import model_depth, stage_methods
+    added to data and estimate where ``--unseen`` (default: the model's ``unseen_by_default``) says so."""
+    from bayeval.cli.estimate import model_options, with_unseen_if_asked
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
-    if cfg.kind != "rtc" and args.stage_fit:
-        raise BayevalInputError("--stage-fit: only for an rtc model")
-    if cfg.kind == "similarity":
+    if "texts" in cfg.accepts:
         raise BayevalInputError("--model similarity: needs document texts; write its probabilities with "
                                 "'bayeval estimate --model similarity --texts FILE --out probs.txt' and pass "
                                 "--probabilities probs.txt")
-    depth = model_depth(args)
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
-                                 seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
-                                 stage_methods=stage_methods(args.stage_fit, fit) if cfg.kind == "rtc" else None,
-                                 draws=args.posterior_draws, tune=args.tune, chains=args.chains)
-    if args.unseen or (args.unseen is None and cfg.kind == "hierarchical"):
-        from bayeval.relevance.unseen import with_unseen
-
-        data, est = with_unseen(data, est, seed=args.seed)
+                                 seed=args.seed, draws=args.posterior_draws, tune=args.tune, chains=args.chains,
+                                 **model_options(args, cfg, fit))
+    data, est = with_unseen_if_asked(args, cfg, data, est)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
             import numpy as np
@@ -171,36 +168,44 @@ def run(args: argparse.Namespace) -> int:
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
-    est, source = None, method
+    from bayeval.display import describe_fit, describe_moments, describe_source, display_name
+
+    est, source = None, describe_moments(method)
     if fit is not None:
         cfg, est, data = _fit_model(args, data, fit)
-        # every method uses the posterior draws of p when there are any (closed forms by the law of total variance)
-        probs = est.arrays(draws=est.has_draws)
-        if method != "mc":
-            from bayeval.expected import thin_draws
-
-            probs = thin_draws(probs, args.closed_form_draws)
-        source = f"{method}, p from {cfg.name} ({fit})"
+        # every method uses the posterior draws of p when there are any (closed forms by the law of total
+        # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
+        probs = est = replace(est, closed_form_draws=args.closed_form_draws)
+        source = describe_source(cfg.name, fit, method)
+    exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
+    per_run = exp.to_frame(per_topic=args.per_topic)
     if not (args.pairs and args.format != "table"):
-        exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
-        frame = exp.to_frame(per_topic=args.per_topic)
-        write_frame(frame, args.format, title=f"expected measures ({source}), {len(data.topics)} topics")
+        write_frame(per_run, args.format, title=f"expected measures ({source}), {len(data.topics)} topics")
         if args.format == "table" and not args.per_topic:
             _write_extrapolation(data, est if est is not None else probs, measures[0], args.default_p)
+    tables = []
     if args.pairs:
         for m in measures:
             if est is not None:
                 from bayeval.relevance import bayesian_confidence
 
                 bc = bayesian_confidence(data, est, measure=m, draws=args.mc_draws, plugin_method=method,
-                                         method=method, closed_form_draws=args.closed_form_draws, seed=args.seed)
+                                         method=method, seed=args.seed)
                 frame = bc.to_frame(per_topic=args.per_topic)
-                how = "Monte Carlo" if method == "mc" else f"{method}, law of total variance"
-                title = (f"P({m}_a - {m}_b < 0): plug-in ({method}) and Bayesian ({how} over "
-                         f"{'posterior draws of p' if est.has_draws else 'the point p'}), {cfg.name} ({fit})")
+                how = "Monte Carlo" if method == "mc" else f"{describe_moments(method)}, law of total variance"
+                title = (f"P({m}_a - {m}_b < 0): plug-in ({describe_moments(method)}) and Bayesian ({how} over "
+                         f"{'posterior draws of p' if est.has_draws else 'the point p'}), {display_name(cfg.name)} "
+                         f"({describe_fit(fit)})")
             else:
                 cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)
                 frame = cmp.to_frame(per_topic=args.per_topic)
-                title = f"P({m}_a - {m}_b < 0), {method}"
-            write_frame(frame, args.format, title=title)
+                title = f"P({m}_a - {m}_b < 0), {describe_moments(method)}"
+            if args.format == "table":
+                write_frame(frame, args.format, title=title)
+            else:
+                tables.append(frame)
+    if tables:  # csv/json: one table, the per-run rows (run set) first, then the pairs (run_a, run_b set)
+        both = pd.concat([per_run, *tables], ignore_index=True)
+        keys = ["run", "run_a", "run_b", "topic", "measure"]
+        write_frame(both[keys + [c for c in both.columns if c not in keys]], args.format)
     return 0

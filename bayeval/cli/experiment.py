@@ -10,6 +10,7 @@
   page (with figures) that docs/robustness-*.md are;
 - ``bayeval experiment similarity run|stats|trajectory|report|cranfield`` — the same for the similarity
   study of Carterette & Allan (2007) (docs/similarity-*.md).
+- ``bayeval experiment sparse DIR`` — one judged relevant document per topic (docs/sparse-labels.md).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import sys
 
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_depth_argument, confidence, positive_int
+from bayeval.cli.experiment_sampling import register_sampling
+from bayeval.cli.sparse import register_sparse
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS
+from bayeval.methods import CONFIDENCES, FIT_METHODS
 
 __all__ = ["register"]
 
@@ -60,7 +63,7 @@ def register(sub) -> None:
     r.add_argument("--alpha", type=confidence, default=0.95, help="confidence that stops judging (default 0.95)")
     r.add_argument("--methods", type=_csv_list, default=("mtc", "rtc", "bayes", "ip"),
                    help="comma-separated among mtc, rtc, bayes, ip (default all)")
-    r.add_argument("--confidences", type=_csv_list, default=("paper", "delta", "exact", "mc"),
+    r.add_argument("--confidences", type=_csv_list, default=CONFIDENCES,
                    help="comma-separated among paper, delta, exact, mc (default all)")
     r.add_argument("--budget", type=_budget, default=5000, help="judgments per selection at most (default 5000; "
                                                                  "'none' for no limit)")
@@ -125,6 +128,8 @@ def register(sub) -> None:
     g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
     g.set_defaults(func=_report)
     _register_similarity(studies, type(p))
+    register_sampling(studies, type(p))
+    register_sparse(studies, type(p))
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
     rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])
 

@@ -9,7 +9,7 @@ from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, level, load_collection, positive_int, probability
 from bayeval.cli.estimate import add_model_depth_argument
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS
+from bayeval.methods import FIT_METHODS, MOMENT_METHODS
 
 __all__ = ["register"]
 
@@ -35,7 +35,7 @@ def register(sub) -> None:
                    help="k of the judged@k column (default 10)")
     p.add_argument("--default-p", type=probability, default=None,
                    help="probability of relevance of unjudged documents, instead of the default model")
-    p.add_argument("--method", choices=("exact", "delta", "paper", "mc"), default=None,
+    p.add_argument("--method", choices=MOMENT_METHODS, default=None,
                    help="moments: exact, delta, paper or mc (default: mc with a sampled --fit, else exact)")
     add_mc_draws(p, 2000)
     p.add_argument("--seed", type=int, default=0, help="seed of the fit and the Monte Carlo draws (default 0)")
@@ -71,21 +71,16 @@ def run(args: argparse.Namespace) -> int:
     if args.model is None and args.unseen:
         raise BayevalInputError("--unseen: needs a relevance model (not --default-p)")
     if args.model is not None:
-        from bayeval.cli.estimate import model_depth, stage_methods
+        from bayeval.cli.estimate import model_options, with_unseen_if_asked
         from bayeval.relevance import estimate_probabilities, load_config
 
         cfg = load_config(args.model)
-        if cfg.kind == "similarity":
+        if "texts" in cfg.accepts:
             raise BayevalInputError("--model similarity: needs document texts; use 'bayeval estimate' first")
-        depth = model_depth(args)
         probs = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
-                                       seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
-                                       stage_methods=stage_methods([], args.fit) if cfg.kind == "rtc" else None,
-                                       draws=args.posterior_draws, chains=args.chains)
-        if args.unseen or (args.unseen is None and cfg.kind == "hierarchical"):
-            from bayeval.relevance.unseen import with_unseen
-
-            data, probs = with_unseen(data, probs, seed=args.seed)
+                                       seed=args.seed, draws=args.posterior_draws, chains=args.chains,
+                                       **model_options(args, cfg, args.fit))
+        data, probs = with_unseen_if_asked(args, cfg, data, probs)
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
                       method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
                       mc_draws=args.mc_draws, seed=args.seed)

@@ -145,7 +145,7 @@ class ExpertAggregation(RelevanceModel):
         Xd = DenseDesign(X) if base is None else OffsetSparseDesign.from_dense(X, self.row_groups, base)
         return Xd, prior
 
-    def _mode(self) -> Mode:
+    def mode(self) -> Mode:
         Xd, prior = self._design()
         r = logistic_newton(Xd, self.y, self.w, prior)
         return Mode(r.x, ((np.arange(len(r.x)), r.neg_hessian),), r.logpost, r.n_iter, r.converged)
@@ -189,7 +189,7 @@ class ExpertAggregation(RelevanceModel):
                 pm.Potential("relevant", pt.sum(self.w * ll))
         return model
 
-    def _observed(self):
+    def observed(self):
         """The training rows (judged documents): Bernoulli ``relevant``, or weighted fractional rows."""
         from bayeval.relevance._idata import Observed
 
@@ -198,13 +198,13 @@ class ExpertAggregation(RelevanceModel):
             return Observed("relevant", "row", np.arange(n), self.y, np.ones(n))
         return Observed("relevant", "row", np.arange(n), self.w * self.y, self.w)
 
-    def _linear_predictor(self, params: dict) -> np.ndarray:
+    def linear_predictor(self, params: dict) -> np.ndarray:
         eta = np.asarray(params["lam"]) @ self.X.T
         if self.prior.intercept:
             eta = eta + np.asarray(params["lam0"])[..., None]
         return eta
 
-    def _prior_draws(self, size: int, rng: np.random.Generator):
+    def prior_draws(self, size: int, rng: np.random.Generator):
         """λ_j ~ logistic-beta(α, β), λ0 ~ Normal(0, intercept_sd); None when α or β is 0 (improper)."""
         from bayeval.relevance._logistic_beta import logistic_beta_rvs
 

@@ -142,7 +142,7 @@ class PlattCalibration(RelevanceModel):
         one = dataclasses.replace(self, system=np.zeros_like(self.system), smooth_system=np.zeros_like(
             self.smooth_system), systems=("pooled",), prior=dataclasses.replace(
             self.prior, pooled_intercept_sd=None, pooled_slope_sd=None))
-        x = one._mode().x
+        x = one.mode().x
         return float(x[0]), float(x[1])
 
     def _precisions(self):
@@ -165,7 +165,7 @@ class PlattCalibration(RelevanceModel):
         """Log posterior (up to a constant)."""
         return float(self._per_system_logpost(np.asarray(A, float), np.asarray(B, float), self._rows()).sum())
 
-    def _mode(self, max_iter: int = 200, tol: float = 1e-12) -> Mode:
+    def mode(self, max_iter: int = 200, tol: float = 1e-12) -> Mode:
         S = len(self.systems)
         rows = self._rows()
         sys, x, y, w = rows
@@ -233,7 +233,7 @@ class PlattCalibration(RelevanceModel):
                 pm.Potential("smoothing", self.prior.smoothing * pt.sum(-pt.softplus(-es) - pt.softplus(es)))
         return model
 
-    def _observed(self):
+    def observed(self):
         """Cells holding judged documents: ``judged`` relevant of ``n`` judged, per (system, topic, rank) cell."""
         from bayeval.relevance._idata import Observed
 
@@ -241,13 +241,13 @@ class PlattCalibration(RelevanceModel):
         keep = n > 0
         return Observed("judged", "cell", np.flatnonzero(keep), self.n_rel[keep], n[keep])
 
-    def _linear_predictor(self, params: dict) -> np.ndarray:
+    def linear_predictor(self, params: dict) -> np.ndarray:
         keep = (self.n_rel + self.n_nonrel) > 0
         sys, x = self.system[keep], self.x[keep]
         A, B = np.asarray(params["A"]), np.asarray(params["B"])
         return A[..., sys] + B[..., sys] * x
 
-    def _prior_draws(self, size: int, rng: np.random.Generator):
+    def prior_draws(self, size: int, rng: np.random.Generator):
         """A ~ Normal(centre, sd), B likewise (the pooled prior's centre and sds when pooled); None when
         either is flat (sd None)."""
         pa, pb, ca, cb = self._precisions()

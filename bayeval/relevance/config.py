@@ -5,6 +5,12 @@ is loaded by name with :func:`load_config` (``load_config("rtc-default")``) from
 shipped inside the package (``bayeval/_models``; the repository's ``models/`` in an editable install)
 or from a path. :func:`list_configs` names them.
 
+Each configuration class is registered under its ``kind``, which names its estimator in
+:data:`bayeval.relevance.estimate.ESTIMATORS`; its ``accepts`` names the options of
+:func:`~bayeval.relevance.estimate_probabilities` that estimator takes (``depth``: rank positions of a
+rank-coefficient model; ``extra``: extra expert columns; ``stage_methods``; the similarity sources) and
+``gives_draws`` whether a sampled fit gives posterior draws of p. Callers ask these instead of testing kinds.
+
 A TOML file has a top-level ``kind`` (``"rtc"``, ``"similarity"``, ``"hierarchical"``, ``"uniform"``,
 ``"smoothed"``), an
 optional ``description``, and one table per stage::
@@ -27,6 +33,7 @@ import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import ClassVar
 
 try:  # Python 3.11+; on 3.10 the same parser as the package tomli (a dependency there, pyproject.toml)
     import tomllib
@@ -46,6 +53,7 @@ __all__ = [
     "SimilarityPrior",
     "SmoothedConfig",
     "UniformConfig",
+    "kinds_accepting",
     "list_configs",
     "load_config",
     "models_dir",
@@ -273,6 +281,10 @@ class RTCConfig:
     name: str = "rtc-default"
     description: str = ""
     kind: str = field(default="rtc", init=False)
+    accepts: ClassVar[frozenset] = frozenset({"depth", "extra", "stage_methods"})
+    gives_draws: ClassVar[bool] = True
+    #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``)
+    unseen_by_default: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -351,6 +363,11 @@ class HierarchicalConfig:
     name: str = "hierarchical"
     description: str = ""
     kind: str = field(default="hierarchical", init=False)
+    accepts: ClassVar[frozenset] = frozenset({"depth"})
+    gives_draws: ClassVar[bool] = True
+    #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``): the
+    #: calibration studies' choice (docs/calibration.md)
+    unseen_by_default: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if not isinstance(load_config(self.base), RTCConfig):
@@ -366,6 +383,8 @@ class SimilarityConfig:
     name: str = "similarity"
     description: str = ""
     kind: str = field(default="similarity", init=False)
+    accepts: ClassVar[frozenset] = frozenset({"texts", "embeddings", "similarity", "matrix"})
+    gives_draws: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -376,6 +395,8 @@ class UniformConfig:
     name: str = "uniform"
     description: str = ""
     kind: str = field(default="uniform", init=False)
+    accepts: ClassVar[frozenset] = frozenset()
+    gives_draws: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.p <= 1.0:
@@ -391,6 +412,8 @@ class SmoothedConfig:
     name: str = "smoothed"
     description: str = ""
     kind: str = field(default="smoothed", init=False)
+    accepts: ClassVar[frozenset] = frozenset()
+    gives_draws: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         _nonneg("a", self.a)
@@ -402,6 +425,11 @@ _KINDS = {"rtc": (RTCConfig, {"rank": RankPrior, "calibration": CalibrationPrior
           "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior}),
           "uniform": (UniformConfig, {}),
           "smoothed": (SmoothedConfig, {})}
+
+
+def kinds_accepting(option: str) -> tuple[str, ...]:
+    """The kinds whose configuration ``accepts`` ``option`` (for messages: "--extra: only for rtc")."""
+    return tuple(k for k, (cls, _) in _KINDS.items() if option in cls.accepts)
 
 
 def models_dir() -> Path:

@@ -158,7 +158,7 @@ class RankCoefficients(RelevanceModel):
         K = self.wins.shape[1]
         return CoefPrior.make(K, a=self.prior_a[t], b=self.prior_b[t])
 
-    def _mode(self, warm_start: RankCoefficients | None = None) -> Mode:
+    def mode(self, warm_start: RankCoefficients | None = None) -> Mode:
         """Newton per topic, all topics batched; with ``warm_start`` (an earlier fitted model) a topic
         whose wins and prior are unchanged reuses its solution, and the others start at its θ."""
         T, K = self.wins.shape[:2]
@@ -214,11 +214,11 @@ class RankCoefficients(RelevanceModel):
             pm.Potential("preferences", pt.sum(w * -pt.softplus(-d)))
         return model
 
-    def _observed(self):
+    def observed(self):
         """None: the rank coefficients are unsupervised — judgments enter only through the prior's counts."""
         return None
 
-    def _prior_draws(self, size: int, rng: np.random.Generator) -> dict:
+    def prior_draws(self, size: int, rng: np.random.Generator) -> dict:
         """θ ~ logistic-beta(a_t, b_t) independently per (topic, position)."""
         from bayeval.relevance._logistic_beta import logistic_beta_rvs
 

@@ -1,0 +1,287 @@
+r"""Expected reciprocal rank at a cutoff, its variance and P(Δ<0) for every pair, over thousands of topics.
+
+For a :class:`~bayeval.data.rankcube.RankCube` (dense ranks of S systems on T topics) and a probability
+of relevance for each ranked document — 1 or 0 for judged documents, documents independent — this module
+computes, with no Python loop over topics:
+
+* per system and topic, :math:`E[RR@k]` and :math:`\mathrm{Var}[RR@k]` in closed form;
+* per pair of systems and topic, :math:`E[\Delta]` and :math:`\mathrm{Var}[\Delta] = V_a + V_b - 2\,
+  \mathrm{Cov}(RR_a, RR_b)`, where the covariance is exact: the two systems share documents;
+* for the difference of the means over topics (ΔMRR@k), :math:`E` and :math:`\mathrm{Var}` summed over
+  independent topics and :math:`P(\Delta < 0) = \Phi(-E/\sqrt{V})` (docs/expected.md).
+
+Derivation. Let :math:`F^a_r = X_{a_r}\prod_{j<r}(1 - X_{a_j})` be the event "system a's first relevant
+document is at rank r", so :math:`RR_a = \sum_{r\le k} F^a_r / r`. Then
+:math:`E[F^a_r] = p_{a_r}\prod_{j<r} q_{a_j}` (:math:`q = 1 - p`) and, writing :math:`A_{<r}`,
+:math:`B_{<s}` for the documents above rank r in a and above rank s in b,
+
+.. math::
+
+    E[F^a_r F^b_s] = \begin{cases}
+      0 & a_r \in B_{<s} \text{ or } b_s \in A_{<r},\\
+      p_{a_r} \prod_{d \in A_{<r}\cup B_{<s}} q_d & a_r = b_s,\\
+      p_{a_r}\,p_{b_s} \prod_{d \in A_{<r}\cup B_{<s}} q_d & \text{otherwise,}
+    \end{cases}
+
+so :math:`E[RR_a RR_b] = \sum_{r,s\le k} E[F^a_r F^b_s]/(rs)`: :math:`O(k^2)` per pair and topic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from bayeval.data.rankcube import RankCube
+from bayeval.errors import BayevalInputError
+from bayeval.expected._results import p_less_normal
+
+__all__ = ["CubeReciprocalRank", "cell_probabilities", "expected_reciprocal_rank_pairs"]
+
+
+def cell_probabilities(cube: RankCube, p_unjudged, k: int | None = None) -> np.ndarray:
+    """``(S, T, k)`` probability of relevance of each ranked cell: 1/0 if judged, else ``p_unjudged``; 0 past a list.
+
+    Parameters
+    ----------
+    cube : RankCube
+    p_unjudged : float or ndarray of shape (S, T, D)
+        Probability of each unjudged cell. An array must give the same value to a document wherever it
+        appears in a topic (the probability is the document's, not the rank's).
+    k : int, optional
+        Keep the top k ranks.
+    """
+    width = cube.docs.shape[2] if k is None else min(int(k), cube.docs.shape[2])
+    if cube.code_depth is not None and width > cube.code_depth:
+        raise BayevalInputError(f"cutoff: {width} is deeper than the cube's code_depth {cube.code_depth}: "
+                                "unjudged documents there are not told apart")
+    if np.ndim(p_unjudged) == 0:
+        p = float(p_unjudged)
+        if not 0.0 <= p <= 1.0:
+            raise BayevalInputError("p_unjudged: must lie in [0, 1]")
+        out = np.full(cube.docs[:, :, :width].shape, p)
+    else:
+        arr = np.asarray(p_unjudged, dtype=np.float64)
+        if arr.shape != cube.docs.shape:
+            raise BayevalInputError(f"p_unjudged: expected shape {cube.docs.shape}, got {arr.shape}")
+        if not np.all((arr >= 0) & (arr <= 1)):
+            raise BayevalInputError("p_unjudged: probabilities must lie in [0, 1]")
+        out = arr[:, :, :width].copy()
+    judged = cube.judged[:, :, :width]
+    out[judged] = (cube.grades[:, :, :width][judged] >= cube.relevance_level).astype(np.float64)
+    out[cube.docs[:, :, :width] == -1] = 0.0
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class CubeReciprocalRank:
+    """E and Var of RR@k per system and topic, and of ΔMRR@k for pairs of systems.
+
+    Attributes
+    ----------
+    cutoff : int
+    systems, topics : tuple of str
+    expected, variance : ndarray, shape (S, T)
+        Per system and topic.
+    all_expected, all_variance : ndarray, shape (S,)
+        Of the mean over topics (MRR@k): mean of E, sum of Var over T².
+    index_a, index_b : ndarray of int64, shape (P,)
+    delta_expected, delta_variance, p_less : ndarray, shape (P,)
+        Of ΔMRR@k = MRR@k(a) − MRR@k(b) over all topics.
+    """
+
+    cutoff: int
+    systems: tuple[str, ...]
+    topics: tuple[str, ...]
+    expected: np.ndarray
+    variance: np.ndarray
+    all_expected: np.ndarray
+    all_variance: np.ndarray
+    index_a: np.ndarray
+    index_b: np.ndarray
+    delta_expected: np.ndarray
+    delta_variance: np.ndarray
+    p_less: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name in ("expected", "variance", "all_expected", "all_variance", "index_a", "index_b",
+                     "delta_expected", "delta_variance", "p_less"):
+            getattr(self, name).flags.writeable = False
+
+
+def _system_moments(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """E[RR], E[RR²] along the last axis of ``p`` (ranks)."""
+    k = p.shape[-1]
+    none_above = np.cumprod(np.concatenate([np.ones(p.shape[:-1] + (1,)), 1.0 - p[..., :-1]], axis=-1), axis=-1)
+    first = p * none_above
+    r = np.arange(1, k + 1, dtype=np.float64)
+    return first @ (1.0 / r), first @ (1.0 / r**2)
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_topic_cross(da, db, pa_, pb_, k):  # pragma: no cover - compiled
+    """E[RR_a RR_b] for one topic: docs and probabilities of a and b in rank order (module notes)."""
+    # position in the other list (k when absent; -1 docs never match)
+    pos_in_b = np.full(k, k, dtype=np.int64)
+    pos_in_a = np.full(k, k, dtype=np.int64)
+    for r in range(k):
+        if da[r] < 0:
+            continue
+        for s in range(k):
+            if db[s] == da[r]:
+                pos_in_b[r] = s
+                pos_in_a[s] = r
+    total = 0.0
+    prod_a = 1.0  # prod of q over A_{<r}
+    for r in range(k):
+        if da[r] < 0 or pa_[r] == 0.0:
+            prod_a *= 1.0 - pa_[r]
+            if prod_a == 0.0:
+                break
+            continue
+        prod_u = prod_a  # prod of q over A_{<r} ∪ B_{<s}
+        for s in range(k):
+            if db[s] < 0:
+                break
+            if pos_in_b[r] < s:  # a_r in B_{<s}: a's first relevant can no longer be a_r
+                break
+            if prod_u == 0.0:
+                break
+            if pos_in_b[r] == s:
+                joint = pa_[r] * prod_u
+            elif pos_in_a[s] < r:  # b_s in A_{<r}
+                joint = 0.0
+            else:
+                joint = pa_[r] * pb_[s] * prod_u
+            total += joint / ((r + 1.0) * (s + 1.0))
+            if pos_in_a[s] >= r:  # b_s not yet in the union
+                prod_u *= 1.0 - pb_[s]
+        prod_a *= 1.0 - pa_[r]
+        if prod_a == 0.0:
+            break
+    return total
+
+
+@numba.njit(parallel=True, cache=True)
+def _pair_sums(docs, p, ia, ib, e, v, out_e, out_v):  # pragma: no cover - compiled
+    """Per pair: sums over topics of E[Δ_t] and Var[Δ_t]."""
+    n_pairs = len(ia)
+    n_topics = docs.shape[1]
+    k = docs.shape[2]
+    for i in numba.prange(n_pairs):
+        a, b = ia[i], ib[i]
+        se = 0.0
+        sv = 0.0
+        for t in range(n_topics):
+            cross = _pair_topic_cross(docs[a, t], docs[b, t], p[a, t], p[b, t], k)
+            cov = cross - e[a, t] * e[b, t]
+            se += e[a, t] - e[b, t]
+            sv += v[a, t] + v[b, t] - 2.0 * cov
+        out_e[i] = se
+        out_v[i] = sv
+
+
+def _chunk_sums(docs, p, ia, ib, e, v):
+    """Per pair, sums over the topics of one chunk of E[Δ_t] and Var[Δ_t] (a Dask task, or the whole cube)."""
+    out_e = np.zeros(len(ia))
+    out_v = np.zeros(len(ia))
+    if len(ia) and docs.shape[1] and docs.shape[2]:
+        _pair_sums(np.ascontiguousarray(docs), np.ascontiguousarray(p), ia, ib, np.ascontiguousarray(e),
+                   np.ascontiguousarray(v), out_e, out_v)
+    return out_e, out_v
+
+
+def _on_dask(scheduler, docs, p, ia, ib, e, v, chunks: int | None, timeout: float = 30.0):
+    """Sums of :func:`_chunk_sums` over topic chunks run as Dask tasks on ``scheduler`` (address or Client)."""
+    try:
+        from distributed import Client
+    except ImportError as exc:  # pragma: no cover - distributed is in the dask extra
+        raise BayevalInputError("scheduler: a Dask scheduler needs the 'distributed' package "
+                                "(pip install bayeval[dask])") from exc
+    own = not isinstance(scheduler, Client)
+    try:
+        client = Client(scheduler, timeout=f"{timeout}s") if own else scheduler
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise BayevalInputError(f"scheduler: cannot connect to {scheduler!r} ({exc})") from exc
+    try:
+        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+        n_chunks = max(1, min(docs.shape[1], chunks or 4 * n_workers))
+        bounds = np.linspace(0, docs.shape[1], n_chunks + 1).astype(int)
+        futures = [client.submit(_chunk_sums, docs[:, a:b], p[:, a:b], ia, ib, e[:, a:b], v[:, a:b], pure=False)
+                   for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+        parts = client.gather(futures)
+    finally:
+        if own:
+            client.close()
+    return sum(x[0] for x in parts), sum(x[1] for x in parts)
+
+
+def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: int = 10,
+                                   pairs: str | np.ndarray = "all", scheduler=None,
+                                   chunks: int | None = None, connect_timeout: float = 30.0) -> CubeReciprocalRank:
+    r"""E, Var of RR@k per system and topic; E, Var and P(Δ<0) of ΔMRR@k for pairs (module notes).
+
+    Parameters
+    ----------
+    cube : RankCube
+    p_unjudged : float or ndarray (S, T, D)
+        Probability of relevance of unjudged ranked documents (:func:`cell_probabilities`).
+    cutoff : int, default 10
+        k of RR@k (MS MARCO's MRR@10).
+    pairs : "all" or ndarray of shape (P, 2)
+        Pairs of system indices; default every a < b.
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler (``"tcp://host:8786"``) or client: the topics are split into ``chunks`` parts (default
+        four per worker), each summed by one task; the results equal the local ones up to the order of the
+        sums over topics (1e-12).
+    chunks : int, optional
+        Number of topic chunks on Dask.
+    connect_timeout : float
+        Seconds to wait for the Dask scheduler.
+
+    Returns
+    -------
+    CubeReciprocalRank
+
+    Notes
+    -----
+    Topics are independent, so over T topics :math:`E[\Delta MRR] = \frac1T\sum_t E[\Delta_t]`,
+    :math:`\mathrm{Var}[\Delta MRR] = \frac1{T^2}\sum_t \mathrm{Var}[\Delta_t]`, and P(Δ<0) uses the normal
+    approximation (certain sign when the variance is 0), as :func:`bayeval.expected.compare_systems` does.
+
+    Examples
+    --------
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=5, n_systems=3, n_docs=60, depth=20, judged_depth=3, seed=1)
+    >>> res = expected_reciprocal_rank_pairs(RankCube.from_runs(col.runs, col.judgments), 0.1)
+    >>> res.p_less.shape
+    (3,)
+    """
+    if not isinstance(cube, RankCube):
+        raise BayevalInputError(f"cube: expected a RankCube, got {type(cube).__name__}")
+    if not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
+        raise BayevalInputError(f"cutoff: must be a positive integer, got {cutoff!r}")
+    p = cell_probabilities(cube, p_unjudged, cutoff)
+    docs = np.ascontiguousarray(cube.docs[:, :, : p.shape[2]])
+    e, e2 = _system_moments(p)
+    v = np.maximum(e2 - e * e, 0.0)
+    n_s, n_t = e.shape
+    if isinstance(pairs, str):
+        if pairs != "all":
+            raise BayevalInputError("pairs: 'all' or an array of (a, b) system indices")
+        ia, ib = np.triu_indices(n_s, k=1)
+    else:
+        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        if arr.size and (arr.min() < 0 or arr.max() >= n_s):
+            raise BayevalInputError(f"pairs: system indices must lie in [0, {n_s})")
+        ia, ib = arr[:, 0], arr[:, 1]
+    ia = np.ascontiguousarray(ia, dtype=np.int64)
+    ib = np.ascontiguousarray(ib, dtype=np.int64)
+    if scheduler is None:
+        out_e, out_v = _chunk_sums(docs, p, ia, ib, e, v)
+    else:
+        out_e, out_v = _on_dask(scheduler, docs, p, ia, ib, e, v, chunks, connect_timeout)
+    de, dv = out_e / n_t, np.maximum(out_v, 0.0) / n_t**2
+    return CubeReciprocalRank(int(cutoff), cube.systems, cube.topics, e, v, e.mean(axis=1), v.sum(axis=1) / n_t**2,
+                              ia, ib, de, dv, p_less_normal(de, dv))

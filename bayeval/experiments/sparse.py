@@ -1,0 +1,146 @@
+"""The sparse-label study: one judged relevant document per topic, as in an MS MARCO-style dev set.
+
+From a collection with deep judgments, each trial keeps one relevant judgment per topic, chosen at random
+(a sparse-label set: nothing judged nonrelevant), and evaluates every run two ways:
+
+* **trec_eval on the sparse labels** — every other document counts as nonrelevant;
+* **bayeval** — a relevance model fitted to the sparse labels gives each unjudged document a probability of
+  relevance; the expected measure ranks the runs and P(Δ<0) says how sure each pairwise call is.
+
+Both are scored against the deep judgments on the same topics: Kendall's τ of the run ranking and the RMSE of
+the mean measure; bayeval's P(Δ<0) with proper scores (Brier, log score), reliability bins with Wilson
+intervals, and the share and accuracy of calls at ≥ 0.95 and ≥ 0.99 (:mod:`bayeval.stats.forecast`).
+Report: docs/sparse-labels.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bayeval.data.qrels import Qrels, TopicJudgments
+from bayeval.data.rankdata import RankData
+from bayeval.data.run import RunSet
+from bayeval.errors import BayevalInputError
+from bayeval.expected import compare_systems, expected_measures
+from bayeval.measures import evaluate
+from bayeval.relevance import estimate_probabilities
+from bayeval.stats.agreement import kendall_tau, rmse
+from bayeval.stats.forecast import forecast_scores, reliability_bins
+
+__all__ = ["SparseStudy", "run_sparse_study", "sparse_labels"]
+
+
+def sparse_labels(qrels: Qrels, rng: np.random.Generator) -> Qrels:
+    """Keep one relevant judgment per topic, chosen uniformly at random; topics with none are dropped.
+
+    Examples
+    --------
+    >>> q = Qrels.from_frame(pd.DataFrame({"topic": ["1", "1", "1", "2"], "docno": ["a", "b", "c", "d"],
+    ...                                    "grade": [1, 0, 2, 0]}))
+    >>> s = sparse_labels(q, np.random.default_rng(0))
+    >>> s.topics, len(s["1"]), bool(s["1"].grades[0] >= 1)
+    (('1',), 1, True)
+    """
+    kept = {}
+    for t in qrels.topics:
+        tj = qrels[t]
+        rel = np.flatnonzero(np.asarray(tj.grades) >= qrels.relevance_level)
+        if len(rel):
+            i = int(rng.choice(rel))
+            kept[t] = TopicJudgments(np.asarray(tj.docnos[i : i + 1], dtype=object),
+                                     np.asarray(tj.grades[i : i + 1], dtype=np.int64))
+    if not kept:
+        raise BayevalInputError("qrels: no topic has a relevant judgment")
+    return Qrels(kept, qrels.relevance_level)
+
+
+@dataclass(frozen=True, eq=False)
+class SparseStudy:
+    """Results of :func:`run_sparse_study`.
+
+    Attributes
+    ----------
+    measure, model : str
+    trials : pandas.DataFrame
+        One row per trial: ``tau_trec_eval``, ``tau_bayeval``, ``rmse_trec_eval``, ``rmse_bayeval``, ``topics``.
+    pairs : pandas.DataFrame
+        One row per trial and pair: ``p_less`` (bayeval's P(Δ<0) on the sparse labels), ``true_delta`` (Δ on
+        the deep judgments), ``sparse_delta`` (Δ of trec_eval on the sparse labels).
+    """
+
+    measure: str
+    model: str
+    trials: pd.DataFrame
+    pairs: pd.DataFrame
+
+    def scores(self):
+        """:class:`~bayeval.stats.forecast.ForecastScores` of bayeval's P(Δ<0) over every trial and pair."""
+        return forecast_scores(self.pairs["p_less"].to_numpy(), self.pairs["true_delta"].to_numpy())
+
+    def reliability(self) -> pd.DataFrame:
+        """Reliability bins (Wilson intervals) of bayeval's P(Δ<0)."""
+        return reliability_bins(self.pairs["p_less"].to_numpy(), self.pairs["true_delta"].to_numpy())
+
+    def summary(self) -> str:
+        t = self.trials.mean(numeric_only=True)
+        sparse_right = float(np.mean(np.sign(self.pairs["sparse_delta"]) == np.sign(self.pairs["true_delta"])))
+        return (f"{self.measure}, model {self.model}, {len(self.trials)} trial(s), {int(t['topics'])} topics\n"
+                f"Kendall τ vs deep: trec_eval on sparse labels {t['tau_trec_eval']:.3f}, "
+                f"bayeval expected {t['tau_bayeval']:.3f}\n"
+                f"RMSE vs deep mean: trec_eval {t['rmse_trec_eval']:.4f}, bayeval {t['rmse_bayeval']:.4f}\n"
+                f"pairs: trec_eval-on-sparse sign right {100 * sparse_right:.1f}%; bayeval {self.scores().summary()}")
+
+
+def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 0, measure: str = "AP",
+                     model: str = "rtc", method: str = "delta", max_pairs: int | None = None) -> SparseStudy:
+    r"""Run the sparse-label study (module notes) on ``runs`` judged by ``deep``.
+
+    Parameters
+    ----------
+    runs : RunSet
+    deep : Qrels
+        The deep judgments (the truth).
+    trials : int
+        Independent draws of the sparse labels; trial ``i`` uses ``np.random.default_rng([seed, i])``.
+    measure : str
+        A measure both :func:`~bayeval.measures.evaluate` and :func:`~bayeval.expected.compare_systems` know
+        (``"AP"``, ``"P@10"``, ``"nDCG@10"``, …).
+    model : str
+        Relevance model for :func:`~bayeval.relevance.estimate_probabilities`.
+    method : str
+        Moment method of :func:`~bayeval.expected.compare_systems`.
+    max_pairs : int, optional
+        Score a random subset of this many pairs per trial (all pairs by default).
+
+    Returns
+    -------
+    SparseStudy
+    """
+    if not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise BayevalInputError(f"trials: must be a positive integer, got {trials!r}")
+    rows, pair_frames = [], []
+    for i in range(trials):
+        rng = np.random.default_rng([seed, i])
+        sparse = sparse_labels(deep, rng)
+        data = RankData.build(runs, sparse)
+        truth = evaluate(RankData.build(runs, deep, topics=data.topics), measure).mean()[0]
+        trec = evaluate(data, measure).mean()[0]
+        est = estimate_probabilities(data, model, seed=int(rng.integers(2**31)))
+        bayes = expected_measures(data, est, measures=(measure,), method=method).all_expected[0]
+        n_s = len(data.systems)
+        ia, ib = np.triu_indices(n_s, k=1)
+        if max_pairs is not None and max_pairs < len(ia):
+            keep = np.sort(rng.choice(len(ia), size=max_pairs, replace=False))
+            ia, ib = ia[keep], ib[keep]
+        cmp = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)), measure=measure,
+                              method=method)
+        rows.append({"trial": i, "topics": len(data.topics), "tau_trec_eval": kendall_tau(trec, truth),
+                     "tau_bayeval": kendall_tau(bayes, truth), "rmse_trec_eval": rmse(trec, truth),
+                     "rmse_bayeval": rmse(bayes, truth)})
+        pair_frames.append(pd.DataFrame({
+            "trial": i, "run_a": np.array(data.systems)[ia], "run_b": np.array(data.systems)[ib],
+            "p_less": cmp.all_p_less, "true_delta": truth[ia] - truth[ib], "sparse_delta": trec[ia] - trec[ib]}))
+    return SparseStudy(measure, str(model), pd.DataFrame(rows), pd.concat(pair_frames, ignore_index=True))

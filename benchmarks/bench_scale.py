@@ -1,0 +1,241 @@
+"""MS MARCO-scale benchmark: read + measures, and all-pairs expected ΔMRR@10, beside ranx and pytrec_eval.
+
+Writes a synthetic collection shaped like the MS MARCO passage dev set (6,980 queries, about one judged
+relevant passage per query; 10 runs to depth 1,000, and 100 runs to depth 100) and times every step in its
+own process, with the peak memory of that process (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``):
+
+* ``bayeval-trec`` / ``bayeval-msmarco``: read the 10 runs one at a time (TREC / MS MARCO layout) into a
+  :class:`~bayeval.data.rankcube.RankCube` and compute RR@10, nDCG@10, AP, recall@1000
+  (:func:`bayeval.measures.cube.evaluate_cube`);
+* ``ranx``: the same files and measures with ranx (``Run.from_file`` + ``evaluate``), one run at a time;
+* ``pytrec_eval``: the same with pytrec_eval (``parse_run`` + ``RelevanceEvaluator``; its ``recip_rank``
+  has no cutoff, so it computes RR, not RR@10);
+* ``pairs``: read the 100 runs to depth 100, then E, Var and P(Δ<0) of ΔMRR@10 for all 4,950 pairs
+  (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs`, unjudged p = 0.05);
+* ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
+  LocalCluster, both timed after compilation, with the largest difference between the two.
+
+and prints each time as a ratio to ranx's (the goal is ≤ 1.0) and whether each goal is met. The tools'
+mean values are compared (the largest difference is printed).
+
+Usage::
+
+    python benchmarks/bench_scale.py                       # full size (about 10 GB of files in --out)
+    python benchmarks/bench_scale.py --queries 500 --quick # a small shape while developing
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+MEASURES = "RR@10,nDCG@10,AP,recall@1000"
+RANX_METRICS = ["mrr@10", "ndcg@10", "map", "recall@1000"]
+P_UNJUDGED = 0.05
+
+
+# ---------------------------------------------------------------------------------------------- data
+def _write_collection(out: Path, n_q: int, n_runs: int, depth: int, pool: int, seed: int, tag: str,
+                      msmarco: bool) -> list[Path]:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    rng = np.random.default_rng(seed)
+    out.mkdir(parents=True, exist_ok=True)
+    n_rel = 1 + rng.poisson(0.065, n_q)  # 7,437 / 6,980 judgments per query on average
+    qids = np.arange(1, n_q + 1) * 7 + 1000  # non-contiguous ids, as MS MARCO's
+    qrels = out / "qrels.txt"
+    if not qrels.exists():
+        qq = np.repeat(qids, n_rel)
+        jj = np.concatenate([np.arange(k) for k in n_rel])
+        docs = qq.astype(np.int64) * pool + jj
+        pcsv.write_csv(pa.table({"q": qq, "z": pa.repeat(0, len(qq)), "d": docs, "g": pa.repeat(1, len(qq))}),
+                       qrels, pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
+    eta = rng.normal(0, 0.5, (n_q, pool))
+    y = (np.arange(pool)[None, :] < n_rel[:, None]).astype(np.float64)
+    quality = np.linspace(0.5, 3.0, n_runs)
+    paths = []
+    for s in range(n_runs):
+        path = out / f"{tag}{s:03d}.{'tsv' if msmarco else 'trec'}"
+        paths.append(path)
+        if path.exists():
+            continue
+        score = quality[s] * y + eta + rng.normal(0, 1, (n_q, pool))
+        top = np.argpartition(-score, depth - 1, axis=1)[:, :depth]
+        top_scores = np.take_along_axis(score, top, axis=1)
+        order = np.argsort(-top_scores, axis=1)
+        top = np.take_along_axis(top, order, axis=1)
+        top_scores = np.round(np.take_along_axis(top_scores, order, axis=1), 6)
+        q = np.repeat(qids, depth)
+        d = (q.astype(np.int64) * pool + top.ravel())
+        rank = np.tile(np.arange(1, depth + 1), n_q)
+        if msmarco:
+            table = pa.table({"q": q, "d": d, "r": rank})
+            opts = pcsv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none")
+        else:
+            table = pa.table({"q": q, "z": pa.repeat("Q0", len(q)), "d": d, "r": rank, "s": top_scores.ravel(),
+                              "t": pa.repeat(f"{tag}{s:03d}", len(q))})
+            opts = pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+        pcsv.write_csv(table, path, opts)
+    return paths
+
+
+# ---------------------------------------------------------------------------------------------- steps
+def _step(name: str, args) -> dict:
+    out = Path(args.out)
+    trec = sorted((out / "deep").glob("*.trec"))
+    qrels_path = out / "deep" / "qrels.txt"
+    if name in ("bayeval-trec", "bayeval-msmarco"):
+        from bayeval.data.rankcube import RankCube
+        from bayeval.io.qrels import read_qrels
+        from bayeval.measures.cube import evaluate_cube
+
+        files = trec if name == "bayeval-trec" else sorted((out / "deep").glob("*.tsv"))
+        qrels = read_qrels(qrels_path)
+        cube = RankCube.from_files(files, qrels, depth=1000, code_depth=0)
+        t_read = time.perf_counter()
+        means = evaluate_cube(cube, MEASURES).mean()
+        return {"means": means.tolist(), "read_s": t_read}
+    if name == "ranx":
+        from ranx import Qrels, Run, evaluate
+
+        qrels = Qrels.from_file(str(qrels_path), kind="trec")
+        means = []
+        for f in trec:
+            run = Run.from_file(str(f), kind="trec")
+            res = evaluate(qrels, run, RANX_METRICS)
+            means.append([res[m] for m in RANX_METRICS])
+            del run
+        return {"means": np.array(means).T.tolist()}
+    if name == "pytrec_eval":
+        import pytrec_eval
+
+        with open(qrels_path) as fh:
+            qrel = pytrec_eval.parse_qrel(fh)
+        ev = pytrec_eval.RelevanceEvaluator(qrel, {"recip_rank", "ndcg_cut_10", "map", "recall_1000"})
+        means = []
+        for f in trec:
+            with open(f) as fh:
+                run = pytrec_eval.parse_run(fh)
+            res = ev.evaluate(run)
+            means.append([float(np.mean([r[m] for r in res.values()]))
+                          for m in ("recip_rank", "ndcg_cut_10", "map", "recall_1000")])
+            del run, res
+        return {"means": np.array(means).T.tolist()}
+    if name == "pairs":
+        from bayeval.data.rankcube import RankCube
+        from bayeval.expected.cube import expected_reciprocal_rank_pairs
+        from bayeval.io.qrels import read_qrels
+
+        files = sorted((out / "wide").glob("*.tsv"))
+        cube = RankCube.from_files(files, read_qrels(out / "wide" / "qrels.txt"), depth=100, code_depth=10)
+        t_read = time.perf_counter()
+        res = expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10)
+        return {"read_s": t_read, "pairs": len(res.p_less), "calls_095": int(np.sum(np.maximum(
+            res.p_less, 1 - res.p_less) >= 0.95))}
+    if name == "pairs-dask":
+        from distributed import Client, LocalCluster
+
+        from bayeval.data.rankcube import RankCube
+        from bayeval.expected.cube import expected_reciprocal_rank_pairs
+        from bayeval.io.qrels import read_qrels
+
+        files = sorted((out / "wide").glob("*.tsv"))
+        cube = RankCube.from_files(files, read_qrels(out / "wide" / "qrels.txt"), depth=100, code_depth=10)
+        expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10, pairs=np.array([[0, 1]]))  # compile
+        t0 = time.perf_counter()
+        local = expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10)
+        t_local = time.perf_counter() - t0
+        with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10, pairs=np.array([[0, 1]]), scheduler=client)
+            t0 = time.perf_counter()
+            remote = expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10, scheduler=client)
+            t_dask = time.perf_counter() - t0
+        diff = max(np.abs(remote.delta_expected - local.delta_expected).max(),
+                   np.abs(remote.delta_variance - local.delta_variance).max(),
+                   np.abs(remote.p_less - local.p_less).max())
+        return {"local_s": t_local, "dask_s": t_dask, "max_diff": float(diff)}
+    raise SystemExit(f"unknown step {name}")
+
+
+def _run_step(name: str, args) -> dict:
+    cmd = [sys.executable, __file__, "--step", name, "--out", args.out]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
+    wall = time.perf_counter() - t0
+    if proc.returncode:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"}
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    res["wall_s"] = wall
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default="/tmp/bayeval-scale")
+    ap.add_argument("--queries", type=int, default=6980)
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--pair-runs", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=20240601)
+    ap.add_argument("--quick", action="store_true", help="skip pytrec_eval")
+    ap.add_argument("--step", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.step:
+        t0 = time.perf_counter()
+        res = _step(args.step, args)
+        res["seconds"] = time.perf_counter() - t0
+        if "read_s" in res:
+            res["read_s"] -= t0
+        res["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(res))
+        return
+    out = Path(args.out)
+    t0 = time.perf_counter()
+    _write_collection(out / "deep", args.queries, args.runs, 1000, 3000, args.seed, "deep", False)
+    _write_collection(out / "deep", args.queries, args.runs, 1000, 3000, args.seed, "deep", True)
+    _write_collection(out / "wide", args.queries, args.pair_runs, 100, 300, args.seed + 1, "wide", True)
+    print(f"collection written to {out} in {time.perf_counter() - t0:.0f} s "
+          f"({args.queries} queries; {args.runs} runs × 1000; {args.pair_runs} runs × 100)")
+    steps = ["bayeval-trec", "bayeval-msmarco", "ranx"] + ([] if args.quick else ["pytrec_eval"]) + ["pairs"]
+    results = {}
+    for name in steps:
+        results[name] = r = _run_step(name, args)
+        if "error" in r:
+            print(f"{name:16s} not run: {r['error']}")
+            continue
+        extra = f"  (read {r['read_s']:.1f} s)" if "read_s" in r else ""
+        print(f"{name:16s} {r['seconds']:7.1f} s  peak {r['peak_mb']:7.0f} MB{extra}", flush=True)
+    ranx = results.get("ranx", {})
+    for name in ("bayeval-trec", "bayeval-msmarco", "pytrec_eval"):
+        r = results.get(name, {})
+        if "seconds" in r and "seconds" in ranx:
+            print(f"ratio {name} / ranx: {r['seconds'] / ranx['seconds']:.3f}")
+    if "means" in results.get("bayeval-trec", {}) and "means" in ranx:
+        diff = np.abs(np.array(results["bayeval-trec"]["means"]) - np.array(ranx["means"])).max()
+        print(f"largest |bayeval - ranx| over runs and measures (means): {diff:.2e}")
+    if "means" in results.get("bayeval-trec", {}) and "means" in results.get("pytrec_eval", {}):
+        diff = np.abs(np.array(results["bayeval-trec"]["means"])[1:]
+                      - np.array(results["pytrec_eval"]["means"])[1:]).max()
+        print(f"largest |bayeval - pytrec_eval| (nDCG@10, AP, recall@1000 means): {diff:.2e}")
+    bt = results.get("bayeval-trec", {})
+    if "seconds" in bt:
+        ok = bt["seconds"] <= 30 and bt["peak_mb"] <= 4096 and bt["seconds"] <= ranx.get("seconds", np.inf)
+        print(f"goal read + 4 measures, 10 runs: ≤ ranx, ≤ 30 s, ≤ 4 GB: {'met' if ok else 'missed'}")
+    pr = results.get("pairs", {})
+    if "seconds" in pr:
+        compute = pr["seconds"] - pr["read_s"]
+        print(f"pairs: {pr['pairs']} pairs, read {pr['read_s']:.1f} s, E/Var/P(Δ<0) of ΔMRR@10 {compute:.1f} s, "
+              f"peak {pr['peak_mb']:.0f} MB; calls at ≥ 0.95: {pr['calls_095']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""The vectorised MS MARCO-layout reader against an independent line-by-line parser, and its fallbacks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bayeval.errors import FileFormatError
+from bayeval.io.columnar import parse_msmarco
+from bayeval.io.runs import read_run
+
+
+def simple_parse(text: str) -> dict[str, list[str]]:
+    """Independent reference: per query, docids by rank ascending, equal ranks by docid descending (bytes)."""
+    rows: dict[str, list[tuple[int, bytes]]] = {}
+    for line in text.splitlines():
+        f = line.split()
+        if not f or f[0].startswith("#"):
+            continue
+        rows.setdefault(f[0], []).append((int(f[2]), f[1].encode()))
+    out = {}
+    for q, items in rows.items():
+        by_rank: dict[int, list[bytes]] = {}
+        for r, d in items:
+            by_rank.setdefault(r, []).append(d)
+        out[q] = [d.decode() for r in sorted(by_rank) for d in sorted(by_rank[r], reverse=True)]
+    return out
+
+
+def as_dict(run) -> dict[str, list[str]]:
+    return {t: list(run.ranking(t)) for t in run.topics}
+
+
+_ids = st.text(alphabet="abcXYZ019é_-.", min_size=1, max_size=4)
+
+
+@st.composite
+def msmarco_files(draw):
+    n_q = draw(st.integers(1, 5))
+    queries = draw(st.lists(_ids, min_size=n_q, max_size=n_q, unique=True))
+    lines = []
+    for q in queries:
+        docs = draw(st.lists(_ids, min_size=1, max_size=8, unique=True))
+        ranks = draw(st.lists(st.integers(1, 4), min_size=len(docs), max_size=len(docs)))  # ties
+        lines += [(q, d, r) for d, r in zip(docs, ranks, strict=True)]
+    order = draw(st.permutations(range(len(lines))))  # queries not contiguous, ranks out of order
+    sep = draw(st.sampled_from(["\t", " "]))
+    score = draw(st.booleans())
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    text = end.join(sep.join([q, d, str(r)] + (["%.3f" % (1.0 / r)] if score else [])) for q, d, r in
+                    (lines[i] for i in order)) + end
+    return text
+
+
+@settings(max_examples=150, deadline=None)
+@given(msmarco_files())
+def test_vectorised_reader_matches_simple_parser(tmp_path_factory, text):
+    data = text.encode()
+    assert parse_msmarco(data) is not None  # the vectorised path is the one tested
+    path = tmp_path_factory.mktemp("r") / "run.tsv"
+    path.write_bytes(data)
+    run = read_run(path)
+    assert as_dict(run) == simple_parse(text)
+    ranks = {(q, d): -int(line.split()[2]) for line in text.splitlines() for q, d in [line.split()[:2]]}
+    for t in run.topics:
+        assert run.topic_scores(t).tolist() == [float(ranks[(t, d)]) for d in run.ranking(t)]
+
+
+@pytest.mark.parametrize("text", [
+    "# comment\nq1\td1\t1\n",           # comment line
+    "q1\td1\t1\nq1\td1\t2\n",          # a document twice for one query
+    "q1\td1\t1\nq1 d2\t2\n",           # mixed separators
+    "q1\td1\t1.5\n",                   # rank not an integer
+    "q1\t\td1\n",                      # empty field
+    "q1\td1\t1\n\tq1\td2\t2\n",        # leading separator
+    "q1\td1\t1\tx\n",                  # score not a number
+])
+def test_irregular_files_left_to_the_careful_parser(tmp_path, text):
+    assert parse_msmarco(text.encode()) is None
+    path = tmp_path / "run.tsv"
+    path.write_text(text)
+    try:
+        run = read_run(path)
+    except FileFormatError as exc:  # one line naming file:line
+        assert f"{path}:" in str(exc) and "\n" not in str(exc)
+    else:
+        assert as_dict(run) == {t: v[:len(set(v))] for t, v in
+                                ((t, _dedup(v)) for t, v in simple_parse(text).items())}
+
+
+def _dedup(docs):
+    seen, out = set(), []
+    for d in docs:
+        if d not in seen:
+            seen.add(d)
+            out.append(d)
+    return out
+
+
+def test_bad_rank_error_names_line(tmp_path):
+    path = tmp_path / "run.tsv"
+    path.write_text("q1\td1\t1\nq1\td2\ttwo\n")
+    with pytest.raises(FileFormatError, match=r"run\.tsv:2: rank 'two' is not an integer"):
+        read_run(path)
+
+
+def test_large_file_same_as_careful_shape(tmp_path):
+    rng = np.random.default_rng(3)
+    q = rng.integers(0, 300, 20_000)
+    d = rng.integers(0, 10**6, 20_000)
+    r = rng.integers(1, 50, 20_000)
+    keep = np.unique(q * 10**6 + d, return_index=True)[1]
+    text = "".join(f"{a}\tD{b}\t{c}\n" for a, b, c in zip(q[keep], d[keep], r[keep], strict=True))
+    path = tmp_path / "big.tsv"
+    path.write_text(text)
+    assert as_dict(read_run(path)) == simple_parse(text)

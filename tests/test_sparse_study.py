@@ -1,0 +1,67 @@
+"""The sparse-label study on a small synthetic collection, and its CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bayeval.data.qrels import Qrels
+from bayeval.experiments.sparse import run_sparse_study, sparse_labels
+from bayeval.synthetic import make_collection
+
+
+def test_sparse_labels_keep_one_relevant_per_topic():
+    col = make_collection(n_topics=20, n_systems=3, n_docs=80, depth=30, judged_depth=30, seed=4)
+    picks = []
+    t0 = max(col.qrels.topics, key=col.qrels.num_rel)
+    assert col.qrels.num_rel(t0) > 3
+    for seed in range(30):
+        s = sparse_labels(col.qrels, np.random.default_rng(seed))
+        assert all(len(s[t]) == 1 and s[t].grades[0] >= 1 for t in s.topics)
+        assert set(s.topics) == {t for t in col.qrels.topics if col.qrels.num_rel(t) > 0}
+        picks.append(s[t0].docnos[0])
+    assert len(set(picks)) > 1  # chosen at random, not always the first
+
+
+def test_study_scores_against_deep_judgments():
+    col = make_collection(n_topics=12, n_systems=5, n_docs=120, depth=50, judged_depth=50, seed=3)
+    st = run_sparse_study(col.runs, col.qrels, trials=2, seed=1, model="uniform")
+    assert list(st.trials["trial"]) == [0, 1] and len(st.pairs) == 2 * 10
+    assert st.trials[["tau_trec_eval", "tau_bayeval"]].abs().le(1).all().all()
+    assert st.pairs["p_less"].between(0, 1).all()
+    # true_delta is Δ on the deep judgments: recompute one by hand
+    from bayeval.data.rankdata import RankData
+    from bayeval.measures import evaluate
+
+    sparse = sparse_labels(col.qrels, np.random.default_rng([1, 0]))
+    truth = evaluate(RankData.build(col.runs, col.qrels, topics=RankData.build(col.runs, sparse).topics),
+                     "AP").mean()[0]
+    row = st.pairs.iloc[0]
+    names = list(col.runs.names)
+    assert abs(row.true_delta - (truth[names.index(row.run_a)] - truth[names.index(row.run_b)])) < 1e-12
+    assert "Kendall τ" in st.summary()
+
+
+def test_cli_sparse(tmp_path, collection_dir_writer):
+    from conftest import run_cli
+
+    col = make_collection(n_topics=8, n_systems=3, n_docs=60, depth=30, judged_depth=30, seed=2)
+    (tmp_path / "col").mkdir()
+    d = collection_dir_writer(col, tmp_path / "col")
+    code, out, err = run_cli("experiment", "sparse", str(d), "--trials", "1", "--model", "uniform",
+                             "--out", str(tmp_path / "pairs.csv"))
+    assert code == 0, err
+    assert "Kendall τ" in out
+    assert len(pd.read_csv(tmp_path / "pairs.csv")) == 3
+    code, _, err = run_cli("experiment", "sparse", str(tmp_path / "missing"))
+    assert code == 2 and "Traceback" not in err
+
+
+def test_no_relevant_topic_is_an_error():
+    import pytest
+
+    from bayeval.errors import BayevalInputError
+
+    q = Qrels.from_frame(pd.DataFrame({"topic": ["1"], "docno": ["a"], "grade": [0]}))
+    with pytest.raises(BayevalInputError, match="no topic has a relevant"):
+        sparse_labels(q, np.random.default_rng(0))
