@@ -34,15 +34,15 @@ def test_the_python_api_and_every_command_default_to_the_studies_choice(tmp_path
     assert est.model == "hier-default"
     rc, out, err = run_cli("estimate", qrels, *runs, "--out", str(tmp_path / "p.txt"))
     assert rc == 0, err
-    assert "hier-default" in out
+    assert "hierarchical model" in out  # the summary's title names the model's kind
     rc, out, err = run_cli("evaluate", qrels, *runs, "--format", "csv")
     assert rc == 0, err
     rc, text, err = run_cli("evaluate", qrels, *runs)
     assert rc == 0, err
-    assert "p from hier-default (map)" in text
+    assert "hierarchical model" in text
     rc, md, err = run_cli("report", qrels, *runs, "--fit", "map")
     assert rc == 0, err
-    assert "p from hier-default" in md
+    assert "hierarchical model" in md
 
 
 def test_the_unseen_relevant_documents_enter_by_default_for_the_hierarchical_model(tmp_path):
