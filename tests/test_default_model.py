@@ -64,3 +64,15 @@ def test_help_lists_every_model_kind_and_configuration():
         rc, out, err = run_cli(cmd, "--help")
         flat = " ".join(out.split())
         assert rc == 0 and all(k in flat for k in MODEL_KINDS), cmd
+
+
+def test_every_model_kind_says_whether_the_unseen_documents_enter_by_default(tmp_path):
+    """Each kind of the registry carries ``unseen_by_default``; the point baselines run through evaluate."""
+    from bayeval.relevance import load_config
+
+    for kind in MODEL_KINDS:
+        assert isinstance(load_config(kind).unseen_by_default, bool), kind
+    _, qrels, runs = _files(tmp_path)
+    for kind in ("smoothed", "uniform"):
+        rc, out, err = run_cli("evaluate", qrels, *runs, "--model", kind, "--format", "csv")
+        assert rc == 0, err

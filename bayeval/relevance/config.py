@@ -385,6 +385,7 @@ class SimilarityConfig:
     kind: str = field(default="similarity", init=False)
     accepts: ClassVar[frozenset] = frozenset({"texts", "embeddings", "similarity", "matrix"})
     gives_draws: ClassVar[bool] = True
+    unseen_by_default: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -397,6 +398,7 @@ class UniformConfig:
     kind: str = field(default="uniform", init=False)
     accepts: ClassVar[frozenset] = frozenset()
     gives_draws: ClassVar[bool] = False
+    unseen_by_default: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.p <= 1.0:
@@ -414,6 +416,7 @@ class SmoothedConfig:
     kind: str = field(default="smoothed", init=False)
     accepts: ClassVar[frozenset] = frozenset()
     gives_draws: ClassVar[bool] = False
+    unseen_by_default: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         _nonneg("a", self.a)
