@@ -7,7 +7,7 @@ judgments. Scores come from :func:`bayeval.experiments.statistics.proper_scores`
 
 Usage::
 
-    python benchmarks/calibration_tables.py TABLE.parquet [MORE.parquet ...] [--runs-info runs.tsv] \\
+    python studies/calibration_tables.py TABLE.parquet [MORE.parquet ...] [--runs-info runs.tsv] \\
         [--rows mtc/delta,rtc/delta,bayes0/mc,hier+unseen/mc] [--figure docs/img/calibration-X.png]
 """
 
