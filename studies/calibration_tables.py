@@ -1,9 +1,10 @@
 """The tables and reliability figures of docs/calibration.md from robustness trial tables.
 
-One row per (method, confidence): trials, pairs, Brier and log score of P(ΔMAP < 0), sharpness (share of
-pairs called at ≥ 0.95 / ≥ 0.99), accuracy of the calls at ≥ 0.99 on automatic and on manual pairs (with
-``--runs-info``), reliability bins whose Wilson interval misses the bin, mean Kendall τ of E[MAP], median
-judgments. Scores come from :func:`bayeval.experiments.statistics.proper_scores`.
+For the chosen (method, confidence) rows, on the trials every row has: Brier and log score of P(ΔMAP < 0),
+sharpness (share of pairs called at ≥ 0.95 / ≥ 0.99) and the right share of those calls, over all pairs, by
+pair type and (with ``--runs-info``) automatic against manual; the reliability bins with Wilson intervals (⚠
+where the interval misses the bin); mean Kendall τ of E[MAP] and the judgments. The tables are the study
+page's own, rendered by :func:`bayeval.experiments.report.render_scores`.
 
 Usage::
 
@@ -15,46 +16,10 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
 import pandas as pd
 
-from bayeval.experiments.statistics import proper_scores
+from bayeval.experiments.report import render_scores
 from bayeval.io.tables import manual_runs
-
-
-def _manual(path) -> tuple[str, ...]:
-    return manual_runs(path) if path else ()
-
-
-def table(frame: pd.DataFrame, rows, manual=None) -> str:
-    proper, rel = proper_scores(frame, manual=manual)
-    out = ["| method / confidence | trials | pairs | Brier | log score | calls ≥ 0.95 (right) | calls ≥ 0.99 (right) | "
-           "right ≥ 0.99, automatic | right ≥ 0.99, manual | bins missed | mean τ | median judged |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-
-    def pct(x, n=None):
-        if not np.isfinite(x):
-            return "–"
-        return f"{100 * x:.1f}%" + ("" if n is None else f" (n={n})")
-
-    for m, c in rows:
-        g = proper[(proper.method == m) & (proper.confidence == c)]
-        if g.empty:
-            continue
-        a = g[g.split == "all"].iloc[0]
-        auto = g[(g.split == "run_type") & (g.group == "automatic")]
-        man = g[(g.split == "run_type") & (g.group == "manual")]
-        ra = pct(auto.right_99.iloc[0], int(auto.n_99.iloc[0])) if len(auto) else "–"
-        rm = pct(man.right_99.iloc[0], int(man.n_99.iloc[0])) if len(man) else "–"
-        r = rel[(rel.method == m) & (rel.confidence == c) & (rel.split == "all")]
-        missed = int((~r.consistent.astype(bool) & (r.n > 0)).sum())
-        sub = frame[(frame.method == m) & (frame.confidence == c)]
-        per_trial = sub.groupby("trial").agg(tau=("tau", "first"), judgments=("judgments", "first"))
-        calls = f"{pct(a.share_95)} ({pct(a.right_95)}) | {pct(a.share_99)} ({pct(a.right_99)})"
-        out.append(f"| {m} / {c} | {sub.trial.nunique()} | {int(a.pairs)} | {a.brier:.4f} | {a.log_score:.3f} | "
-                   f"{calls} | {ra} | {rm} | {missed} of {int((r.n > 0).sum())} | "
-                   f"{per_trial.tau.mean():.3f} | {per_trial.judgments.median():.0f} |")
-    return "\n".join(out)
 
 
 def main(argv=None) -> None:
@@ -75,8 +40,8 @@ def main(argv=None) -> None:
         keep = t if keep is None else keep & t
     keep = sorted(keep or ())[: a.trials] if a.trials else sorted(keep or ())
     frame = frame[frame.trial.isin(keep)]
-    manual = _manual(a.runs_info) if a.runs_info else None
-    print(table(frame, rows, manual))
+    manual = manual_runs(a.runs_info) if a.runs_info else None
+    print(render_scores(frame, rows, manual=manual or ()))
     if a.figure:
         from bayeval.experiments.plots import plot_reliability
 
