@@ -187,4 +187,5 @@ def _topic_pass(lam, p, x, smp, pi, tr, where, ranks, coef, cutoffs) -> dict:
     z_doc = np.zeros(tr.n_docs)
     z_doc[where] = z
     return assisted_topic(tr.ranked_values(z_doc, 0.0), tr.lengths.astype(np.int64), ranks, (x - lam * p)[smp],
-                          coef, float(z.sum()), cutoffs)
+                          coef, float(z.sum()), cutoffs, z[smp], x[smp],
+                          r_floor=float(x[smp].sum()))
