@@ -234,4 +234,42 @@ def test_r_hat_floor_is_the_sampled_relevant_count():
     run = Run.from_arrays("r", np.full(6, "1"), docs, -np.arange(6, dtype=float))
     probs = RelevanceProbabilities({"1": dict(zip(docs, p, strict=True))})
     ev = assisted_measures([run], sample, probs, weight=1.0, inclusion={"1": pi}, cutoffs=())
-    assert ev.values["AP"][0, 0] == pytest.approx(num / 2.0)
+    assert ev.values["AP"][0, 0] == pytest.approx(float(np.clip(num / 2.0, 0.0, 1.0)))  # without the floor: 1
+
+
+def test_topic_estimates_are_clipped_and_variances_bounded():
+    # one relevant document sampled at π = 0.01 deep in a run: the ratio's linearised variance is far above
+    # anything a quantity in [0, 1] can have; the estimate stays in [0, 1] and the topic's variance <= 1/4
+    N = 200
+    docs = np.array([f"d{i}" for i in range(N)], dtype=object)
+    grades = np.full(N, -1)
+    grades[[0, 150]] = [0, 1]
+    pi = np.full(N, 0.01)
+    p = np.full(N, 0.1)
+    p[0] = 0.9  # a confident miss at the top, sampled: its corrected label is 0.9 - 0.9/0.01
+    sample = StratifiedSample({"1": TopicSample(docs, np.zeros(N, np.int32), ("all",), grades)})
+    run = Run.from_arrays("r", np.full(N, "1"), docs, -np.arange(N, dtype=float))
+    probs = RelevanceProbabilities({"1": dict(zip(docs, p, strict=True))})
+    ev = assisted_measures([run], sample, probs, weight=1.0, inclusion={"1": pi}, cutoffs=(10,))
+    for m in ("AP", "P10"):
+        assert 0.0 <= ev.values[m][0, 0] <= 1.0
+        assert ev.variances[m][0, 0] <= 0.25 + 1e-12
+        assert ev.covariance[m][0, 0] <= 0.25 + 1e-12
+
+
+def test_tuned_weight_shrinks_on_topics_with_few_draws():
+    runs, truth, preds, design = _collection()
+    probs = RelevanceProbabilities({t: dict(zip(truth[t][0], preds[t], strict=True)) for t in truth})
+    sample = _draw(truth, design, np.random.default_rng(2))
+    incl = {t: design[t] for t in truth}
+    lam = assisted_measures(runs, sample, probs, inclusion=incl, shrink=0.0)
+    fixed = assisted_measures(runs, sample, probs, inclusion=incl, weight=lam.weight)
+    np.testing.assert_allclose(lam.values["AP"], fixed.values["AP"], atol=1e-12)  # shrink 0: the tuned λ
+    small = assisted_measures(runs, sample, probs, inclusion=incl, shrink=1e9)  # λ_t -> 0: statAP
+    stat = assisted_measures(runs, sample, probs, inclusion=incl, weight=0.0)
+    np.testing.assert_allclose(small.values["AP"], stat.values["AP"], atol=1e-6)
+    mid = assisted_measures(runs, sample, probs, inclusion=incl, shrink=50.0)
+    assert not np.allclose(mid.values["AP"], lam.values["AP"]) and not np.allclose(mid.values["AP"],
+                                                                                      stat.values["AP"])
+    with pytest.raises(Exception, match="shrink"):
+        assisted_measures(runs, sample, probs, inclusion=incl, shrink=-1.0)
