@@ -48,6 +48,7 @@ from bayeval.io import (
     read_texts,
 )
 from bayeval.io.cranfield import read_smart_records
+from bayeval.io.sampled import read_stratified_sample
 from bayeval.selection import read_judgments
 
 pytestmark = pytest.mark.filterwarnings("ignore::bayeval.errors.DataNotice")
@@ -101,6 +102,8 @@ LINES = {
                                   st.sampled_from(["1", "0", "yes", "held-out", "?"]),
                                   st.sampled_from(["1", "0", "+", "-", ""])),
                         st.sampled_from(["topic,block,a,b", "topic,a,b", "topic,block,a", "topic,block,a,a"])),
+    "sampled": _joined(TOPICS, st.just("0"), DOCS, st.sampled_from(["s1", "s2", "x"]),
+                       st.one_of(st.sampled_from(["-1", "0", "1", "2"]), NUMS)),
     "trials": st.one_of(st.just(",".join(TRIAL_COLUMNS)),
                         st.builds(lambda toks: ",".join(toks), st.lists(st.one_of(TOKEN, NUMS), min_size=1,
                                                                         max_size=len(TRIAL_COLUMNS) + 2))),
@@ -272,6 +275,7 @@ CASES = {
     "judgments": (_case_reader(lambda p: read_judgments(p), "answers.csv"), [_file("judgments", 3), st.none()]),
     "design": (_case_reader(read_design, "design.csv"), [_file("design", 3), st.none()]),
     "trial-table": (_case_reader(read_table, "trials.csv"), [_file("trials", 3), st.none()]),
+    "stratified-sample": (_case_reader(read_stratified_sample, "sample.txt"), [_file("sampled"), st.none()]),
     "check": (_case_check, [QRELS_FILE, RUN_FILE]),
     "cli": (_case_cli, [QRELS_FILE, st.one_of(RUN_FILE, _file("trec", 30)), st.sampled_from(["measures", "check"]),
                         st.booleans()]),

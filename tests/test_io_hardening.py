@@ -199,3 +199,19 @@ def test_judge_record_cli_damaged_file_exits_2_with_one_line(tmp_path):
             rc, _, err = run_cli("judge", "record", camp, bad)
         lines = err.strip().splitlines()
         assert rc == 2 and len(lines) == 1 and lines[0].startswith(f"bayeval: error: {bad}"), err
+
+
+def test_design_and_trial_table_refusals_are_one_line(tmp_path):
+    from bayeval.design import read_design
+    from bayeval.errors import BayevalInputError
+    from bayeval.experiments.table import read_table
+
+    p = tmp_path / "design.csv"
+    p.write_bytes(b"topic,block,a,b\n1,0,1\r 1,0\n")  # a carriage return inside an unquoted field
+    with pytest.raises(FileFormatError, match=r"design.csv:2: not a csv line"):
+        read_design(p)
+    t = tmp_path / "trials.csv"
+    t.write_text("a,b\n" + "1,2,3,4,5\n" * 3)
+    with pytest.raises(BayevalInputError) as e:
+        read_table(t)
+    assert "\n" not in str(e.value) and len(str(e.value)) - len(str(t)) <= 200

@@ -60,8 +60,14 @@ def read_design(path: str | os.PathLike) -> Design:
         contributes to.
     """
     path = str(path)
-    rows = list(csv.reader(io.StringIO(_text(path))))
-    lines = [(i + 1, r) for i, r in enumerate(rows) if any(c.strip() for c in r)]
+    reader = csv.reader(io.StringIO(_text(path)))
+    rows = []
+    try:
+        for r in reader:
+            rows.append((reader.line_num, r))
+    except csv.Error as exc:  # e.g. a carriage return inside an unquoted field
+        raise FileFormatError(path, reader.line_num or None, f"not a csv line: {quoted(str(exc))}") from None
+    lines = [(k, r) for k, r in rows if any(c.strip() for c in r)]
     if not lines:
         raise FileFormatError(path, None, "empty file: expected a header 'topic,block,<site>,...'")
     head_line, header = lines[0]
@@ -154,6 +160,7 @@ def read_scores(path: str | os.PathLike, measure: str | None = None, *, fill: fl
     sep = "\t" if "\t" in first else ","
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, dtype={"run": str, "topic": str, "measure": str})
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise FileFormatError(path, None, f"not a csv table ({exc})") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:  # pandas' messages may span lines
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise FileFormatError(path, None, f"not a csv table: {quoted(reason)}") from None
     return TopicScores.from_frame(frame, measure, fill=fill, source=path)

@@ -58,7 +58,7 @@ def read_table(path: str | os.PathLike, columns=COLUMNS) -> pd.DataFrame:
         frame = pd.read_parquet(p) if fmt == "parquet" else pd.read_csv(p, dtype={"run_a": str, "run_b": str})
     except (OSError, ValueError) as exc:  # pandas' messages may span lines and quote whole fields
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise BayevalInputError(f"table: {p}: not a readable {fmt} file ({quoted(reason)[1:-1]})") from None
+        raise BayevalInputError(f"table: {p}: not a readable {fmt} file: {quoted(reason)}") from None
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         shown = ", ".join(missing[:5]) + (f" … ({len(missing)} in all)" if len(missing) > 5 else "")

@@ -76,6 +76,8 @@ def _gunzip(raw: bytes, path: str) -> bytes:
 
 def _bom_lines(data: bytes, path: str, strict: bool) -> bytes:
     """Drop byte-order marks at the start of lines after the first (a note; ``strict``: an error)."""
+    if b"\xef" not in data:  # one memchr: most files hold no BOM byte at all
+        return data
     k = data.find(b"\n" + _BOM)
     if k < 0:
         return data

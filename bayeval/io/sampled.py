@@ -15,7 +15,7 @@ import numpy as np
 
 from bayeval.data.sample import NOT_SAMPLED, StratifiedSample, TopicSample
 from bayeval.errors import FileFormatError
-from bayeval.io._files import decode, is_comment, read_bytes, split_lines
+from bayeval.io._files import decode, identifier, is_comment, quoted, read_bytes, split_lines
 
 __all__ = ["read_stratified_sample", "write_stratified_sample"]
 
@@ -44,14 +44,14 @@ def read_stratified_sample(path: str | os.PathLike) -> StratifiedSample:
         except ValueError:
             grade = None
         if grade is None or grade < NOT_SAMPLED or grade >= 2**62:
-            raise FileFormatError(path, lineno, f"rel {fields[4].decode('utf-8', 'replace')[:20]!r} is not an "
-                                                "integer >= -1 (-1: pooled, not sampled)")
-        topic = decode(fields[0], path, lineno)
-        docno = decode(fields[2], path, lineno)
+            raise FileFormatError(path, lineno, f"rel {quoted(fields[4], 20)} is not an integer >= -1 "
+                                                "(-1: pooled, not sampled)")
+        topic = identifier(fields[0], "topic", path, lineno)
+        docno = identifier(fields[2], "docno", path, lineno)
         label = decode(fields[3], path, lineno)
         docs, strata, grades, seen, labels = per_topic.setdefault(topic, ([], [], [], {}, {}))
         if docno in seen:
-            raise FileFormatError(path, lineno, f"document {docno!r} listed twice for topic {topic!r} "
+            raise FileFormatError(path, lineno, f"document {quoted(docno)} listed twice for topic {quoted(topic)} "
                                                 f"(first on line {seen[docno]})")
         seen[docno] = lineno
         docs.append(docno)

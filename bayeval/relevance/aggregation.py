@@ -24,7 +24,9 @@ from scipy.special import expit, logit
 
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
+from bayeval.relevance._idata import Observed
 from bayeval.relevance._kernels import CoefPrior, DenseDesign, OffsetSparseDesign, logistic_logpost, logistic_newton
+from bayeval.relevance._logistic_beta import logistic_beta_rvs, pymc_logistic_beta
 from bayeval.relevance.config import AggregationPrior
 
 __all__ = ["ExpertAggregation", "expert_features"]
@@ -168,8 +170,6 @@ class ExpertAggregation(RelevanceModel):
         import pymc as pm
         import pytensor.tensor as pt
 
-        from bayeval.relevance._logistic_beta import pymc_logistic_beta
-
         k = self.X.shape[1]
         with pm.Model(coords=self.param_spec.coords) as model:
             if self._proper():
@@ -191,7 +191,6 @@ class ExpertAggregation(RelevanceModel):
 
     def observed(self):
         """The training rows (judged documents): Bernoulli ``relevant``, or weighted fractional rows."""
-        from bayeval.relevance._idata import Observed
 
         n = len(self.y)
         if self._binary():
@@ -206,7 +205,6 @@ class ExpertAggregation(RelevanceModel):
 
     def prior_draws(self, size: int, rng: np.random.Generator):
         """λ_j ~ logistic-beta(α, β), λ0 ~ Normal(0, intercept_sd); None when α or β is 0 (improper)."""
-        from bayeval.relevance._logistic_beta import logistic_beta_rvs
 
         if not self._proper():
             return None

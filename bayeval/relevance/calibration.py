@@ -22,6 +22,7 @@ from scipy.special import expit, log_expit
 
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
+from bayeval.relevance._idata import Observed
 from bayeval.relevance.config import CalibrationPrior
 
 __all__ = ["PlattCalibration"]
@@ -235,7 +236,6 @@ class PlattCalibration(RelevanceModel):
 
     def observed(self):
         """Cells holding judged documents: ``judged`` relevant of ``n`` judged, per (system, topic, rank) cell."""
-        from bayeval.relevance._idata import Observed
 
         n = self.n_rel + self.n_nonrel
         keep = n > 0

@@ -41,7 +41,7 @@ try:  # Python 3.11+; on 3.10 the same parser as the package tomli (a dependency
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from bayeval.errors import BayevalInputError
+from bayeval.errors import BayevalInputError, FileFormatError
 
 __all__ = [
     "AggregationPrior",
@@ -317,6 +317,10 @@ class HierarchyPrior:
     run_effect_df : float
         :math:`\nu` of the Student-t run effect; > 2, so that its variance :math:`\sigma_s^2\nu/(\nu-2)`,
         which enters the marginalisation, exists. Unused with ``run_effect = "normal"``.
+    offsets : {"in_sample", "transfer"}
+        The RTC log-odds of the judged documents that the map to p is learned on: from the chain fitted on
+        every judgment, or from the chain refitted without the judgments of each document's judged run
+        (:mod:`bayeval.relevance.transfer`).
     """
 
     intercept_sd: float = 2.0
@@ -330,8 +334,10 @@ class HierarchyPrior:
     run_training: str = "complete"
     run_effect: str = "normal"
     run_effect_df: float = 4.0
+    offsets: str = "in_sample"
 
     def __post_init__(self) -> None:
+        _choice("hierarchy.offsets", self.offsets, ("in_sample", "transfer"))
         _choice("hierarchy.run_training", self.run_training, ("complete", "all"))
         _choice("hierarchy.run_effect", self.run_effect, ("normal", "student_t"))
         _nonneg("hierarchy.run_effect_df", self.run_effect_df, positive=True)
@@ -505,7 +511,6 @@ def load_config(name_or_path):
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        from bayeval.errors import FileFormatError
         raise FileFormatError(str(path), None, f"invalid TOML ({exc})") from None
     try:
         return config_from_dict(doc, name=path.stem, source=str(path))

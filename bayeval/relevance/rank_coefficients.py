@@ -24,6 +24,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
 from bayeval.relevance._kernels import CoefPrior, bt_logpost, bt_newton_batch
+from bayeval.relevance._logistic_beta import logistic_beta_rvs, pymc_logistic_beta
 from bayeval.relevance.config import RankPrior
 
 __all__ = ["RankCoefficients", "rank_wins"]
@@ -200,8 +201,6 @@ class RankCoefficients(RelevanceModel):
         import pymc as pm
         import pytensor.tensor as pt
 
-        from bayeval.relevance._logistic_beta import pymc_logistic_beta
-
         spec = self.param_spec
         mask = self.wins > 0
         ti, ai, bi = np.nonzero(mask)
@@ -220,7 +219,6 @@ class RankCoefficients(RelevanceModel):
 
     def prior_draws(self, size: int, rng: np.random.Generator) -> dict:
         """θ ~ logistic-beta(a_t, b_t) independently per (topic, position)."""
-        from bayeval.relevance._logistic_beta import logistic_beta_rvs
 
         T, K = self.wins.shape[:2]
         return {"theta": logistic_beta_rvs(self._a2, self._b2, (size, T, K), rng)}

@@ -72,7 +72,6 @@ class FitResult:
         model from ``attrs`` and ``constant_data``, its mode by the fast path, the posterior as stored."""
         import arviz as az
 
-
         if "constant_data" not in idata.groups():
             raise BayevalInputError("idata: no constant_data group (not a complete bayeval fit)")
         attrs = dict(idata.posterior.attrs)

@@ -24,6 +24,7 @@ from scipy.special import expit
 from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.io.probabilities import read_probabilities
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.aggregation import ExpertAggregation, expert_features
 from bayeval.relevance.calibration import PlattCalibration
@@ -151,7 +152,6 @@ def _extra_columns(data: RankData, extra, default: float) -> tuple[list[str], li
     """Extra expert columns: mapping name → RelevanceProbabilities (or path of an mtc-eval file)."""
     if extra is None:
         return [], [np.zeros((tr.n_docs, 0)) for tr in data]
-    from bayeval.io.probabilities import read_probabilities
 
     if not isinstance(extra, Mapping):
         extra = {f"extra{k + 1}": e for k, e in enumerate(extra)}

@@ -26,6 +26,7 @@ from scipy.special import expit
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
+from bayeval.relevance._idata import Observed
 from bayeval.relevance._kernels import CoefPrior, logistic_logpost, logistic_newton
 from bayeval.relevance.config import SimilarityPrior
 
@@ -341,7 +342,6 @@ class SimilarityRegression(RelevanceModel):
 
     def observed(self):
         """The judged rows of every topic (label ``topic:row``): Bernoulli ``relevant``."""
-        from bayeval.relevance._idata import Observed
 
         judged = self._judged_rows()
         labels = np.array([f"{t}:{i}" for t, j in zip(self.topics, judged, strict=True) for i in np.flatnonzero(j)])

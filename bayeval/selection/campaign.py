@@ -28,6 +28,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.io.qrels import write_qrels
 from bayeval.selection.assessors import SOURCES, JudgmentLine, read_judgments
 from bayeval.selection.measure import SelectionMeasure
 from bayeval.selection.methods import SELECTION_METHODS, make_selector
@@ -449,7 +450,6 @@ class Campaign:
 
     def export_qrels(self, path) -> int:
         """Write every judgment (initial ones included) as a TREC qrels file; returns the line count."""
-        from bayeval.io.qrels import write_qrels
 
         f = self.judgments()
         q = Qrels.from_frame(f[["topic", "docno", "grade"]], relevance_level=int(self.settings["relevance_level"]))

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
+from bayeval.stats.forecast import forecast_scores
 
 __all__ = ["Candidate", "PairSimulation", "SelectionStatus", "SimulationResult"]
 
@@ -187,7 +188,6 @@ class SimulationResult:
     def scores(self):
         """Proper scores of every target pair's P(Δ < 0) against the true sign
         (:class:`~bayeval.stats.forecast.ForecastScores`: Brier, log score, sharpness)."""
-        from bayeval.stats.forecast import forecast_scores
 
         return forecast_scores([p.p_less for p in self.pairs], np.round([p.true_delta for p in self.pairs], 12))
 

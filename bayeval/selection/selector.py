@@ -28,6 +28,7 @@ from bayeval.expected.topic_moments import pair_moments, point_probabilities
 from bayeval.measures import Measure
 from bayeval.methods import CLOSED_FORM_METHODS
 from bayeval.selection.measure import GAINS, SelectionMeasure
+from bayeval.selection.remaining import judgments_to_decide
 from bayeval.selection.results import Candidate, SelectionStatus
 from bayeval.selection.weights import _linear_system_weights, gain_values, inverse_ranks, masked_pair_sums
 
@@ -221,7 +222,6 @@ class Selector:
         fewest unjudged documents whose shares of :math:`\\mathrm{Var}[\\Delta]` bring the pair to
         :math:`|E[\\Delta]| \\ge z_\\alpha \\mathrm{sd}` (docs/judging.md, "Judgments remaining").
         """
-        from bayeval.selection.remaining import judgments_to_decide
 
         st = self._status
         out = np.zeros(len(self._pa))

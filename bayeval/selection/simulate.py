@@ -10,6 +10,7 @@ import numpy as np
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
+from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError
 from bayeval.progress import track
 from bayeval.selection.assessors import QrelsAssessor
@@ -140,7 +141,6 @@ def simulate(runs: RunSet | Sequence[Run], qrels: Qrels, *, method: str = "mtc",
     topics = sorted(set(runs.topics) & set(qrels.topics), key=lambda t: (len(t), t))
     if not topics:
         raise BayevalInputError("qrels: no topic in common with the runs")
-    from bayeval.data.topics import sort_topics
 
     topics = sort_topics(topics)
     data = RankData.build(runs, initial, depth=depth, topics=topics)
