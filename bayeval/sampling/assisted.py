@@ -41,7 +41,8 @@ class AssistedEvaluation:
     covariance : dict of str to ndarray, shape (S, S)
         Estimated covariance of the runs' means over topics (each run averaged over the topics it has).
     weight : float
-        The weight ``λ`` given to the predictions (one for all topics).
+        The weight ``λ`` given to the predictions (one for all topics; a tuned one is then shrunk per topic
+        by ``m_t / (m_t + shrink)``, see :func:`assisted_measures`).
     """
 
     systems: tuple[str, ...]
