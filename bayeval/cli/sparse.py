@@ -28,6 +28,8 @@ def register_sparse(studies, parser_class) -> None:
     s.add_argument("--method", default="delta", choices=("delta", "paper", "exact"),
                    help="moments of the expected measure (default delta)")
     s.add_argument("--max-pairs", type=positive_int, default=None, help="pairs scored per trial (default all)")
+    s.add_argument("--depth", type=positive_int, default=None, help="evaluate the top DEPTH of every run "
+                                                                    "(default: whole runs)")
     s.add_argument("--out", default=None, metavar="TABLE", help="write the pair table (.csv or .parquet)")
     s.set_defaults(func=_sparse)
 
@@ -38,7 +40,8 @@ def _sparse(args: argparse.Namespace) -> int:
 
     col = load_collection(args.collection)
     study = run_sparse_study(col.runs(col.run_names), col.qrels(), trials=args.trials, seed=args.seed,
-                             measure=args.measure, model=args.model, method=args.method, max_pairs=args.max_pairs)
+                             measure=args.measure, model=args.model, method=args.method, max_pairs=args.max_pairs,
+                             depth=args.depth)
     print(study.summary())
     print(study.reliability().to_string(index=False))
     if args.out:

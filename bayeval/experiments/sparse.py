@@ -15,6 +15,7 @@ Report: docs/sparse-labels.md.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,7 +96,8 @@ class SparseStudy:
 
 
 def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 0, measure: str = "AP",
-                     model: str = "rtc", method: str = "delta", max_pairs: int | None = None) -> SparseStudy:
+                     model: str = "rtc", method: str = "delta", max_pairs: int | None = None,
+                     depth: int | None = None) -> SparseStudy:
     r"""Run the sparse-label study (module notes) on ``runs`` judged by ``deep``.
 
     Parameters
@@ -114,6 +116,8 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
         Moment method of :func:`~bayeval.expected.compare_systems`.
     max_pairs : int, optional
         Score a random subset of this many pairs per trial (all pairs by default).
+    depth : int, optional
+        Evaluate every run on its top ``depth`` documents, for the truth too (default: whole runs).
 
     Returns
     -------
@@ -124,9 +128,10 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
     rows, pair_frames = [], []
     for i in range(trials):
         rng = np.random.default_rng([seed, i])
+        t0 = time.perf_counter()
         sparse = sparse_labels(deep, rng)
-        data = RankData.build(runs, sparse)
-        truth = evaluate(RankData.build(runs, deep, topics=data.topics), measure).mean()[0]
+        data = RankData.build(runs, sparse, depth=depth)
+        truth = evaluate(RankData.build(runs, deep, topics=data.topics, depth=depth), measure).mean()[0]
         trec = evaluate(data, measure).mean()[0]
         est = estimate_probabilities(data, model, seed=int(rng.integers(2**31)))
         bayes = expected_measures(data, est, measures=(measure,), method=method).all_expected[0]
@@ -139,7 +144,7 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
                               method=method)
         rows.append({"trial": i, "topics": len(data.topics), "tau_trec_eval": kendall_tau(trec, truth),
                      "tau_bayeval": kendall_tau(bayes, truth), "rmse_trec_eval": rmse(trec, truth),
-                     "rmse_bayeval": rmse(bayes, truth)})
+                     "rmse_bayeval": rmse(bayes, truth), "seconds": time.perf_counter() - t0})
         pair_frames.append(pd.DataFrame({
             "trial": i, "run_a": np.array(data.systems)[ia], "run_b": np.array(data.systems)[ib],
             "p_less": cmp.all_p_less, "true_delta": truth[ia] - truth[ib], "sparse_delta": trec[ia] - trec[ib]}))
