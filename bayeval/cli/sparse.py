@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from bayeval.cli._inputs import positive_int
+from bayeval.cli._inputs import add_depth_argument, positive_int
 
 __all__ = ["register_sparse"]
 
@@ -28,8 +28,7 @@ def register_sparse(studies, parser_class) -> None:
     s.add_argument("--method", default="delta", choices=("delta", "paper", "exact"),
                    help="moments of the expected measure (default delta)")
     s.add_argument("--max-pairs", type=positive_int, default=None, help="pairs scored per trial (default all)")
-    s.add_argument("--depth", type=positive_int, default=None, help="evaluate the top DEPTH of every run "
-                                                                    "(default: whole runs)")
+    add_depth_argument(s, study=True)
     s.add_argument("--out", default=None, metavar="TABLE", help="write the pair table (.csv or .parquet)")
     s.set_defaults(func=_sparse)
 
