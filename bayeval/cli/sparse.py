@@ -29,6 +29,8 @@ def register_sparse(studies, parser_class) -> None:
                    help="moments of the expected measure (default delta)")
     s.add_argument("--max-pairs", type=positive_int, default=None, help="pairs scored per trial (default all)")
     add_depth_argument(s, study=True)
+    s.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="Dask scheduler address (tcp://host:8786): run the trials on that cluster")
     s.add_argument("--out", default=None, metavar="TABLE", help="write the pair table (.csv or .parquet)")
     s.set_defaults(func=_sparse)
 
@@ -40,7 +42,7 @@ def _sparse(args: argparse.Namespace) -> int:
     col = load_collection(args.collection)
     study = run_sparse_study(col.runs(col.run_names), col.qrels(), trials=args.trials, seed=args.seed,
                              measure=args.measure, model=args.model, method=args.method, max_pairs=args.max_pairs,
-                             depth=args.depth)
+                             depth=args.depth, scheduler=args.scheduler)
     print(study.summary())
     print(study.reliability().to_string(index=False))
     if args.out:
