@@ -1,18 +1,26 @@
 """The named method vocabularies, defined once (a light module: the CLI imports it at start-up).
 
 - :data:`MOMENT_METHODS` — how :func:`bayeval.expected.expected_measures` computes E and Var of a measure.
-- :data:`FIT_METHODS` — how a relevance model is fitted (:mod:`bayeval.relevance`).
+- :data:`FIT_METHODS` — how a relevance model is fitted (:mod:`bayeval.relevance`), and
+  :data:`NUTS_SAMPLERS` — which sampler runs its ``"mcmc"``.
 - :data:`SELECTION_METHODS` — which document a judging campaign asks for next (:mod:`bayeval.selection`).
 - :data:`STUDY_METHODS` — the methods a robustness study compares (:mod:`bayeval.experiments`).
 """
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_MOMENT_METHOD", "FIT_METHODS", "MOMENT_METHODS", "SELECTION_METHODS", "STUDY_METHODS"]
+__all__ = ["CLOSED_FORM_METHODS", "CONFIDENCES", "DEFAULT_MOMENT_METHOD", "FIT_METHODS", "MOMENT_METHODS",
+           "NUTS_SAMPLERS", "SELECTION_METHODS", "STUDY_METHODS"]
 
 MOMENT_METHODS = ("delta", "exact", "mc", "paper")
 """Moments of a measure under uncertain relevance: ``"delta"`` (second-order delta method), ``"exact"``
-(exact moments), ``"mc"`` (Monte Carlo), ``"paper"`` (the papers' closed form); docs/design.md."""
+(exact moments), ``"mc"`` (Monte Carlo), ``"paper"`` (the papers' closed form); docs/expected.md."""
+
+CLOSED_FORM_METHODS = tuple(m for m in MOMENT_METHODS if m != "mc")
+"""The moment methods in closed form (every method but Monte Carlo): one pass per point p."""
+
+CONFIDENCES = ("paper", "delta", "exact", "mc")
+"""The moment methods in the order the robustness study reports its confidences (the papers' first)."""
 
 DEFAULT_MOMENT_METHOD = "exact"
 """The default of every ``method`` / ``--method`` that chooses moments (the Python API and the CLI alike):
@@ -22,6 +30,9 @@ exact moments, checked against enumeration; ``"delta"`` is the cheaper choice fo
 FIT_METHODS = ("map", "laplace", "mcmc", "vi")
 """Fits of a relevance model: ``"map"`` (posterior mode, the fast path), ``"laplace"`` (Gaussian at the
 mode), ``"mcmc"`` (NUTS), ``"vi"`` (ADVI)."""
+
+NUTS_SAMPLERS = ("pymc", "nutpie")
+"""NUTS implementations of ``"mcmc"``: PyMC's own sampler, or nutpie (the optional ``bayeval[nutpie]``)."""
 
 SELECTION_METHODS = ("mtc", "rtc", "pool", "depth-pool")
 """Document selection: ``"mtc"`` (minimal test collections), ``"rtc"`` (MTC with the probabilities of a

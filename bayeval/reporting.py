@@ -13,6 +13,11 @@ returns a frozen :class:`Report`:
 rendered as LaTeX (booktabs) and markdown tables and a figure (E with intervals; the confidence heatmap).
 Like ranx's ``Report``, with the uncertainty of incomplete judgments in every number.
 
+Many runs: long run names get short labels with a key (:func:`run_labels`); every run gets a significance
+group (:meth:`Report.groups`: a group starts at the best run not yet grouped and holds the runs ranked below
+it that it does not beat with confidence ≥ 0.95); the LaTeX matrix and the figure's heatmap show the top
+``max_matrix`` runs (default 12), so that both fit a page for 32 runs; the markdown keeps the full matrix.
+
 References
 ----------
 E. Bassani (2022). ranx: a blazing-fast Python library for ranking evaluation and comparison. ECIR.
@@ -28,12 +33,62 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.expected import compare_systems, expected_measures
+from bayeval.expected.extrapolation import extrapolation
+from bayeval.measures import judged_at
 
-__all__ = ["MARKERS", "Report", "make_report"]
+__all__ = ["MARKERS", "MAX_MATRIX", "Report", "make_report", "run_labels"]
 
 #: Confidence thresholds and their markers (LaTeX, plain text), strongest first.
 MARKERS = ((0.99, r"$^{\ddagger}$", "‡"), (0.95, r"$^{\dagger}$", "†"))
+
+
+#: Runs shown in the LaTeX confidence matrix and the figure's heatmap (the best by E); the markdown has all.
+MAX_MATRIX = 12
+_LABEL_WIDTH = 14  # longest run label printed as it is
+
+
+_SEPARATORS = "_-./: "
+
+
+def _shared_affixes(names: list[str]) -> tuple[str, str]:
+    """The prefix and suffix every name shares, cut at a separator (``_-./:`` or space) so that no word is
+    split, and leaving every name a non-empty core."""
+    if len(names) < 2:
+        return "", ""
+    pre = os.path.commonprefix(names)
+    pre = pre[:max((pre.rfind(c) for c in _SEPARATORS), default=-1) + 1]
+    rest = [n[len(pre):] for n in names]
+    suf = os.path.commonprefix([n[::-1] for n in rest])[::-1]
+    cuts = [k for k, c in enumerate(suf) if c in _SEPARATORS]
+    suf = suf[cuts[0]:] if cuts else ""
+    if any(not n[:len(n) - len(suf)].strip(_SEPARATORS) for n in rest):
+        return pre, ""
+    return pre, suf
+
+
+def run_labels(names, width: int = _LABEL_WIDTH) -> dict[str, str]:
+    """Short, unique labels of run names for tables and figures, ``{name: label}``.
+
+    Names of at most ``width`` characters are kept. Otherwise the prefix and suffix all names share are
+    dropped, cut at a separator (``baselines__IRTask1_bm25_run`` → ``bm25``), and a core still longer than
+    ``width`` is cut with "…"; if two labels would then be equal, the runs are labelled ``R1``, ``R2``, ...
+    in the given order. A report prints the key (:meth:`Report.label_key`).
+
+    >>> run_labels(["baselines__IRTask1_bm25_run", "baselines__IRTask1_dph_run"])
+    {'baselines__IRTask1_bm25_run': 'bm25', 'baselines__IRTask1_dph_run': 'dph'}
+    """
+    names = [str(n) for n in names]
+    if all(len(n) <= width for n in names):
+        return {n: n for n in names}
+    pre, suf = _shared_affixes(names)
+    core = [n[len(pre):len(n) - len(suf)].strip(_SEPARATORS) or n for n in names]
+    labels = [c if len(c) <= width else c[:width - 1] + "…" for c in core]
+    if len(set(labels)) < len(labels):
+        labels = [f"R{k + 1}" for k in range(len(names))]
+    return dict(zip(names, labels, strict=True))
 
 
 def _mean_name(measure: str) -> str:
@@ -71,7 +126,13 @@ class Report:
         Level of the intervals.
     judged_k : int
     runs : DataFrame
-        Index ``run`` (ordered by rank); columns ``expected, sd, lower, upper, judged_at_k, rank``.
+        Index ``run`` (ordered by rank); columns ``expected, sd, lower, upper, judged_at_k, rank``, and the
+        two questions side by side (docs/calibration.md, "Two questions"): ``unjudged_zero``, the measure
+        with every unjudged document counted as not relevant (what trec_eval reports); ``model_share``, the
+        share of E[measure] that rests on the model's p of unjudged documents rather than on judgments, and
+        ``beyond_share``, the share resting on documents no judged run (top ``judged_k`` all judged)
+        retrieved (:func:`bayeval.expected.extrapolation.extrapolation`, at the point p). E[MAP] estimates
+        MAP *as if every document were judged*.
     confidence : DataFrame
         Square, runs in rank order: ``confidence.loc[a, b]`` = P(measure_a > measure_b) (NaN on the diagonal).
     source : str
@@ -92,61 +153,132 @@ class Report:
         """The per-run table (a copy)."""
         return self.runs.copy()
 
-    def _legend(self) -> str:
+    def _run_legend(self) -> str:
         pct = f"{100 * self.level:g}%"
         return (f"E[{_mean_name(self.measure)}] over {self.topics} topics with unjudged documents relevant at "
                 f"random ({self.source}); interval: {pct}, E ± z·sd; judged@{self.judged_k}: mean fraction of "
-                f"the top {self.judged_k} judged; rank by E. Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99.")
+                f"the top {self.judged_k} judged; rank by E; group: runs a group's first run does not beat with "
+                f"confidence ≥ 0.95. E[{_mean_name(self.measure)}] estimates the measure as if every document "
+                f"were judged; '(unjudged = 0)' counts unjudged documents as not relevant, as trec_eval does; "
+                f"'model share': the share of E resting on the model's p rather than on judgments; "
+                f"'beyond judged runs': the share resting on documents no run with its top {self.judged_k} "
+                f"judged retrieved.")
 
-    def _run_rows(self) -> list[tuple[str, str, str, str]]:
-        rows = []
+    def _matrix_legend(self) -> str:
+        return "Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99."
+
+    def _legend(self) -> str:
+        return f"{self._run_legend()} {self._matrix_legend()}"
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """``{run: label}``: the run names as tables and the figure print them (:func:`run_labels`)."""
+        return run_labels(self.runs.index)
+
+    def label_key(self) -> list[str]:
+        """The key of the run labels: empty when every label is its run's name; one line when the labels
+        are the names without a shared prefix/suffix; else one ``label = run`` per shortened name."""
+        labels = self.labels
+        if all(lab == run for run, lab in labels.items()):
+            return []
+        pre, suf = _shared_affixes(list(labels))
+        if all(run == pre + run[len(pre):len(run) - len(suf)] + suf
+               and run[len(pre):len(run) - len(suf)].strip(_SEPARATORS) == lab for run, lab in labels.items()):
+            parts = [f"prefix '{pre}'"] * bool(pre) + [f"suffix '{suf}'"] * bool(suf)
+            return [f"run labels are the run names without the {' and '.join(parts)}"]
+        return [f"{lab} = {run}" for run, lab in labels.items() if lab != run]
+
+    def groups(self) -> pd.Series:
+        """Significance group of every run (1, 2, ...; index: runs in rank order).
+
+        Group 1 starts at the best run; it holds the runs ranked below it, in rank order, up to the first
+        one it beats with confidence P(first > run) ≥ 0.95, which starts group 2, and so on. Runs of one
+        group are not told apart from its first run at 0.95 (docs/report-example/README.md).
+        """
+        names = list(self.runs.index)
+        C = self.confidence
+        out, g, lead = [], 0, None
+        for run in names:
+            if lead is None or not C.loc[lead, run] < 0.95:
+                g, lead = g + 1, run
+            out.append(g)
+        return pd.Series(out, index=pd.Index(names, name="run"), name="group")
+
+    def _run_rows(self) -> list[tuple[str, ...]]:
+        rows, labels, groups = [], self.labels, self.groups()
         for run, r in self.runs.iterrows():
-            rows.append((str(run), f"{r['expected']:.4f}", f"[{r['lower']:.4f}, {r['upper']:.4f}]",
-                         f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}"))
+            rows.append((labels[run], f"{r['expected']:.4f}", f"[{r['lower']:.4f}, {r['upper']:.4f}]",
+                         f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}", f"{int(groups[run])}",
+                         f"{r['unjudged_zero']:.4f}", f"{100 * r['model_share']:.0f}%",
+                         f"{100 * r['beyond_share']:.0f}%"))
         return rows
 
     def _headers(self) -> tuple[str, ...]:
-        return ("run", f"E[{_mean_name(self.measure)}]", f"{100 * self.level:g}% interval",
-                f"judged@{self.judged_k}", "rank")
+        name = _mean_name(self.measure)
+        return ("run", f"E[{name}]", f"{100 * self.level:g}% interval", f"judged@{self.judged_k}", "rank", "group",
+                f"{name} (unjudged = 0)", "model share", "beyond judged runs")
 
     def to_markdown(self) -> str:
-        """The per-run table and the confidence matrix as GitHub markdown, with the legend."""
+        """The per-run table, the key of the run labels and the full confidence matrix as GitHub markdown,
+        with the legend."""
         h = self._headers()
         lines = ["| " + " | ".join(h) + " |", "|" + "|".join([":---"] + ["---:"] * (len(h) - 1)) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in self._run_rows()]
+        lines += ["", self._run_legend()]
+        key = self.label_key()
+        if len(key) == 1 and " = " not in key[0]:
+            lines += ["", key[0][0].upper() + key[0][1:] + "."]
+        elif key:
+            lines += ["", "| label | run |", "|:---|:---|"] + ["| {} | {} |".format(*k.split(" = ", 1)) for k in key]
+        labels = self.labels
         names = list(self.confidence.index)
-        lines += ["", "| P(row > column) | " + " | ".join(names) + " |",
+        lines += ["", "| P(row > column) | " + " | ".join(labels[n] for n in names) + " |",
                   "|:---|" + "|".join(["---:"] * len(names)) + "|"]
         for a in names:
             cells = []
             for b in names:
                 c = self.confidence.loc[a, b]
                 cells.append("—" if a == b else f"{c:.3f}{_marker(c, False)}")
-            lines.append(f"| {a} | " + " | ".join(cells) + " |")
-        lines += ["", self._legend()]
+            lines.append(f"| {labels[a]} | " + " | ".join(cells) + " |")
+        lines += ["", self._matrix_legend()]
         return "\n".join(lines) + "\n"
 
-    def to_latex(self) -> str:
-        """Two booktabs tables (per run; confidence matrix) for a paper (needs ``\\usepackage{booktabs}``)."""
+    def to_latex(self, max_matrix: int = MAX_MATRIX) -> str:
+        """Two booktabs tables (per run; confidence matrix) for a paper (needs ``\\usepackage{booktabs}``).
+
+        The matrix holds the best ``max_matrix`` runs by E (all of them when there are no more), so that it
+        fits a page; its caption says so and points to the markdown's full matrix. With more than 20 runs
+        the per-run table is set in ``\\small``.
+        """
         h = self._headers()
         pct = f"{100 * self.level:g}\\%"
-        lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{lrrrr}", r"\toprule",
+        n = len(self.runs)
+        size = [r"\small"] if n > 20 else []
+        lines = [r"\begin{table}[t]", r"\centering", *size, r"\begin{tabular}{l" + "r" * (len(h) - 1) + "}",
+                 r"\toprule",
                  " & ".join(_tex(x).replace(f"{100 * self.level:g}%", pct) for x in h) + r" \\", r"\midrule"]
         lines += [" & ".join(_tex(c) for c in r) + r" \\" for r in self._run_rows()]
+        key = self.label_key()
+        keytext = (" Key: " + "; ".join(key) + ".") if key else ""
         lines += [r"\bottomrule", r"\end{tabular}",
-                  rf"\caption{{{_tex(self._legend().split(' Confidence:')[0])}}}", r"\end{table}", ""]
-        names = list(self.confidence.index)
-        lines += [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "r" * len(names) + "}", r"\toprule",
-                  " & ".join([""] + [_tex(n) for n in names]) + r" \\", r"\midrule"]
+                  rf"\caption{{{_tex(self._run_legend() + keytext)}}}", r"\end{table}", ""]
+        labels = self.labels
+        names = list(self.confidence.index)[:max_matrix]
+        tight = [r"\small", r"\setlength{\tabcolsep}{3pt}"] if len(names) > 8 else []
+        lines += [r"\begin{table}[t]", r"\centering", *tight, r"\begin{tabular}{l" + "r" * len(names) + "}",
+                  r"\toprule",
+                  " & ".join([""] + [_tex(labels[n]) for n in names]) + r" \\", r"\midrule"]
         for a in names:
-            cells = [_tex(a)]
+            cells = [_tex(labels[a])]
             for b in names:
                 c = self.confidence.loc[a, b]
                 cells.append("--" if a == b else f"{c:.3f}{_marker(c, True)}")
             lines.append(" & ".join(cells) + r" \\")
+        top = (f" The best {len(names)} of {n} runs by E; the full matrix is in the markdown report."
+               if len(names) < n else "")
         lines += [r"\bottomrule", r"\end{tabular}",
                   rf"\caption{{P({_tex(_mean_name(self.measure))} of row $>$ column); $^\dagger\geq 0.95$, "
-                  r"$^\ddagger\geq 0.99$.}", r"\end{table}"]
+                  rf"$^\ddagger\geq 0.99$.{_tex(top)}}}", r"\end{table}"]
         return "\n".join(lines) + "\n"
 
     def summary(self) -> str:
@@ -157,35 +289,44 @@ class Report:
         fmt = lambda r: "  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(r))  # noqa: E731
         strong = int(np.nansum(self.confidence.to_numpy() >= 0.95))
         n = len(self.confidence)
-        return "\n".join([fmt(h), *map(fmt, rows),
-                          f"{strong} of {n * (n - 1) // 2} pairs ordered with confidence ≥ 0.95", self._legend()])
+        key = [f"  {k}" for k in self.label_key()]
+        return "\n".join([fmt(h), *map(fmt, rows), *(["key:", *key] if key else []),
+                          f"{strong} of {n * (n - 1) // 2} pairs ordered with confidence ≥ 0.95 "
+                          f"({self.groups().max()} groups)", self._run_legend()])
 
     # figure ------------------------------------------------------------------------------------------
-    def plot(self, *, figsize=None):
-        """A figure with E[MAP] and its interval per run (left) and the confidence heatmap (right)."""
+    def plot(self, *, figsize=None, max_matrix: int = MAX_MATRIX):
+        """A figure with E[MAP] and its interval per run (left; every run, by its label) and the confidence
+        heatmap of the best ``max_matrix`` runs (right), sized to fit a page (at most 9 in high for 32 runs)."""
         import matplotlib.pyplot as plt
 
         n = len(self.runs)
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize or (4 + 0.55 * n, 0.9 + 0.32 * n),
+        m = min(n, max_matrix)
+        labels = self.labels
+        per = 0.32 if n <= max_matrix else 0.24
+        height = min(0.9 + per * n, 9.5)
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize or (min(4 + 0.55 * m, 10.5), max(height, 2.5)),
                                        gridspec_kw={"width_ratios": [1, 1.3]}, layout="constrained")
         y = np.arange(n)[::-1]
         r = self.runs
         ax1.errorbar(r["expected"], y, xerr=[r["expected"] - r["lower"], r["upper"] - r["expected"]], fmt="o",
                      color="C0", capsize=2, ms=4)
-        ax1.set_yticks(y, list(r.index))
+        ax1.set_yticks(y, [labels[x] for x in r.index], fontsize=8 if n <= max_matrix else 7)
         ax1.set_xlabel(f"E[{_mean_name(self.measure)}], {100 * self.level:g}% interval")
         ax1.grid(axis="x", color="0.9")
-        C = self.confidence.to_numpy(dtype=float)
+        names = list(self.confidence.index)[:m]
+        C = self.confidence.loc[names, names].to_numpy(dtype=float)
         im = ax2.imshow(C, vmin=0.0, vmax=1.0, cmap="RdBu")
-        names = list(self.confidence.index)
-        ax2.set_xticks(range(n), names, rotation=90)
-        ax2.set_yticks(range(n), names)
-        for i in range(n):
-            for j in range(n):
+        ticks = [labels[x] for x in names]
+        ax2.set_xticks(range(m), ticks, rotation=90, fontsize=8)
+        ax2.set_yticks(range(m), ticks, fontsize=8)
+        for i in range(m):
+            for j in range(m):
                 if i != j and _marker(C[i, j], False):
                     ax2.text(j, i, _marker(C[i, j], False), ha="center", va="center", fontsize=7, color="white")
         fig.colorbar(im, ax=ax2, label="P(row > column)", shrink=0.8)
-        ax2.set_title("† ≥ 0.95, ‡ ≥ 0.99", fontsize=8)
+        top = f"best {m} of {n} runs; " if m < n else ""
+        ax2.set_title(f"{top}† ≥ 0.95, ‡ ≥ 0.99", fontsize=8)
         return fig
 
     def save(self, directory: str | os.PathLike, *, stem: str = "report", formats=("png", "pdf")) -> dict[str, Path]:
@@ -210,7 +351,6 @@ class Report:
 
 def _judged_at(data, k: int) -> np.ndarray:
     """Per run, the mean over topics of the fraction of its top k holding a judged document."""
-    from bayeval.measures import judged_at
 
     out = np.zeros(len(data.systems))
     for tr in data:
@@ -253,11 +393,11 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     >>> from bayeval.synthetic import make_collection
     >>> col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=20, judged_depth=5, seed=1)
     >>> rep = make_report(RankData.build(col.runs, col.judgments), default_p=0.1)
-    >>> list(rep.runs.columns), rep.runs["rank"].tolist()
+    >>> list(rep.runs.columns[:6]), rep.runs["rank"].tolist()
     (['expected', 'sd', 'lower', 'upper', 'judged_at_k', 'rank'], [1, 2, 3])
+    >>> list(rep.runs.columns[6:])
+    ['unjudged_zero', 'model_share', 'beyond_share']
     """
-    from bayeval.data.rankdata import RankData
-    from bayeval.expected import compare_systems, expected_measures
 
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
@@ -281,21 +421,20 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     names = np.asarray(data.systems, dtype=object)
     rank = np.empty(len(e), dtype=np.int64)
     rank[order] = np.arange(1, len(e) + 1)
+    # the trec_eval question (unjudged = not relevant) and what rests on the model / beyond the judged runs
+    ex = extrapolation(data, probabilities, measure=measure, default_p=default_p, depth=judged_k)
     runs = pd.DataFrame({"expected": e, "sd": sd, "lower": lo[0], "upper": hi[0],
-                         "judged_at_k": _judged_at(data, judged_k), "rank": rank},
+                         "judged_at_k": _judged_at(data, judged_k), "rank": rank, "unjudged_zero": ex.unjudged_zero,
+                         "model_share": ex.model_share, "beyond_share": ex.beyond_share},
                         index=pd.Index(names, name="run")).iloc[order]
     S = len(names)
     C = np.full((S, S), np.nan)
     C[cmp.index_a, cmp.index_b] = 1.0 - cmp.all_p_less
     C[cmp.index_b, cmp.index_a] = cmp.all_p_less
     conf = pd.DataFrame(C[np.ix_(order, order)], index=names[order], columns=names[order])
-    model = getattr(probabilities, "model", None)
-    if model:
-        src = f"p from {model} ({getattr(probabilities, 'method', '')}), {method}"
-    elif probabilities is None:
-        src = f"p = {default_p:g}, {method}"
-    else:
-        src = f"given p, {method}"
-    if method == "mc":
-        src += f", {ev.draws} draws"
+    from bayeval.display import describe_source
+
+    src = describe_source(getattr(probabilities, "model", None), getattr(probabilities, "method", None), method,
+                          default_p=default_p if probabilities is None else None,
+                          draws=ev.draws if method == "mc" else None)
     return Report(measure, float(level), int(judged_k), runs, conf, src, len(data))

@@ -42,7 +42,7 @@ def _load(data_dir: Path, depth):
 
 def _naive_per_cell(data, n_cells: int, seed: int) -> tuple[float, float]:
     """Mean seconds of the naive O(n^3) ΔAP moments per (pair, topic), and the mean n it saw."""
-    from bayeval.expected._reference import paper_moments_delta_naive
+    from bayeval.expected.reference import paper_moments_delta_naive
 
     paper_moments_delta_naive(np.zeros(3), np.zeros(3), np.full(3, 0.5))  # compile outside the timing
     rng = np.random.default_rng(seed)

@@ -31,8 +31,8 @@ from bench_relevance import TREC8_SYSTEMS, _best  # the ten runs and the timer o
 
 from bayeval.data import RankData
 from bayeval.io import read_qrels, read_runs
+from bayeval.methods import NUTS_SAMPLERS
 from bayeval.relevance import HierarchicalEstimator, RTCEstimator, shallow_pool_split
-from bayeval.relevance._fitting import NUTS_SAMPLERS
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec8"
 

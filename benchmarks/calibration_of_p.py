@@ -20,14 +20,13 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
 from bayeval.data import RankData
 from bayeval.experiments import RobustnessConfig, load_collection
-from bayeval.experiments.robustness import STUDY_STRATEGIES, _judged_qrels, trial_seed
+from bayeval.experiments.robustness import STUDY_STRATEGIES, prepare_trial
 from bayeval.relevance import HierarchicalConfig, HierarchicalEstimator, RTCEstimator, load_config
 from bayeval.stats.forecast import reliability_bins
 
@@ -36,15 +35,10 @@ BANDS = ((1, 5), (6, 20), (21, 50), (51, 100))
 
 def trial_documents(col, config: RobustnessConfig, trial: int, configs) -> pd.DataFrame:
     """One row per unjudged document of trial ``trial``: its p under each model, its relevance, best rank."""
-    s_runs, s_sel, s_fit, _ = trial_seed(config.seed, trial).spawn(4)
-    names = col.sample_runs(config.k, np.random.default_rng(s_runs))
-    topics, qrels = col.topics(), col.qrels()
-    runs_k = col.runs(names)
-    ctx = SimpleNamespace(config=config, runs_c=runs_k.select(names[: config.c]), qrels=qrels, topics=topics,
-                          s_fit=s_fit, sel_seed=int(s_sel.generate_state(1)[0]))
+    ctx = prepare_trial(col, config, trial)
+    topics, qrels, runs_k = ctx.topics, ctx.qrels, ctx.runs_k
     sel = STUDY_STRATEGIES["rtc"].select(ctx, {})  # the judgments of the study's rtc and bayes methods
-    data = RankData.build(runs_k, _judged_qrels(sel.history, qrels.relevance_level), depth=config.depth,
-                          topics=topics)
+    data = RankData.build(runs_k, ctx.judged(sel), depth=config.depth, topics=topics)
     truth = RankData.build(runs_k, qrels, depth=config.depth, topics=topics)
     cols: dict = {"trial": [], "relevant": [], "best_rank": [], "in_judged_run": []}
     for tr, tt in zip(data, truth, strict=True):

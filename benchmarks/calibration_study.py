@@ -16,7 +16,11 @@ Variants (``--variants``, comma-separated):
 Usage::
 
     python benchmarks/calibration_study.py ../shared/data/robust03 --trials 20 --out r03-variants.parquet \\
-        --variants bayes0,hier,hier+unseen,hier-cs2+unseen [--workers 2] [--no-base]
+        --variants bayes0,hier,hier+unseen,hier-cs2+unseen [--workers 2] [--no-base] [--condense]
+
+``--condense`` scores against condensed lists (every run keeps only the documents the qrels judge), so
+that the truth is complete where the qrels are shallow; without it the truth counts documents the qrels
+do not judge as not relevant, as trec_eval does (docs/calibration.md, "Two questions").
 """
 
 from __future__ import annotations
@@ -60,8 +64,8 @@ def _variant(label: str, tmp: Path) -> dict:
 
 
 def _trial(args) -> pd.DataFrame:
-    path, name, trial, variants, base, confidences, tmp = args
-    col = load_collection(path, name=name)
+    path, name, trial, variants, base, confidences, tmp, condense = args
+    col = load_collection(path, name=name, condense=condense)
     common = {"confidences": confidences}
     reuse: dict = {}
     frames = []
@@ -87,13 +91,16 @@ def main(argv=None) -> None:
     ap.add_argument("--confidences", default="delta,mc")
     ap.add_argument("--no-base", action="store_true", help="skip MTC and RTC")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--condense", action="store_true",
+                    help="runs keep only documents the qrels judge: the truth is complete where qrels are shallow")
     a = ap.parse_args(argv)
     variants = tuple(a.variants.split(","))
     name = a.collection.name
     with tempfile.TemporaryDirectory() as tmp:
         for v in variants:
             _variant(v, Path(tmp))  # fail early on an unknown variant
-        jobs = [(str(a.collection), name, i, variants, not a.no_base, tuple(a.confidences.split(",")), tmp)
+        jobs = [(str(a.collection), name, i, variants, not a.no_base, tuple(a.confidences.split(",")), tmp,
+                 a.condense)
                 for i in range(a.first, a.first + a.trials)]
         frames = []
         t0 = time.perf_counter()

@@ -19,12 +19,11 @@ import numpy as np
 import pandas as pd
 
 from bayeval.experiments.statistics import proper_scores
+from bayeval.io.tables import manual_runs
 
 
 def _manual(path) -> tuple[str, ...]:
-    from bayeval.cli.experiment import _manual_runs
-
-    return _manual_runs(path)
+    return manual_runs(path) if path else ()
 
 
 def table(frame: pd.DataFrame, rows, manual=None) -> str:

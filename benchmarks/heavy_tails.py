@@ -8,7 +8,7 @@ their retrieved documents outside the pool with an official judgment), each mode
 - the log evidence log p(y): Laplace over log h at its mode (``lap``) and the importance-sampling estimate
   from the fit's weights (``IS``, with its effective sample size), both including every normalising constant,
   and the latter corrected for the Laplace approximation's error in the run effects (``corr.``, see
-  :func:`evidence_correction`: the Laplace value is biased against the t);
+  :func:`bayeval.relevance.evidence.evidence_correction`: the Laplace value is biased against the t);
 - PSIS-LOO over the judged documents (``az.loo`` on the fit's InferenceData), with the paired difference
   against the Normal model and its standard error, and the number of Pareto k > 0.7;
 - the held-out log loss of p (posterior predictive mean of 200 draws) on the targets, with the paired
@@ -49,6 +49,7 @@ from bench_relevance_heldout import _robust_systems  # the ten runs of the held-
 from bayeval.io import read_qrels, read_runs
 from bayeval.relevance import HierarchicalEstimator, shallow_pool_split
 from bayeval.relevance.config import load_config
+from bayeval.relevance.evidence import evidence_correction
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -70,49 +71,6 @@ def _split(name: str, data_dir: Path):
     else:
         systems = _robust_systems(runs, qrels)
     return shallow_pool_split(runs, qrels, systems, judged_depth=10, depth=100), systems
-
-
-def evidence_correction(model, hyper, n: int = 1000, seed: int = 0) -> tuple[float, float]:
-    r"""(IS − Laplace) estimate of :math:`\log p(y\mid\hat h)`, and the ESS of the importance weights.
-
-    The Laplace approximation integrates a weakly identified Student-t run effect badly (a run with no data
-    costs :math:`\log t_\nu(0)+\tfrac12\log(2\pi\nu\sigma^2/(\nu+1))` = −0.17 nats at ν = 4 instead of 0),
-    which biases the evidence against the t. Here the run effects u are integrated by importance sampling
-    (multivariate t(4) proposal at the Laplace mean and covariance of u) and only (β, a) given u by Laplace,
-    the same for both models; the difference to the plain Laplace value at ĥ corrects the fit's evidence
-    (assumed constant over the hyperparameters' posterior)."""
-    from scipy.sparse import csr_matrix
-    from scipy.special import logsumexp
-    from scipy.stats import multivariate_t, norm, t
-
-    from bayeval.relevance._kernels import CoefPrior, SparseDesign, logistic_newton
-
-    rng = np.random.default_rng(seed)
-    h = np.asarray(hyper, dtype=np.float64)
-    lap, x, H, _ = model.log_marginal(h)
-    k = 2 + len(model.topics)
-    X = csr_matrix(model.design(h)).tocsc()
-    Xba, Wu = SparseDesign(X[:, :k].tocsr()), X[:, k:].tocsr()
-    pr = model.latent_prior(h)
-    pba = CoefPrior.make(k, mu=pr.mu[:k], prec=pr.prec[:k])
-    const = 0.5 * float(np.sum(np.log(pr.prec[:k] / (2 * np.pi)))) + 0.5 * k * np.log(2 * np.pi)
-    cov = np.linalg.inv(H)[k:, k:]
-    q = multivariate_t(loc=x[k:], shape=cov, df=4)
-    us = np.atleast_2d(q.rvs(size=n, random_state=rng))
-    sd = model.run_sd(h)
-    if model.prior.run_effect == "student_t":
-        lpu = t.logpdf(us, model.prior.run_effect_df, scale=sd).sum(axis=1)
-    else:
-        lpu = norm.logpdf(us, scale=sd).sum(axis=1)
-    w1 = np.ones(len(model.y))
-    logw = np.empty(n)
-    xb = x[:k]
-    for g, u in enumerate(us):
-        r = logistic_newton(Xba, model.y, w1, pba, offset=Wu @ u, x0=xb, tol=1e-10)
-        logw[g] = r.logpost + const - 0.5 * np.linalg.slogdet(r.neg_hessian)[1] + lpu[g]
-    logw -= q.logpdf(us)
-    w = np.exp(logw - logw.max())
-    return float(logsumexp(logw) - np.log(n) - lap), float(w.sum() ** 2 / np.sum(w ** 2))
 
 
 def _configs(dfs):
@@ -196,13 +154,11 @@ def paired(table: Path, confidence: str, a: str = "hier+unseen", b: str = "hier-
 
 def trial_evidence(path: Path, trials: int) -> None:
     """Log evidence and PSIS-LOO of the Normal and the t model on the judgments of robustness trials."""
-    from types import SimpleNamespace
-
     import arviz as az
 
     from bayeval.data import RankData
     from bayeval.experiments import RobustnessConfig, load_collection
-    from bayeval.experiments.robustness import STUDY_STRATEGIES, _judged_qrels, trial_seed
+    from bayeval.experiments.robustness import STUDY_STRATEGIES, prepare_trial
 
     col = load_collection(path, name=path.name)
     config = RobustnessConfig()
@@ -212,18 +168,13 @@ def trial_evidence(path: Path, trials: int) -> None:
     print("|---|---:|---:|---:|---:|---:|")
     d_ev, d_cor, d_loo = [], [], []
     for trial in range(trials):
-        s_runs, s_sel, s_fit, _ = trial_seed(config.seed, trial).spawn(4)
-        names = col.sample_runs(config.k, np.random.default_rng(s_runs))
-        topics, qrels, runs_k = col.topics(), col.qrels(), col.runs(names)
-        ctx = SimpleNamespace(config=config, runs_c=runs_k.select(names[: config.c]), qrels=qrels, topics=topics,
-                              s_fit=s_fit, sel_seed=int(s_sel.generate_state(1)[0]))
+        ctx = prepare_trial(col, config, trial)
         sel = STUDY_STRATEGIES["rtc"].select(ctx, {})
-        data = RankData.build(runs_k, _judged_qrels(sel.history, qrels.relevance_level), depth=config.depth,
-                              topics=topics)
+        data = RankData.build(ctx.runs_k, ctx.judged(sel), depth=config.depth, topics=ctx.topics)
         if not any(tr.judged.any() for tr in data):  # the selection decided before judging anything
             print(f"| {trial} | 0 | – | – | – | – |")
             continue
-        seed = int(s_fit.generate_state(1)[0])
+        seed = int(ctx.s_fit.generate_state(1)[0])
         ev, cor, loo, rtc = {}, {}, {}, None
         for name in ("hier-default", "hier-t"):
             m, rtc, _ = HierarchicalEstimator(name).model(data, rtc)

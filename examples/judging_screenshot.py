@@ -2,7 +2,8 @@
 
 Start the Cranfield demo first (``bayeval judge demo-serve ../shared/data/cranfield --port 8765``), then
 ``python examples/judging_screenshot.py --port 8765``: a headless Chromium names itself, judges a few
-documents by keyboard (Cranfield's own relevance codes answer) and photographs the page.
+documents by keyboard (Cranfield's own relevance codes answer) and photographs the page. The narrow view:
+``--width 420 --out docs/img/judging-page-420.png`` (the whole page, as tall as it is).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from bayeval.serve.sources import cranfield_dir
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1280,860")
+         "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
 
 def main() -> None:
@@ -29,6 +30,7 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8765)
     ap.add_argument("--cranfield", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "cranfield"))
     ap.add_argument("--judge", type=int, default=6, help="documents to judge before the picture")
+    ap.add_argument("--width", type=int, default=1280, help="window width in CSS pixels (default 1280)")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "docs" / "img" / "judging-page.png"))
     args = ap.parse_args()
     from bayeval.bias.cranfield import load_cranfield
@@ -38,6 +40,7 @@ def main() -> None:
     for f in FLAGS:
         opts.add_argument(f)
     opts.add_argument(f"--user-data-dir={tempfile.mkdtemp()}")
+    opts.add_argument(f"--window-size={args.width},860")
     driver = webdriver.Chrome(options=opts)
     wait = WebDriverWait(driver, 60)
     try:
@@ -51,6 +54,10 @@ def main() -> None:
             ActionChains(driver).send_keys(str(grade)).perform()
             wait.until(lambda d, k=k: d.find_elements(By.ID, "mine") and int(d.find_element(By.ID, "mine").text) > k)
         time.sleep(0.5)
+        if args.width < 800:  # a phone-sized window: photograph the whole page
+            height = driver.execute_script("return document.documentElement.scrollHeight")
+            driver.set_window_size(args.width, min(height + 140, 4000))
+            time.sleep(0.3)
         driver.save_screenshot(args.out)
         print(f"wrote {args.out}")
     finally:

@@ -59,14 +59,17 @@ def test_table_prints_brackets_literally():
 
 def test_evaluate_csv_and_pairs(files):
     qrels, runs, _ = files
-    rc, out, err = _cli("evaluate", qrels, *runs, "--method", "exact", "--format", "csv")
+    rc, out, err = _cli("evaluate", qrels, *runs, "--method", "exact", "--default-p", "0.5", "--format", "csv")
     assert rc == 0, err
     frame = pd.read_csv(io.StringIO(out))
     assert list(frame.columns) == ["run", "topic", "measure", "expected", "variance"]
     assert (frame.variance >= 0).all() and frame.expected.between(0, 1).all()
-    rc, out, err = _cli("evaluate", qrels, *runs, "--pairs", "--method", "delta", "--format", "json")
+    rc, out, err = _cli("evaluate", qrels, *runs, "--pairs", "--method", "delta", "--default-p", "0.5", "--format",
+                        "json")
     assert rc == 0, err
     rows = json.loads(out)
+    assert {r["run"] for r in rows if r["run"]} == {"sys01", "sys02", "sys03"}  # the per-run rows are kept
+    rows = [r for r in rows if r["run_a"]]
     assert {"run_a", "run_b", "topic", "measure", "delta_expected", "delta_variance", "p_less"} <= set(rows[0])
     assert len({(r["run_a"], r["run_b"]) for r in rows}) == 3  # 3 runs -> 3 pairs
     assert all(0.0 <= r["p_less"] <= 1.0 for r in rows)
@@ -102,10 +105,13 @@ def test_demo_runs_as_a_subprocess():
 
 # --- evaluate with a relevance model: plug-in and Bayesian P(ΔMAP < 0) ---------------------------
 def _pairs_csv(out):
+    """The pair rows of ``evaluate --pairs --format csv`` (the per-run rows come first, with ``run`` set)."""
     frame = pd.read_csv(io.StringIO(out), dtype={"topic": str})
-    assert list(frame.columns) == ["run_a", "run_b", "topic", "measure", "delta_expected", "p_less_plugin",
-                                   "p_less_bayes", "sd_plugin", "sd_bayes"]
-    return frame
+    assert frame.run.notna().any() and (frame.run.notna() != frame.run_a.notna()).all()
+    pair_cols = ["run_a", "run_b", "topic", "measure", "delta_expected", "p_less_plugin", "p_less_bayes",
+                 "sd_plugin", "sd_bayes"]
+    assert set(pair_cols) <= set(frame.columns)
+    return frame.loc[frame.run_a.notna(), pair_cols].reset_index(drop=True)
 
 
 def test_evaluate_model_rtc_map_gives_plugin_and_monte_carlo_confidence(files):
@@ -147,8 +153,9 @@ def test_evaluate_model_laplace_propagates_parameter_uncertainty(files):
 @pytest.mark.parametrize(
     "extra, fragment",
     [
-        (["--method", "mcmc"], "needs --model"),
-        (["--fit", "laplace"], "needs --model"),
+        (["--method", "mcmc", "--default-p", "0.5"], "needs --model"),
+        (["--fit", "laplace", "--default-p", "0.5"], "needs --model"),
+        (["--unseen", "--default-p", "0.5"], "--unseen"),
         (["--model", "rtc", "--probabilities", "p.txt"], "one source"),
         (["--model", "rtc", "--method", "mcmc", "--fit", "vi"], "once"),
         (["--model", "similarity"], "texts"),

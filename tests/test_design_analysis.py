@@ -304,7 +304,7 @@ def test_plot_single_panel_and_file(tmp_path):
 
 @pytest.mark.data
 def test_trec8_ten_groups_depth100_within_site(shared_data):
-    """§4.3 analogue on TREC-8 (docs/design.md): 10 groups of 5 runs, m = 10, k = 2, depth-100 pools."""
+    """§4.3 analogue on TREC-8 (docs/reusable-designs.md): 10 groups of 5 runs, m = 10, k = 2, depth-100 pools."""
     from bayeval.design import read_sites
     from bayeval.io.qrels import read_qrels
     from bayeval.io.runs import read_runs

@@ -1,7 +1,7 @@
 """Moments of AP and ΔAP for one ranking: exact vs enumeration, fast closed form vs the naive formula.
 
 Every expected value below comes from full enumeration of the 2^n relevance outcomes or from the
-papers' printed sums evaluated literally in O(n^3) (bayeval.expected._reference).
+papers' printed sums evaluated literally in O(n^3) (bayeval.expected.reference).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bayeval.errors import BayevalInputError
-from bayeval.expected import _reference as ref
 from bayeval.expected import ap_moments, delta_ap_moments
+from bayeval.expected import reference as ref
 
 # ---------------------------------------------------------------------------------------------
 # random small cases: unretrieved relevant documents, documents one system retrieves, p in {0, 1}

@@ -24,7 +24,7 @@ from bayeval.expected import (
     p_less_normal,
     thin_draws,
 )
-from bayeval.expected import _reference as ref
+from bayeval.expected import reference as ref
 from bayeval.synthetic import make_collection
 
 # ---------------------------------------------------------------------------------------------

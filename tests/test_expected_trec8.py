@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from bayeval.data import Qrels, RankData
-from bayeval.expected import _reference as ref
 from bayeval.expected import compare_systems, expected_measures
+from bayeval.expected import reference as ref
 from bayeval.io import read_qrels, read_run
 
 pytestmark = pytest.mark.data

@@ -209,16 +209,16 @@ def test_bayes_closed_forms_use_the_posterior_draws(collection_dir, monkeypatch)
     """Every confidence of the bayes estimate gets its posterior draws of p: Monte Carlo all 200, the closed forms
     closed_form_draws = 40 of them (combined by the law of total variance), and the closed-form Var[ΔMAP] agrees
     with Monte Carlo over the same draws (4000 draws; 40 of 200 draws: the between-draw part to about 20%)."""
-    import bayeval.expected as expected
+    import bayeval.experiments.robustness as robustness
 
     seen = []
-    real = expected.compare_systems
+    real = robustness.compare_systems
 
     def spy(data, probabilities=None, **kw):
         seen.append((kw["method"], np.shape(probabilities[0])))
         return real(data, probabilities, **kw)
 
-    monkeypatch.setattr(expected, "compare_systems", spy)
+    monkeypatch.setattr(robustness, "compare_systems", spy)
     col = load_collection(collection_dir)
     cfg = RobustnessConfig(seed=4, **{**FAST, "methods": ("bayes",), "confidences": ("exact", "delta", "mc"),
                                       "mc_draws": 4000, "p_draws": 200, "closed_form_draws": 40,

@@ -175,7 +175,7 @@ def test_full_pymc_density_prior_draws_and_laplace_fit(tmp_path):
     diffs = pymc_density_gaps(MODEL, lambda rng, S: rng.standard_t(4, size=S))
     assert np.ptp(diffs) < 1e-8 * (1 + abs(diffs[0]))
     # prior draws: u_s / σ_s is t_4, not Normal
-    d = MODEL._prior_draws(20000, np.random.default_rng(2))
+    d = MODEL.prior_draws(20000, np.random.default_rng(2))
     z = (d["run_effect"] / MODEL.run_sd(d["hyper"])).ravel()
     assert stats.kstest(z, stats.t(4).cdf).pvalue > 1e-3 and stats.kstest(z, "norm").pvalue < 1e-6
     init = MODEL._initial_values({k: v[0] for k, v in d.items()})

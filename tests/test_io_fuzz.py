@@ -1,9 +1,18 @@
-"""Property-based fuzz of every reader: generated files in the regular and the irregular shapes real files take.
+"""Property-based and differential fuzz of every reader: generated files in the regular and irregular shapes real
+files take.
 
-For every generated file, each reader either returns or raises a :class:`BayevalInputError` whose message is
-one line naming the file (and, for :class:`FileFormatError`, a line that exists in the file); nothing else
-escapes (no traceback). The CLI exits 0 or 2, and with 2 prints one line. The default run generates a few
-hundred files; the ``slow`` test generates more than 10,000 (docs/data.md).
+1. For every generated file, each reader (runs, qrels, prels, probabilities, texts, run tables, run groups, sites,
+   designs, trial tables, SMART records, embeddings, judgments) either returns or raises a
+   :class:`BayevalInputError` whose message is one line naming the file (and, for :class:`FileFormatError`, a line
+   that exists in the file), at most 200 characters besides the file names; nothing else escapes (no traceback).
+   The CLI exits 0 or 2, and with 2 prints one line.
+2. Differential: the run, qrels, probability and judgment readers against a reference parser written here from the
+   rules of docs/data.md, deliberately simple (Python's gzip module, ``bytes.split``, ``sorted``). Files come
+   from seeded generators: multi-member gzip, trailing garbage, zero padding, truncation, interleaved topics,
+   empty columns, byte-order marks at the start and in the middle, control characters, huge fields, repeated
+   documents, damaged judgment files. Every file is refused by both or accepted by both with the same topics,
+   documents, order, scores and grades. 10,000 files in the default run, 100,000 in the ``slow`` test
+   (``python -m pytest -m slow tests/test_io_fuzz.py``).
 """
 
 from __future__ import annotations
@@ -24,8 +33,9 @@ from hypothesis import strategies as st
 
 from bayeval.bias import read_run_groups
 from bayeval.cli.main import main
-from bayeval.design import read_sites
+from bayeval.design import read_design, read_sites
 from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.experiments.table import COLUMNS, read_table
 from bayeval.io import (
     check_collection,
     read_embeddings,
@@ -38,6 +48,7 @@ from bayeval.io import (
     read_texts,
 )
 from bayeval.io.cranfield import read_smart_records
+from bayeval.selection import read_judgments
 
 pytestmark = pytest.mark.filterwarnings("ignore::bayeval.errors.DataNotice")
 
@@ -62,6 +73,7 @@ def _joined(*parts):
 
 
 TAGS = st.sampled_from(["t", "u", "cap"])
+TRIAL_COLUMNS = COLUMNS
 LINES = {
     "trec": _joined(TOPICS, st.sampled_from(["Q0", "0"]), DOCS, NUMS, NUMS, TAGS),
     "msm3": _joined(TOPICS, DOCS, NUMS),
@@ -79,6 +91,19 @@ LINES = {
                        st.sampled_from(["g1", "g2", ""]),
                        st.sampled_from(["automatic", "manual", "Manual", "auto", "interactive", ""])),
     "smart": st.one_of(st.sampled_from([".I 1", ".I 2", ".I", ".T", ".W", ".A", ".B", ".X", "text"]), JUNK),
+    "judgments": st.one_of(_joined(TOPICS, st.just("0"), DOCS, st.sampled_from(["0", "1", "2", "2.0"])),
+                           _joined(TOPICS, DOCS, st.one_of(st.sampled_from(["0", "1"]), NUMS)),
+                           st.builds(lambda *c: ",".join(c), TOPICS, DOCS, st.one_of(st.sampled_from(["0", "1", ""]),
+                                                                                      NUMS)),
+                           st.sampled_from(["topic,docno,grade", "Topic,DocNo,Relevance,score", "docno,topic",
+                                            '"401","d1","1"', '401,"d1'])),
+    "design": st.one_of(st.builds(lambda *c: ",".join(c), TOPICS, st.sampled_from(["0", "1", "-1", "x", ""]),
+                                  st.sampled_from(["1", "0", "yes", "held-out", "?"]),
+                                  st.sampled_from(["1", "0", "+", "-", ""])),
+                        st.sampled_from(["topic,block,a,b", "topic,a,b", "topic,block,a", "topic,block,a,a"])),
+    "trials": st.one_of(st.just(",".join(TRIAL_COLUMNS)),
+                        st.builds(lambda toks: ",".join(toks), st.lists(st.one_of(TOKEN, NUMS), min_size=1,
+                                                                        max_size=len(TRIAL_COLUMNS) + 2))),
 }
 
 
@@ -130,18 +155,23 @@ class _Dir:
 def _line_count(data: bytes) -> int:
     if data[:2] == b"\x1f\x8b":
         try:
-            data = zlib.decompress(data, 47)
-        except zlib.error:
+            data = gzip.GzipFile(fileobj=io.BytesIO(data)).read()  # every member
+        except (OSError, EOFError, zlib.error):
             return 0
     return data.count(b"\n") + 1
 
 
 def _clean(exc: BayevalInputError, paths) -> None:
-    """A rejection is one line naming one of ``paths`` (and an existing line of it)."""
+    """A rejection is one line naming one of ``paths`` (and an existing line of it), at most 200 characters
+    besides the file names (quoted fields are cut at 80)."""
     msg = str(exc)
     assert "\n" not in msg and "\r" not in msg, msg
     names = {str(p): p for p in paths}
     assert any(n in msg for n in names), msg
+    rest = msg
+    for n in sorted(names, key=len, reverse=True):
+        rest = rest.replace(n, "")
+    assert len(rest) <= 200, msg[:400]
     if isinstance(exc, FileFormatError):
         assert exc.path in names, msg
         if exc.line is not None:
@@ -239,6 +269,9 @@ CASES = {
     "sites": (_case_reader(read_sites, "sites.tsv"), [_file("table"), st.none()]),
     "smart": (_case_reader(read_smart_records, "cran.qry"), [_file("smart"), st.none()]),
     "embeddings": (_case_embeddings, [st.binary(max_size=64), ARRAYS]),
+    "judgments": (_case_reader(lambda p: read_judgments(p), "answers.csv"), [_file("judgments", 3), st.none()]),
+    "design": (_case_reader(read_design, "design.csv"), [_file("design", 3), st.none()]),
+    "trial-table": (_case_reader(read_table, "trials.csv"), [_file("trials", 3), st.none()]),
     "check": (_case_check, [QRELS_FILE, RUN_FILE]),
     "cli": (_case_cli, [QRELS_FILE, st.one_of(RUN_FILE, _file("trec", 30)), st.sampled_from(["measures", "check"]),
                         st.booleans()]),
@@ -273,3 +306,479 @@ def test_readers_fuzz_more_than_ten_thousand_files():
     total = sum(FILES.values()) - before
     print(f"\nfuzzed {total} generated files: {dict(sorted(FILES.items()))}")
     assert total >= 10_000
+
+
+# ==========================================================================================================
+# Differential fuzz: the readers against a reference parser written from docs/data.md
+# ==========================================================================================================
+# The reference is deliberately simple and slow: Python's gzip.GzipFile for the decompression, bytes.split for
+# the columns, sorted() for trec_eval's order, dictionaries for the repeats. Every generated file either is
+# refused by both, or accepted by both with the same topics, documents, order and grades (or probabilities).
+import random  # noqa: E402
+import re  # noqa: E402
+import warnings  # noqa: E402
+
+from bayeval.io.runs import run_name_from_file  # noqa: E402
+
+REFUSED = "refused"
+_CONTROL_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\ufeff]")
+_GRADE_COLUMNS = ("grade", "relevance", "rel", "judgment", "label")
+
+
+class _Refuse(Exception):
+    pass
+
+
+def _ref_bytes(data: bytes, strict: bool) -> bytes:
+    """docs/data.md: gzip by its magic bytes, every member, zero padding allowed; a leading BOM dropped; a BOM
+    starting a later line dropped (strict: refused)."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.GzipFile(fileobj=io.BytesIO(data)).read()
+        except (OSError, EOFError, zlib.error):
+            raise _Refuse from None
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    lines = data.split(b"\n")
+    if any(ln[:3] == b"\xef\xbb\xbf" for ln in lines[1:]):
+        if strict:
+            raise _Refuse
+        lines = [lines[0]] + [ln[3:] if ln[:3] == b"\xef\xbb\xbf" else ln for ln in lines[1:]]
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def _ref_text(field: bytes) -> str:
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Refuse from None
+
+
+def _ref_id(field) -> str:
+    """A topic id or docno: UTF-8, no control character, no byte-order mark."""
+    text = _ref_text(field) if isinstance(field, bytes) else field
+    if _CONTROL_CHARS.search(text):
+        raise _Refuse
+    return text
+
+
+def _ref_grade(field: bytes) -> int:
+    try:
+        g = int(field)
+    except ValueError:
+        try:
+            f = float(field)
+        except ValueError:
+            raise _Refuse from None
+        if not f.is_integer():
+            raise _Refuse from None
+        g = int(f)
+    if abs(g) >= 2**62:
+        raise _Refuse
+    return g
+
+
+def _data_lines(lines):
+    for k, ln in enumerate(lines, start=1):
+        fields = ln.split()
+        if fields and fields[0][:1] != b"#":
+            yield k, fields
+
+
+def _ref_run(data: bytes, path: str, strict: bool):
+    """``(name, {topic: [(docno, score), ...] in trec_eval order})`` or REFUSED."""
+    try:
+        lines = _ref_bytes(data, strict)
+        rows, width, tags = [], None, set()
+        for _, f in _data_lines(lines):
+            if width is None:
+                width = len(f)
+                if width not in (3, 4, 6):
+                    raise _Refuse
+                first_tag = _ref_text(f[5]) if width == 6 else None
+            if len(f) != width:
+                raise _Refuse
+            if width == 6:
+                topic, docno = _ref_id(f[0]), _ref_id(f[2])
+                try:
+                    score = float(f[4])
+                except ValueError:
+                    raise _Refuse from None
+                if score != score or score in (float("inf"), float("-inf")):
+                    raise _Refuse
+                tags.add(_ref_text(f[5]))
+            else:
+                topic, docno = _ref_id(f[0]), _ref_id(f[1])
+                try:
+                    score = -float(int(f[2]))
+                    if width == 4:
+                        float(f[3])
+                except (ValueError, OverflowError):
+                    raise _Refuse from None
+            rows.append((topic, docno, score))
+        if width is None or (strict and len(tags) > 1):
+            raise _Refuse
+        by_topic = {}
+        for t, d, s in rows:
+            by_topic.setdefault(t, []).append((d, s))
+        out = {}
+        for t, items in by_topic.items():
+            items = sorted(items, key=lambda x: x[0].encode(), reverse=True)  # docno descending (bytes)
+            items = sorted(items, key=lambda x: -x[1])  # then score descending; stable: file order among equals
+            seen, kept = set(), []
+            for d, s in items:
+                if d in seen:
+                    if strict:
+                        raise _Refuse
+                    continue
+                seen.add(d)
+                kept.append((d, s))
+            out[t] = kept
+        return (first_tag if width == 6 else run_name_from_file(path)), out
+    except _Refuse:
+        return REFUSED
+
+
+def _ref_qrels(data: bytes, strict: bool):
+    """``{topic: [(docno, grade), ...] in file order}`` or REFUSED."""
+    try:
+        lines = _ref_bytes(data, strict)
+        width, out = None, {}
+        for _, f in _data_lines(lines):
+            if width is None:
+                width = len(f)
+                if width != 4 and not (width == 5 and not strict):
+                    raise _Refuse
+            if len(f) != width:
+                raise _Refuse
+            topic, docno, grade = _ref_id(f[0]), _ref_id(f[2]), _ref_grade(f[3])
+            docs = out.setdefault(topic, {})
+            if docno in docs and (strict or docs[docno] != grade):
+                raise _Refuse
+            docs.setdefault(docno, grade)
+        if not out:
+            raise _Refuse
+        return {t: list(d.items()) for t, d in out.items()}
+    except _Refuse:
+        return REFUSED
+
+
+def _ref_probabilities(data: bytes):
+    try:
+        lines = _ref_bytes(data, False)
+        out = {}
+        for _, f in _data_lines(lines):
+            if len(f) != 4:
+                raise _Refuse
+            topic, docno = _ref_id(f[0]), _ref_id(f[2])
+            try:
+                p = float(f[3])
+            except ValueError:
+                raise _Refuse from None
+            if not 0.0 <= p <= 1.0:
+                raise _Refuse
+            docs = out.setdefault(topic, {})
+            if docno in docs:
+                raise _Refuse
+            docs[docno] = p
+        if not out:
+            raise _Refuse
+        return out
+    except _Refuse:
+        return REFUSED
+
+
+def _ref_judgments(data: bytes):
+    """``[(topic, docno, grade, line)]`` or REFUSED: csv with a header naming topic, docno and a grade column, or
+    lines ``topic iteration docno grade`` / ``topic docno grade``; the whole file UTF-8."""
+    try:
+        lines = [_ref_text(ln) for ln in _ref_bytes(data, False)]
+        data_lines = [(k, ln) for k, ln in enumerate(lines, start=1) if ln.strip() and not ln.lstrip().startswith("#")]
+        if not data_lines:
+            return []
+        out = []
+        if "," not in data_lines[0][1]:
+            for k, ln in data_lines:
+                f = ln.encode().split()
+                if f[0][:1] == b"#":
+                    continue
+                if len(f) not in (3, 4):
+                    raise _Refuse
+                t, d, g = (f[0], f[2], f[3]) if len(f) == 4 else f
+                out.append((_ref_id(t), _ref_id(d), _ref_grade(g), k))
+            return out
+        if any(c in ln for ln in lines for c in "\"\r"):
+            return None  # quoted csv fields: the csv module's business, not the reference's
+        header = None
+        for k, ln in data_lines:
+            cells = [c.strip() for c in ln.split(",")]
+            if not any(cells):
+                continue
+            if header is None:
+                header = [c.lower() for c in cells]
+                if "topic" not in header or "docno" not in header:
+                    raise _Refuse
+                g = next((header.index(n) for n in _GRADE_COLUMNS if n in header), None)
+                if g is None:
+                    raise _Refuse
+                ti, di = header.index("topic"), header.index("docno")
+                continue
+            if len(cells) < len(header) or not cells[g]:
+                raise _Refuse
+            out.append((_ref_id(cells[ti]), _ref_id(cells[di]), _ref_grade(cells[g].encode()), k))
+        return out
+    except _Refuse:
+        return REFUSED
+
+
+# ---------------------------------------------------------------------- generators (seeded)
+_TOPICS = ["401", "402", "10", "2", "Q1", "é", "1\u00a0", "00401"]
+_DOCS = ["d1", "d2", "d3", "d10", "FT911-1", "doc#3", "ü", "D1", "a", "b", "z", "ä", "x" * 300]
+_SCORES = ["0.5", "0.9", "1", "2", "-1", "1e-3", "0.50", "1e400", "nan", "inf", "abc", "1_0", "+1", "-0", ".5",
+           "٣", "0x1", "9" * 400, "1.5e3", "3"]
+_CONTROL_INSERTS = ["\x00", "\x01", "\x1f", "\x7f", "\x85", "\ufeff", "\x0b", "\x0c", "\r", "\x1c", "\u2028"]
+_HUGE = ["9" * 100_000, "x" * 5000, "é" * 3000]
+
+
+def _doc(rng: random.Random) -> str:
+    """A docno: mostly one of many plain ones (few repeats), sometimes a special one (repeats, non-ASCII)."""
+    return f"D{rng.randrange(400)}" if rng.random() < 0.8 else rng.choice(_DOCS)
+
+
+def _rate(rng: random.Random) -> float:
+    """How damaged a file's lines are: half of the files clean, the others a little to much."""
+    return 0.0 if rng.random() < 0.5 else rng.choice([0.02, 0.1, 0.3])
+
+
+def _mutate_fields(rng: random.Random, fields: list[str], rate: float) -> list[str]:
+    """With probability ``rate``: a control character or BOM inside a field, a huge field, or an empty column."""
+    if rng.random() >= rate:
+        return fields
+    i = rng.randrange(len(fields))
+    what = rng.random()
+    if what < 0.5:
+        k = rng.randrange(len(fields[i]) + 1)
+        fields[i] = fields[i][:k] + rng.choice(_CONTROL_INSERTS) + fields[i][k:]
+    elif what < 0.65:
+        fields[i] = rng.choice(_HUGE)
+    else:
+        fields[i] = ""
+    return fields
+
+
+def _join(rng: random.Random, lines: list[list[str]], sep: str) -> bytes:
+    """Lines of fields to bytes: one separator per file (the fast parser's case) or mixed, comments and blank
+    lines, CRLF, BOMs (leading and mid-file), invalid UTF-8, gzip with several members, trailing garbage,
+    zero padding, truncation."""
+    mixed = rng.random() < 0.15
+    comments = rng.random() < 0.25
+    out = []
+    for f in lines:
+        if comments and rng.random() < 0.1:
+            out.append(rng.choice(["# c", "", "  ", "#", "\t# x"]))
+        s = rng.choice([" ", "\t", "  ", " \t"]) if mixed else sep
+        out.append(s.join(f))
+    eol = "\r\n" if rng.random() < 0.15 else "\n"
+    text = eol.join(out) + (eol if rng.random() < 0.8 else "")
+    raw = text.encode("utf-8", "surrogatepass")
+    if rng.random() < 0.2:
+        raw = b"\xef\xbb\xbf" + raw
+    if rng.random() < 0.08 and b"\n" in raw:  # a BOM at the start of a later line (cat of two BOM files)
+        ends = [m.end() for m in re.finditer(b"\n", raw)]
+        k = rng.choice(ends)
+        raw = raw[:k] + b"\xef\xbb\xbf" + raw[k:]
+    if rng.random() < 0.03 and raw:
+        k = rng.randrange(len(raw) + 1)
+        raw = raw[:k] + rng.choice([b"\xff", b"\xc3", b"\xed\xa0\x80"]) + raw[k:]
+    if rng.random() < 0.3:
+        cuts = sorted(rng.randrange(len(raw) + 1) for _ in range(rng.randrange(0, 3)))
+        parts = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+        raw = b"".join(gzip.compress(p, mtime=0) for p in parts)  # several members where cuts > 0
+        r = rng.random()
+        if r < 0.05:
+            raw += rng.choice([b"garbage", b"\x1f\x8b", b"\x1f\x8b\x08\x00\x00"])
+        elif r < 0.1:
+            raw += b"\x00" * rng.randrange(1, 9)
+        elif r < 0.15:
+            raw = raw[: max(2, len(raw) - rng.randrange(1, 30))]
+    return raw
+
+
+def _gen_run(rng: random.Random) -> bytes:
+    layout = rng.choices([6, 3, 4], [8, 1, 1])[0]
+    rate = _rate(rng)
+    n = rng.randrange(0, 30)
+    topics = rng.sample(_TOPICS, rng.randrange(1, 4))
+    tags = ["t"] if rng.random() < 0.9 else ["t", "u"]
+    sep = "\t" if layout != 6 and rng.random() < 0.7 else rng.choice([" ", "\t"])
+    rows = []
+    for i in range(n):
+        t, d = rng.choice(topics), _doc(rng)
+        if layout == 6:
+            score = rng.choice(_SCORES) if rng.random() < rate else repr(round(rng.uniform(-2, 2), rng.choice([1, 3])))
+            f = [t, rng.choice(["Q0", "0"]), d, str(i), score, rng.choice(tags)]
+        else:
+            rank = rng.choice(_SCORES) if rng.random() < rate else str(rng.randrange(0, 5))
+            f = [t, d, rank] + ([rng.choice(_SCORES) if rng.random() < rate else "1.5"] if layout == 4 else [])
+        rows.append(_mutate_fields(rng, f, rate))
+    if rng.random() < 0.5:  # grouped by topic, as most files are; otherwise interleaved
+        rows.sort(key=lambda f: f[0])
+    if rng.random() < rate:
+        rows.insert(rng.randrange(len(rows) + 1), [_doc(rng)] * rng.choice([1, 2, 5, 7]))
+    if rows and rng.random() < 0.1:  # a document listed twice for a topic
+        rows.insert(rng.randrange(len(rows) + 1), list(rng.choice(rows)))
+    return _join(rng, rows, sep)
+
+
+def _gen_qrels(rng: random.Random) -> bytes:
+    width = 5 if rng.random() < 0.1 else 4
+    rate = _rate(rng)
+    topics = rng.sample(_TOPICS, rng.randrange(1, 4))
+    rows = []
+    for _ in range(rng.randrange(0, 30)):
+        g = rng.choice(_SCORES + ["2.0", "1.5"]) if rng.random() < rate else rng.choice(["0", "1", "2", "-1", "3"])
+        t, d = rng.choice(topics), _doc(rng)
+        if rows and len(rows[-1]) > 3 and rng.random() < 0.03:  # a repeated judgment: same grade or another
+            t, d = rows[-1][0], rows[-1][2]
+            g = rows[-1][3] if rng.random() < 0.7 else g
+        f = [t, "0", d, g] + (["judge"] if width == 5 else [])
+        rows.append(_mutate_fields(rng, f, rate))
+    return _join(rng, rows, rng.choice([" ", "\t"]))
+
+
+def _gen_probabilities(rng: random.Random) -> bytes:
+    rate = _rate(rng)
+    topics = rng.sample(_TOPICS, rng.randrange(1, 4))
+    rows, seen = [], set()
+    for _ in range(rng.randrange(0, 25)):
+        p = rng.choice(_SCORES + ["1.0", "0", "-0.0", "1.0000001"]) if rng.random() < rate else repr(rng.random())
+        t, d = rng.choice(topics), _doc(rng)
+        if (t, d) in seen and rng.random() >= rate:  # a document twice for a topic is refused: mostly avoid it
+            continue
+        seen.add((t, d))
+        rows.append(_mutate_fields(rng, [t, "Q0", d, p], rate))
+    return _join(rng, rows, rng.choice([" ", "\t"]))
+
+
+def _gen_judgments(rng: random.Random) -> bytes:
+    topics = rng.sample(_TOPICS, rng.randrange(1, 3))
+    rate = _rate(rng)
+    grades = ["0", "1", "2", "2.0", "", "x", "1e999", "9" * 30]
+    if rng.random() < 0.6:  # csv with a header
+        header = rng.choice([["topic", "docno", "grade"], ["Topic", "DocNo", "Relevance", "score"],
+                             ["docno", "topic", "label"], ["topic", "docno"], ["run", "docno", "grade"]])
+        rows = [header]
+        for _ in range(rng.randrange(0, 20)):
+            cell = {"topic": rng.choice(topics), "docno": _doc(rng)}
+            row = [cell.get(h.lower(), rng.choice(grades) if rng.random() < rate else rng.choice(["0", "1", "2"]))
+                   for h in header]
+            if rng.random() < rate / 3:
+                row = row[:-1]
+            rows.append(_mutate_fields(rng, row, rate))
+        if rng.random() < rate / 2:
+            rows.append(['"unclosed', "d1", "1"])
+        return _join(rng, rows, ",")
+    rows = []
+    for _ in range(rng.randrange(0, 20)):
+        g = rng.choice(grades[1:]) if rng.random() < rate else rng.choice(["0", "1", "2"])
+        rows.append(_mutate_fields(rng, rng.choice([[rng.choice(topics), "0", _doc(rng), g],
+                                                    [rng.choice(topics), _doc(rng), g]]), rate))
+    return _join(rng, rows, rng.choice([" ", "\t"]))
+
+
+# ---------------------------------------------------------------------- the comparison
+def _run_result(run):
+    return run.name, {t: list(zip(run.ranking(t).tolist(), run.topic_scores(t).tolist(), strict=True))
+                      for t in run.topics}
+
+
+def _differential_case(kind: str, rng: random.Random, d) -> None:
+    strict = rng.random() < 0.3
+    if kind == "runs":
+        data = _gen_run(rng)
+        p = d.write(data, rng.choice(["input.r.gz", "r.run", "m.tsv"]))
+        expected, read = _ref_run(data, str(p), strict), lambda: _run_result(read_run(p, strict=strict))
+    elif kind == "qrels":
+        data = _gen_qrels(rng)
+        p = d.write(data, "qrels.txt")
+        expected = _ref_qrels(data, strict)
+
+        def read():
+            q = read_qrels(p, strict=strict)
+            return {t: list(zip(q[t].docnos.tolist(), q[t].grades.tolist(), strict=True)) for t in q.topics}
+    elif kind == "probabilities":
+        data = _gen_probabilities(rng)
+        p = d.write(data, "probs.txt")
+        expected = _ref_probabilities(data)
+
+        def read():
+            return {t: dict(m) for t, m in read_probabilities(p).by_topic.items()}
+    else:
+        data = _gen_judgments(rng)
+        p = d.write(data, "answers.csv")
+        expected = _ref_judgments(data)
+
+        def read():
+            return [(j.topic, j.docno, j.grade, j.line) for j in read_judgments(p)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            got = read()
+        except BayevalInputError as exc:
+            _clean(exc, [p])
+            got = REFUSED
+    if expected is None:  # outside what the reference decides (quoted csv): only the one-line property
+        return
+    if kind == "probabilities" and got != REFUSED and expected != REFUSED:
+        got = {t: got[t] for t in sorted(got)}
+        expected = {t: expected[t] for t in sorted(expected)}
+    if kind == "runs" and got != REFUSED and expected != REFUSED:
+        expected = (expected[0], {t: expected[1][t] for t in sorted(expected[1])})
+        got = (got[0], {t: got[1][t] for t in sorted(got[1])})
+    assert got == expected, (kind, strict, data[:300], got if got == REFUSED else "accepted",
+                             expected if expected == REFUSED else "accepted")
+
+
+DIFFERENTIAL = {"runs": 0.4, "qrels": 0.25, "judgments": 0.2, "probabilities": 0.15}
+
+
+class _Slot:
+    """One file per name, rewritten for every case (a directory per case costs more than the parsing)."""
+
+    def __init__(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.n = 0
+
+    def write(self, data: bytes, name: str = "f") -> Path:
+        self.n += 1
+        p = Path(self.tmp.name) / name
+        p.write_bytes(data)
+        return p
+
+
+def _differential(total: int, seed: int) -> Counter:
+    counts: Counter = Counter()
+    d = _Slot()
+    try:
+        for kind, share in DIFFERENTIAL.items():
+            rng = random.Random(f"{seed}-{kind}")
+            for _ in range(int(round(total * share))):
+                _differential_case(kind, rng, d)
+                counts[kind] += 1
+    finally:
+        d.tmp.cleanup()
+    return counts
+
+
+def test_differential_fuzz_readers_agree_with_the_reference_parser():
+    counts = _differential(10_000, seed=19)
+    assert sum(counts.values()) >= 10_000
+
+
+@pytest.mark.slow
+def test_differential_fuzz_hundred_thousand_files():
+    counts = _differential(100_000, seed=2026)
+    print(f"\ndifferential fuzz: {dict(counts)}")
+    assert sum(counts.values()) >= 100_000

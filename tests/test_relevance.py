@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.special import expit, log_expit, logit
+from scipy.special import expit, logit
 
 from bayeval.data import Qrels, RankData
 from bayeval.errors import BayevalInputError
@@ -78,18 +78,27 @@ def test_pseudo_rows_equal_beta_prior_in_logistic():
 
 
 def test_beta_prior_density_in_theta_space():
-    """Beta(a, b) on u = σ(θ): log p(θ) = log Beta(σ(θ)) + log|du/dθ| = a log σ(θ) + b log σ(−θ) − log B(a, b)."""
+    """Beta(a, b) on u = σ(θ): log p(θ) = log Beta(σ(θ)) + log|du/dθ| = a log σ(θ) + b log σ(−θ) − log B(a, b).
+
+    Checks bayeval's own densities against scipy's Beta by the change of variables: the logistic-beta
+    log density exactly, and the rank model's log posterior with no preferences up to its constant
+    K log B(a, b). Dropping the Jacobian (exponents a − 1, b − 1) in either breaks the equality."""
     from scipy.special import betaln
     from scipy.stats import beta as beta_dist
+
+    from bayeval.relevance._logistic_beta import logistic_beta_logpdf
     a, b = 3.0, 7.0
     theta = np.linspace(-5, 3, 17)
     u = expit(theta)
-    lhs = beta_dist.logpdf(u, a, b) + np.log(u * (1 - u))
-    rhs = a * log_expit(theta) + b * log_expit(-theta) - betaln(a, b)
-    np.testing.assert_allclose(lhs, rhs, atol=1e-10)
+    change_of_variables = beta_dist.logpdf(u, a, b) + np.log(u * (1 - u))
+    np.testing.assert_allclose(logistic_beta_logpdf(theta, a, b), change_of_variables, atol=1e-10)
+    m = RankCoefficients(np.zeros((1, 2, 2)), np.array([a]), np.array([b]), ("1",))
+    grid = np.stack([theta, theta[::-1]], axis=1)
+    got = np.array([m.log_posterior(t[None]) for t in grid])
+    want = change_of_variables + change_of_variables[::-1] + 2 * betaln(a, b)
+    np.testing.assert_allclose(got, want, atol=1e-9)
     # and its mode in θ is logit(a / (a + b)), not the u-space mode (a − 1)/(a + b − 2)
-    m = RankCoefficients(np.zeros((1, 2, 2)), np.array([a]), np.array([b]), ("1",)).find_map()["theta"]
-    np.testing.assert_allclose(expit(m), a / (a + b), atol=1e-9)
+    np.testing.assert_allclose(expit(m.find_map()["theta"]), a / (a + b), atol=1e-9)
 
 
 def test_bt_batch_equals_single():
@@ -105,7 +114,7 @@ def test_bt_batch_equals_single():
 
 def test_negative_hessian_matches_finite_differences():
     m = RankCoefficients(rank_wins(4)[None], np.array([2.0]), np.array([5.0]), ("1",))
-    mode = m._mode()
+    mode = m.mode()
     x0, H = mode.x, mode.blocks[0][1]
     eps = 1e-4
     num = np.empty((5, 5))
@@ -153,7 +162,7 @@ def test_recover_calibration():
     A, B = np.array([-3.0, -1.0, 0.5]), np.array([4.0, 2.0, -1.0])
     m = simulate_calibration(A, B, cells_per_system=4000, docs_per_cell=20, seed=2, smoothing=0.5)
     est = m.find_map()
-    sd = m._mode().sd()
+    sd = m.mode().sd()
     np.testing.assert_array_less(np.abs(np.r_[est["A"] - A, est["B"] - B]), 4 * sd)
 
 
@@ -173,7 +182,7 @@ def test_recover_similarity():
     beta = [np.array([3.0, -2.0, 0.0]), np.array([1.0])]
     m = simulate_similarity([-1.0, 0.5], beta, n_docs=5000, penalty=0.01, seed=4)
     est = m.find_map()
-    sd = m._mode().sd()
+    sd = m.mode().sd()
     np.testing.assert_array_less(np.abs(np.r_[est["beta0"] - [-1.0, 0.5], est["beta"] - np.concatenate(beta)]),
                                  4 * sd)
 
@@ -403,24 +412,55 @@ def test_reliability_table_counts():
 
 
 def test_compare_priors(collection, data):
+    """Each row scores its configuration's p on the held-out judgments; ``best`` picks the best row."""
     targets, labels = heldout_targets(data, collection.qrels)
     split = HeldOutSplit(data, targets, labels)
-    cmp = compare_priors(split, ["rtc-default", "rtc-mtc", "smoothed"], p_draws=50, draws=50, chains=2)
+    names = ["rtc-default", "rtc-mtc", "smoothed"]
+    cmp = compare_priors(split, names, p_draws=50, draws=50, chains=2)
     tab = cmp.to_frame()
-    assert list(tab.index) == ["rtc-default", "rtc-mtc", "smoothed"]
-    assert {"log_loss", "auc", "elpd"} <= set(tab.columns)
-    # a point estimate's ELPD is minus n times its log loss
+    assert list(tab.index) == names
+    y = np.concatenate(labels).astype(float)
+    for name in names:
+        # an independent log loss of the configuration's p on the held-out targets
+        p = np.concatenate([cmp.estimates[name].p[t][targets[t]] for t in range(len(targets))])
+        p = np.clip(p, 1e-6, 1 - 1e-6)
+        assert tab.loc[name, "log_loss"] == pytest.approx(-np.mean(y * np.log(p) + (1 - y) * np.log1p(-p)),
+                                                          rel=1e-6)
+        assert tab.loc[name, "n"] == len(y)
+    # a point estimate's ELPD is minus n times its log loss; a model's comes from its draws of p
     row = tab.loc["smoothed"]
     assert row["elpd"] == pytest.approx(-row["n"] * row["log_loss"], rel=1e-9)
-    assert cmp.best("elpd") in tab.index
+    est = cmp.estimates["rtc-default"]
+    assert est.has_draws
+    P = np.concatenate([d[:, t] for d, t in zip(est.draws, targets, strict=True)], axis=1)
+    P = np.clip(P.astype(np.float64), 1e-6, 1 - 1e-6)
+    elpd = np.sum(np.log(np.mean(np.where(y == 1, P, 1 - P), axis=0)))
+    assert tab.loc["rtc-default", "elpd"] == pytest.approx(elpd, rel=1e-9)
+    assert cmp.best("elpd") == names[int(np.argmax(tab["elpd"].to_numpy()))]
+    assert cmp.best("log_loss") == names[int(np.argmin(tab["log_loss"].to_numpy()))]
+    assert cmp.best("auc") == names[int(np.argmax(tab["auc"].to_numpy()))]
 
 
 def test_reliability_diagram_draws():
+    """The plotted points are the reliability table's (mean p, observed rate) with its Wilson intervals."""
     import matplotlib
     matplotlib.use("Agg")
     from bayeval.relevance import reliability_diagram
-    ax = reliability_diagram([0, 1, 0, 1], [0.2, 0.7, 0.1, 0.9], bins=2, label="m")
-    assert ax.get_xlabel() == "predicted p"
+    rng = np.random.default_rng(3)
+    p = rng.random(400)
+    y = (rng.random(400) < p).astype(float)
+    ax = reliability_diagram(y, p, bins=4, label="m")
+    t = reliability_table(y, p, bins=4)
+    points = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
+    assert len(points) == 1
+    np.testing.assert_allclose(np.asarray(points[0].get_xdata(), float), t["mean_p"])
+    np.testing.assert_allclose(np.asarray(points[0].get_ydata(), float), t["rate"])
+    bars = ax.containers[0].lines[2][0].get_segments()
+    np.testing.assert_allclose([s[0, 1] for s in bars], t["rate_lo"])
+    np.testing.assert_allclose([s[1, 1] for s in bars], t["rate_hi"])
+    assert ax.get_legend().get_texts()[0].get_text() == "m"
+    import matplotlib.pyplot as plt
+    plt.close(ax.figure)
 
 
 # --- CLI ------------------------------------------------------------------------------------------------------
@@ -448,6 +488,33 @@ def test_cli_estimate_writes_unjudged_pooled(collection_files, model, data):
     for tr in data:
         pooled_unjudged = set(tr.docnos[(np.asarray(tr.ranks) > 0).any(1) & ~tr.judged])
         assert set(probs.by_topic[tr.topic]) == pooled_unjudged
+
+
+@pytest.mark.parametrize("model", ["rtc", "hier-default"])
+def test_cli_model_depth_reaches_every_rank_model(collection_files, model, data, tmp_path, capsys):
+    """``--model-depth`` sets the rank model's positions of every model that has one, in estimate,
+    evaluate and report alike: the written p is the library's at that depth, and another depth differs."""
+    from bayeval.cli.main import main
+    from bayeval.io.probabilities import read_probabilities
+    from bayeval.relevance import load_config
+    assert "depth" in load_config(model).accepts
+    args = [str(collection_files / "qrels"), str(collection_files / "runs"), "--model", model, "--depth", "50"]
+    written = {}
+    for d in (4, 40):
+        assert main(["estimate", *args, "--model-depth", str(d), "--out", str(tmp_path / f"{d}.txt")]) == 0
+        written[d] = read_probabilities(tmp_path / f"{d}.txt").by_topic
+    est = estimate_probabilities(data, model, depth=4)
+    for tr, p in zip(data, est.p, strict=True):
+        got = written[4][tr.topic]
+        np.testing.assert_allclose([got[d] for d in got], p[[list(tr.docnos).index(d) for d in got]], rtol=1e-5)
+    assert any(abs(written[4][t][d] - written[40][t][d]) > 1e-3 for t in written[4] for d in written[4][t])
+    capsys.readouterr()
+    for cmd in (["evaluate", "--format", "csv"], ["report", "--fit", "map"]):
+        printed = []
+        for d in (4, 40):
+            assert main([cmd[0], *args, *cmd[1:], "--model-depth", str(d)]) == 0
+            printed.append(capsys.readouterr().out)
+        assert printed[0] != printed[1], cmd[0]
 
 
 def test_cli_estimate_laplace_draws_out(collection_files, tmp_path):
@@ -526,13 +593,13 @@ def test_rtc_aggregation_structure_hint_changes_nothing(data):
     m = fit.models["aggregation"]
     assert m.row_groups is not None
     plain = ExpertAggregation(m.X, m.y, m.experts, prior=m.prior)
-    a, b = m._mode(), plain._mode()
+    a, b = m.mode(), plain.mode()
     np.testing.assert_allclose(a.x, b.x, atol=1e-9)
     np.testing.assert_allclose(a.blocks[0][1], b.blocks[0][1], rtol=1e-10)
     # the hint must describe X: a baseline that disagrees everywhere is still exact (S is just dense)
     wrong = ExpertAggregation(m.X, m.y, m.experts, prior=m.prior, row_groups=m.row_groups,
                               group_baseline=m.group_baseline + 1.0)
-    np.testing.assert_allclose(wrong._mode().x, b.x, atol=1e-9)
+    np.testing.assert_allclose(wrong.mode().x, b.x, atol=1e-9)
     with pytest.raises(BayevalInputError, match="row_groups"):
         ExpertAggregation(m.X, m.y, m.experts, row_groups=m.row_groups)
 
@@ -572,7 +639,7 @@ def test_calibration_merged_smoothing_rows_are_the_same_posterior():
     perm = np.random.default_rng(0).permutation(len(m.x))  # same cells, another order: not merged
     separate = PlattCalibration(m.system, m.x, m.n_rel, m.n_nonrel, m.system[perm], m.x[perm], m.systems, prior)
     assert len(merged._rows()[0]) == len(m.x) and len(separate._rows()[0]) == 2 * len(m.x)
-    np.testing.assert_allclose(merged._mode().x, separate._mode().x, atol=1e-10)
+    np.testing.assert_allclose(merged.mode().x, separate.mode().x, atol=1e-10)
     A, B = np.array([0.3, -0.2]), np.array([1.0, 0.5])
     assert merged.log_posterior(A, B) == pytest.approx(separate.log_posterior(A, B), rel=1e-12)
 

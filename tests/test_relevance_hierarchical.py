@@ -243,7 +243,7 @@ def test_complete_idata_loo_and_netcdf_round_trip(tmp_path):
         lat = np.r_[x["beta"], x["topic_effect"], x["run_effect"]]
         log_prior = prior.logp(lat) + 0.5 * np.sum(np.log(prior.prec / (2 * np.pi))) + MODEL.log_hyperprior(h)
         np.testing.assert_allclose(ll[d].sum(), MODEL.log_posterior(**x) - log_prior, rtol=1e-9)
-    hyper = MODEL._prior_draws(4000, np.random.default_rng(1))["hyper"]
+    hyper = MODEL.prior_draws(4000, np.random.default_rng(1))["hyper"]
     pr = MODEL.prior
     sc = np.array([pr.topic_scale, pr.run_scale, pr.coverage_scale])
     np.testing.assert_array_less(np.abs(hyper.mean(0) - sc * np.sqrt(2 / np.pi)), 5 * sc * 0.6 / np.sqrt(4000))

@@ -59,7 +59,7 @@ def test_every_group_and_loo_for_observing_models(name):
     groups = set(f.idata.groups())
     assert {"posterior", "log_likelihood", "posterior_predictive", "prior", "prior_predictive", "observed_data",
             "constant_data"} <= groups
-    obs = m._observed()
+    obs = m.observed()
     ll = f.idata.log_likelihood[obs.name]
     assert ll.shape == (1, 200, len(obs.successes))
     assert f.idata.posterior_predictive[obs.name].shape == ll.shape
@@ -67,8 +67,21 @@ def test_every_group_and_loo_for_observing_models(name):
         warnings.simplefilter("ignore")
         loo = az.loo(f.idata)
     assert np.isfinite(loo.elpd_loo) and loo.elpd_loo < 0
+    # the replicated counts are Binomial(n, σ(η)) at each posterior draw: per draw, the standardised gap
+    # between replicated and expected totals has mean square 1 (± 5 sd of a mean of 200 χ²₁), which a
+    # replicate from other draws does not
+    np.testing.assert_array_equal(f.idata.observed_data[obs.name].values, obs.successes)
+    post = {v: f.idata.posterior[v].values for v in f.idata.posterior.data_vars}
+    p = expit(m.linear_predictor(post))[0]
+    rep = f.idata.posterior_predictive[obs.name].values[0]
+    z = (rep.sum(axis=1) - (obs.trials * p).sum(axis=1)) / np.sqrt((obs.trials * p * (1 - p)).sum(axis=1))
+    assert 0.5 < np.mean(z**2) < 1.5
+    # and each unit's replicates vary across draws as the binomial mixture does (law of total variance),
+    # which a copy of the observations does not
+    mixture_var = (obs.trials * p * (1 - p)).mean(axis=0) + (obs.trials * p).var(axis=0)
+    assert rep.var(axis=0).sum() / mixture_var.sum() == pytest.approx(1.0, abs=0.2)
     ax = az.plot_ppc(f.idata, num_pp_samples=20)
-    assert ax is not None
+    assert "Observed" in ax.get_legend_handles_labels()[1]
 
 
 def test_rank_coefficients_observe_no_judgments_but_have_a_prior():
@@ -94,10 +107,10 @@ def test_pointwise_log_likelihood_is_the_log_posterior_minus_the_log_prior():
 class _NoHooks(ExpertAggregation):
     """An aggregation model without the numpy hooks: the groups come from its PyMC model."""
 
-    def _observed(self):
+    def observed(self):
         return NotImplemented
 
-    def _prior_draws(self, size, rng):
+    def prior_draws(self, size, rng):
         return NotImplemented
 
 
@@ -121,7 +134,7 @@ def test_pymc_fallback_gives_the_same_log_likelihood_and_prior():
 
 def test_rank_prior_draws_have_the_beta_mean():
     m = _rank()
-    th = m._prior_draws(4000, np.random.default_rng(0))["theta"]
+    th = m.prior_draws(4000, np.random.default_rng(0))["theta"]
     u = expit(th)
     for t in range(2):
         a, b = m.prior_a[t], m.prior_b[t]
@@ -216,3 +229,63 @@ def test_pymc_fallback_with_an_improper_prior_has_no_prior_groups():
     assert "log_likelihood" in groups and "posterior_predictive" in groups
     assert "prior" not in groups and "prior_predictive" not in groups
     assert not nh._proper()
+
+
+# ---------------------------------------------------------------------- a fit file cannot run code
+def _crafted(tmp_path, record: dict, **extra):
+    """A netCDF file shaped like a fit, with the given model record in its attrs (read back from disk)."""
+    import json
+
+    import bayeval
+
+    attrs = {"bayeval_model": json.dumps(record), "bayeval_version": bayeval.__version__,
+             "bayeval_model_id": record.get("class"), "method": "map", **extra}
+    idata = az.from_dict(posterior={"x": np.zeros((1, 2))}, constant_data={"a": np.zeros(3)})
+    for g in idata.groups():
+        getattr(idata, g).attrs.update({k: v for k, v in attrs.items() if v is not None})
+    path = tmp_path / f"sent{len(list(tmp_path.glob('sent*.nc')))}.nc"
+    idata.to_netcdf(str(path))
+    return az.from_netcdf(str(path))
+
+
+def test_fit_file_naming_os_system_is_refused_and_nothing_runs(tmp_path, monkeypatch):
+    import os
+
+    from bayeval.errors import BayevalInputError
+
+    calls = []
+    monkeypatch.setattr(os, "system", lambda *a: calls.append(a) or 0)
+    real = "bayeval.relevance.aggregation:ExpertAggregation"
+    crafted = [
+        ({"class": "os:system", "fields": {"command": {"value": "touch pwned"}}}, "model class 'os:system'"),
+        ({"class": real, "fields": {"prior": {"config": "os:system", "value": {"command": "touch pwned"}}}},
+         "configuration class 'os:system'"),
+        ({"class": "bayeval.relevance._idata:_allowed", "fields": {}}, "not one of bayeval's own"),
+        ({"class": "builtins:eval", "fields": {}}, "not one of bayeval's own"),
+    ]
+    for record, words in crafted:
+        idata = _crafted(tmp_path, record)
+        with pytest.raises(BayevalInputError, match=words):
+            FitResult.from_idata(idata)
+    assert calls == [] and not (tmp_path / "pwned").exists()
+
+
+def test_fit_file_of_another_version_or_mismatched_id_is_refused(tmp_path):
+    from bayeval.errors import BayevalInputError
+
+    m = OBSERVING["calibration"]()
+    f = m.fit("map", seed=0)
+    attrs = dict(f.idata.posterior.attrs)
+    assert attrs["bayeval_model_id"] == "bayeval.relevance.calibration:PlattCalibration"
+    import bayeval
+    assert attrs["bayeval_version"] == bayeval.__version__
+    record = __import__("json").loads(attrs["bayeval_model"])
+    idata = _crafted(tmp_path, record, bayeval_version="0.0.1")
+    with pytest.raises(BayevalInputError, match=r"written by bayeval '0.0.1'"):
+        FitResult.from_idata(idata)
+    idata = _crafted(tmp_path, record, bayeval_model_id="bayeval.relevance.aggregation:ExpertAggregation")
+    with pytest.raises(BayevalInputError, match="does not match"):
+        FitResult.from_idata(idata)
+    idata = _crafted(tmp_path, {"class": record["class"], "fields": {"nonsense": {"value": 1}}})
+    with pytest.raises(BayevalInputError, match="does not fit"):
+        FitResult.from_idata(idata)

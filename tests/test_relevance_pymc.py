@@ -58,7 +58,7 @@ def compiled():
     out = {}
     for name, m in MODELS.items():
         pmm = m.build_model()
-        out[name] = (pmm, pmm.compile_logp(jacobian=False), pmm.compile_dlogp(jacobian=False), m._mode())
+        out[name] = (pmm, pmm.compile_logp(jacobian=False), pmm.compile_dlogp(jacobian=False), m.mode())
     return out
 
 
@@ -105,24 +105,34 @@ def test_find_map_agrees_with_fast_path(compiled, name):
 
 
 def test_beta_prior_on_sigmoid_equals_pymc_beta_with_jacobian():
-    """u ~ Beta(a, b) sampled on its logit scale: log p(θ) = a log σ(θ) + b log σ(−θ) − log B(a, b) — the
-    density of the Flat + Potential formulation used by build_model (and of a, b pseudo-rows)."""
+    """The rank model's PyMC prior on θ is u ~ Beta(a, b) on its logit scale, Jacobian included:
+    log p(θ) = a log σ(θ) + b log σ(−θ) − log B(a, b), the density ``pm.Beta`` has on ``u_logodds__``.
+    Checked on ``RankCoefficients.build_model()`` with no preferences (prior only); written without the
+    Jacobian (exponents a − 1, b − 1) the densities differ and the mode moves to (a − 1)/(a + b − 2)."""
     a, b = 4.0, 11.0
     with pm.Model() as beta_model:
         pm.Beta("u", a, b)
-    f = beta_model.compile_logp(jacobian=True)
+    beta_logp = beta_model.compile_logp(jacobian=True)
+    m = RankCoefficients(np.zeros((1, 2, 2)), np.array([a]), np.array([b]), ("1",))
+    model = m.build_model()
+    assert not model.rvs_to_transforms[model["theta"]]  # θ is the free variable: no hidden Jacobian term
+    ours = model.compile_logp(jacobian=True)
     theta = np.linspace(-6, 2, 9)
-    got = np.array([f({"u_logodds__": t}) for t in theta])
+    got = np.array([ours({"theta": np.array([[t, -t]])}) for t in theta])
+    want = np.array([beta_logp({"u_logodds__": t}) + beta_logp({"u_logodds__": -t}) for t in theta])
     # (PyTensor's betaln and logodds Jacobian agree with scipy's to ~1e-6 absolute)
-    np.testing.assert_allclose(got, a * log_expit(theta) + b * log_expit(-theta) - betaln(a, b), atol=1e-5)
-    # find_MAP drops the Jacobian, so on pm.Beta it finds the u-space mode (a-1)/(a+b-2), not a/(a+b):
-    # the reason build_model writes the prior as a Potential in θ.
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    np.testing.assert_allclose(got, a * log_expit(theta) + b * log_expit(-theta) - 2 * betaln(a, b)
+                               + a * log_expit(-theta) + b * log_expit(theta), atol=1e-5)
+    # find_MAP drops the Jacobian, so on pm.Beta it finds the u-space mode (a-1)/(a+b-2); on bayeval's
+    # model (a proper density in θ, no transform) it finds the θ-mode σ(θ) = a/(a+b) of the fast path
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         u_map = pm.find_MAP(model=beta_model, progressbar=False)["u"]
+        theta_map = pm.find_MAP(model=model, progressbar=False)["theta"]
     assert u_map == pytest.approx((a - 1) / (a + b - 2), abs=1e-4)
-    m = RankCoefficients(np.zeros((1, 1, 1)), np.array([a]), np.array([b]), ("1",))
-    assert 1 / (1 + np.exp(-m.find_map()["theta"][0, 0])) == pytest.approx(a / (a + b), abs=1e-9)
+    np.testing.assert_allclose(1 / (1 + np.exp(-theta_map)), a / (a + b), atol=1e-4)
+    np.testing.assert_allclose(1 / (1 + np.exp(-m.find_map()["theta"])), a / (a + b), atol=1e-9)
 
 
 def test_every_method_gives_the_same_idata_shape():

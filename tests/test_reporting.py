@@ -90,7 +90,7 @@ def test_cli_report_writes_the_files_and_rejects_bad_input(files, tmp_path):
     rc, out, err = _cli("report", qrels, *runs, "--model", "rtc", "--fit", "laplace", "--posterior-draws", "50",
                         "--chains", "1", "--p-draws", "50", "--mc-draws", "200")
     assert rc == 0, err
-    assert "| run | E[MAP]" in out and "p from rtc" in out and "mc, 200 draws" in out
+    assert "| run | E[MAP]" in out and "p from the RTC model" in out and "Monte Carlo, 200 draws" in out
     rc, out, err = _cli("report", qrels, *runs, "--level", "1.5")
     assert rc == 2 and "--level" in err and "Traceback" not in err
 

@@ -58,6 +58,8 @@ def _post(c, path, **fields):
 
 
 def test_one_assessor_gets_exactly_what_judge_next_gives(tmp_path, col, campaign):
+    from bayeval.selection.selector import DEFAULT_TOPIC_TOLERANCE
+
     twin = tmp_path / "twin.sqlite"
     Campaign.create(twin, col.runs, measure="AP", alpha=0.95, pairs=[(1, 2)]).close()
     shown = []
@@ -65,7 +67,8 @@ def test_one_assessor_gets_exactly_what_judge_next_gives(tmp_path, col, campaign
         r = _login(c)
         for _ in range(12):
             item = _shown(r.text)
-            expected = ref.next(1)[0]
+            # the campaign's next document, kept on the assessor's topic by the desk's rule
+            expected = ref.next(1, stay_on=shown[-1][0] if shown else None, tolerance=DEFAULT_TOPIC_TOLERANCE)[0]
             assert item == (expected.topic, expected.docno)
             shown.append(item)
             grade = col.qrels.grade_of(*item)
@@ -336,3 +339,70 @@ def test_random_requests_never_500(campaign):
             assert r.status_code < 400 or r.text.strip()  # a refusal says why
 
         check()
+
+
+# ---------------------------------------------------------------------- raw ASGI probes
+def _asgi(app, method, path, *, headers=(), chunks=(), disconnect=False, query=b""):
+    """Drive the ASGI application by hand: ``chunks`` of body, then (``disconnect``) the client going away.
+    Returns (status, headers, body); an exception escaping the application fails the calling test."""
+    import asyncio
+
+    events = [{"type": "http.request", "body": c, "more_body": disconnect or k < len(chunks) - 1}
+              for k, c in enumerate(chunks)] or [{"type": "http.request", "body": b"", "more_body": disconnect}]
+    if disconnect:
+        events.append({"type": "http.disconnect"})
+    sent = []
+
+    async def receive():
+        return events.pop(0) if events else {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "",
+             "headers": [(b"host", b"127.0.0.1"), *[(k.encode(), v.encode()) for k, v in headers]],
+             "client": ("127.0.0.1", 1234), "server": ("127.0.0.1", 80)}
+    asyncio.run(app(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, body.decode()
+
+
+@pytest.mark.parametrize("disconnect", [True, False], ids=["client-gone", "body-short"])
+def test_cut_off_body_is_400_without_traceback(campaign, caplog, disconnect):
+    app = create_app(campaign)
+    csrf = "c" * 43
+    body = f"csrf={csrf}&name=alice".encode()
+    headers = [("content-type", "application/x-www-form-urlencoded"), ("content-length", str(len(body) + 40)),
+               ("cookie", f"bayeval_csrf={csrf}")]
+    status, _, text = _asgi(app, "POST", "/login", headers=headers, chunks=[body[:10], body[10:]],
+                            disconnect=disconnect)
+    assert status == 400 and ("cut off" if disconnect else "Content-Length says") in text, (status, text)
+    assert "Traceback" not in caplog.text and not [r for r in caplog.records if r.levelname == "ERROR"]
+    status, _, _ = _asgi(app, "POST", "/login", headers=headers[:2] + [("cookie", f"bayeval_csrf={csrf}")],
+                         chunks=[body + b"&x=" + b"1" * 37])  # the whole body: the same request is accepted
+    assert status == 303
+
+
+def test_name_cookie_must_match_the_name_rule_whole(campaign):
+    with _client(campaign) as c:
+        _login(c)
+        assert _post(c, "/next").status_code == 200
+        for bad in ("alice%0A", "alice%0D%0A", "%0Aalice", "alice%00"):
+            c.cookies.set("bayeval_assessor", bad)
+            r = _post(c, "/next")
+            assert r.status_code == 403 and "name yourself" in r.text, (bad, r.status_code)
+            assert 'name="name"' in c.get("/").text  # the name form, not a document
+        r = _post(c, "/login", name="bob\n")  # a field is stripped: a final newline is not part of the name
+        assert r.status_code == 200
+
+
+@pytest.mark.parametrize("path", ["//evil.example/", "//evil.example", "/\\evil.example/", "///evil.example/",
+                                  "/nowhere", "/progress.json"])
+def test_token_redirect_goes_to_local_paths_only(campaign, path):
+    app = create_app(campaign, token="s3cret", allowed_hosts=None)
+    status, headers, _ = _asgi(app, "GET", path, query=b"token=s3cret")
+    location = headers["location"]
+    assert status == 303 and location.startswith("/") and not location.startswith(("//", "/\\")), location
+    assert location == (path if path == "/progress.json" else "/")

@@ -18,6 +18,7 @@ import urllib.request
 import pytest
 
 from bayeval.selection import Campaign
+from bayeval.selection.selector import DEFAULT_TOPIC_TOLERANCE
 from bayeval.synthetic import make_collection
 
 pytest.importorskip("starlette", reason="bayeval[serve] (starlette) is not installed")
@@ -117,8 +118,8 @@ def test_judge_by_keyboard_reload_kill_and_restart(tmp_path, monkeypatch):
         ref = Campaign.open(twin)
         while len(made) < 20:
             item = shown()
-            c = ref.next(1)[0]
-            assert item == (c.topic, c.docno), "the page must show the campaign's next document"
+            c = ref.next(1, stay_on=made[-1][0] if made else None, tolerance=DEFAULT_TOPIC_TOLERANCE)[0]
+            assert item == (c.topic, c.docno), "the page must show the campaign's next document (topic kept)"
             text = text_of("#text")
             assert text is not None and "<script>window.pwned = 1</script>" in text  # shown as text
             assert driver.execute_script("return window.pwned === undefined")
@@ -198,4 +199,64 @@ def test_demo_serve_on_cranfield(tmp_path, shared_data):
     finally:
         proc.kill()
         proc.wait()
+        log.close()
+
+
+@pytest.mark.parametrize("width", [360, 420])
+def test_narrow_window_no_sideways_scroll_and_the_statement_once_per_topic(tmp_path, monkeypatch, width):
+    """From 360 px up the page fits the window (no horizontal scroll bar); the topic statement is shown in full
+    when the topic changes and folded away while the assessor stays on it."""
+    monkeypatch.setenv("SE_OFFLINE", "true")
+    col = make_collection(n_topics=6, n_systems=3, n_docs=60, depth=20, seed=1)
+    camp_path = tmp_path / "c.sqlite"
+    Campaign.create(camp_path, col.runs, measure="AP", alpha=0.95, pairs=[(1, 2)]).close()
+    texts, topics = tmp_path / "texts.tsv", tmp_path / "topics.txt"
+    with open(texts, "w") as fh:
+        for t in col.runs.topics:
+            for d in col.qrels[t].docnos if t in col.qrels.topics else []:
+                fh.write(f"{d}\tA_long_unbroken_token_{'x' * 80} and ordinary words " * 3 + "\n")
+    with open(topics, "w") as fh:
+        for t in col.runs.topics:
+            fh.write(f"<top>\n<num> Number: {t}\n<title> topic {t} title\n<desc> Description:\nWhat is "
+                     f"{t}?\n<narr> Narrative:\nA relevant document says what {t} is.\n</top>\n")
+    port = free_port()
+    log = open(tmp_path / "server.log", "wb")
+    server = start_server([str(camp_path), "--texts", str(texts), "--topics", str(topics)], port, log)
+    driver = chrome(tmp_path / "profile")
+    try:
+        from selenium.common.exceptions import WebDriverException
+        from selenium.webdriver.common.action_chains import ActionChains
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.common.keys import Keys
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        driver.set_window_size(width, 800)
+        wait = WebDriverWait(driver, 60, ignored_exceptions=(WebDriverException,))
+        js = driver.execute_script
+        driver.get(f"http://127.0.0.1:{port}/")
+        wait.until(lambda d: d.find_element(By.NAME, "name")).send_keys("alice" + Keys.ENTER)
+        seen_same = seen_new = 0
+        for n in range(8):
+            wait.until(lambda d, n=n: js("var e = document.querySelector('#judged'); "
+                                         "return e !== null && e.textContent === String(arguments[0])", n))
+            inner = js("return window.innerWidth")
+            assert inner <= width
+            assert js("return document.documentElement.scrollWidth") <= inner, "the page scrolls sideways"
+            topic = js("return document.querySelector('#topic').textContent")
+            folded = js("var d = document.querySelector('#statement'); return d === null ? null : d.open")
+            last = js("var e = document.querySelector('form[action=\"/undo\"] span'); "
+                      "return e === null ? null : e.textContent")
+            if last is not None and f"topic {topic}," in last:
+                assert folded is False  # same topic: the statement is one click away
+                seen_same += 1
+            else:
+                assert folded is None and "What is" in js("return document.querySelector('main').textContent")
+                seen_new += 1
+            docno = js("return document.querySelector('#docno').textContent")
+            ActionChains(driver).send_keys(str(col.qrels.grade_of(topic, docno) or 0)).perform()
+        assert seen_same >= 1 and seen_new >= 1
+    finally:
+        driver.quit()
+        server.kill()
+        server.wait()
         log.close()

@@ -23,7 +23,7 @@ import numpy as np
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError, FileFormatError
-from bayeval.io import decode, read_bytes, split_lines
+from bayeval.io import decode, quoted, read_bytes, split_lines
 
 __all__ = ["RUN_TYPES", "Contributions", "RunGroups", "contributions_from_runs", "pooled_runs",
            "read_contributions", "read_run_groups"]
@@ -106,7 +106,7 @@ def read_run_groups(path: str | os.PathLike) -> RunGroups:
     for run, g, k, lineno in zip(table["run"], table[gcol], table["type"], table["line"], strict=True):
         k = {"auto": "automatic"}.get(k.lower(), k.lower())
         if k not in RUN_TYPES:
-            raise FileFormatError(str(path), int(lineno), f"type {k!r} is neither automatic nor manual")
+            raise FileFormatError(str(path), int(lineno), f"type {quoted(k)} is neither automatic nor manual")
         group[run], kind[run] = g, k
     return RunGroups(group, kind)
 
@@ -175,13 +175,14 @@ def read_contributions(path: str | os.PathLike) -> Contributions:
         try:
             n = int(fields[4])
         except ValueError:
-            raise FileFormatError(path, lineno, f"group count {fields[4]!r} is not an integer") from None
+            raise FileFormatError(path, lineno, f"group count {quoted(fields[4])} is not an integer") from None
         groups = fields[5:]
         if n != len(groups):
             raise FileFormatError(path, lineno, f"says {n} group(s) but lists {len(groups)}")
         topic = out.setdefault(fields[0], {})
         if fields[2] in topic:
-            raise FileFormatError(path, lineno, f"document {fields[2]!r} listed twice for topic {fields[0]!r}")
+            raise FileFormatError(path, lineno, f"document {quoted(fields[2])} listed twice for topic "
+                                                f"{quoted(fields[0])}")
         topic[fields[2]] = frozenset(groups)
     if not out:
         raise FileFormatError(path, None, "empty file: no annotated judgments")
@@ -253,6 +254,6 @@ def contributions_from_runs(data: RankData, groups: RunGroups, depth: int,
 
 def _check_depth(depth) -> int:
     if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
-        raise BayevalInputError(f"depth: the pool depth must be a positive integer, got {depth!r}")
+        raise BayevalInputError(f"depth: the pool depth must be a positive integer, got {quoted(depth)}")
     return int(depth)
 

@@ -1,10 +1,12 @@
 """Writing result tables for people (aligned text) and programs (csv, json).
 
 ``table`` output never cuts a number: each column gets one number format (integers without decimals;
-decimals fixed per column, or scientific notation for a column of small values such as variances),
+decimals fixed per column; a column of small values gets the decimals that show three significant digits,
+variances scientific notation; probabilities below 1e-6 read ``< 1e-6``),
 and the table is drawn by rich only on a terminal wide enough for it; otherwise — narrow terminal,
 pipe, file — it is plain aligned text that keeps every character. Columns with a known meaning get a
-legend line under the table (:data:`LEGENDS`). An empty result says so on stderr in every format.
+legend line under the table (:data:`LEGENDS`; a command's own ``legend`` replaces the shared line).
+An empty result says so on stderr in every format.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import pandas as pd
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["FORMATS", "LEGENDS", "collapse_missing", "format_columns", "write_frame"]
+__all__ = ["FORMATS", "LEGENDS", "TINY_P", "collapse_missing", "format_columns", "format_probability",
+           "is_probability_column", "write_frame"]
 
 FORMATS = ("table", "csv", "json")
 
@@ -51,11 +54,35 @@ LEGENDS = {
     "seconds": "mean seconds per trial",
 }
 
-_SMALL = 1e-3  # a column whose non-zero values all lie below this is printed in scientific notation
+_SMALL = 1e-3  # a column whose non-zero values all lie below this gets more decimals (variances: scientific)
+TINY_P = 1e-6  #: a probability below this is printed "< 1e-6": nobody needs its digits
+_TINY_TEXT = "1e-6"
+
+
+def is_probability_column(name) -> bool:
+    """Columns of probabilities (P(Δ < 0), confidences), printed with :func:`format_probability`."""
+    name = str(name)
+    return name.startswith("p_less") or name in ("confidence", "prob")
+
+
+def format_probability(v: float, digits: int = 4) -> str:
+    """A probability with ``digits`` decimals; below :data:`TINY_P` just ``"< 1e-6"`` (and ``"> 1 - 1e-6"``
+    above 1 - 1e-6 when that is not exactly 1), between it and 1e-``digits`` one significant digit."""
+    if not np.isfinite(v):
+        return "NA"
+    if 0.0 < v < TINY_P:
+        return f"< {_TINY_TEXT}"
+    if 1.0 - TINY_P < v < 1.0:
+        return f"> 1 - {_TINY_TEXT}"
+    if 0.0 < v < 10.0 ** -digits:
+        return f"{v:.0e}"
+    return f"{v:.{digits}f}"
 
 
 def _column_format(values: pd.Series, digits: int):
     """One formatter for a whole column."""
+    if values.dtype.kind == "f" and is_probability_column(values.name):
+        return lambda v: format_probability(float(v), digits)
     kind = values.dtype.kind
     if kind == "b":
         return lambda v: "yes" if v else "no"
@@ -69,7 +96,11 @@ def _column_format(values: pd.Series, digits: int):
         return lambda v: "NA" if not np.isfinite(v) else f"{int(v):d}"  # counts stored as floats (not 0/1 rates)
     nonzero = np.abs(finite[finite != 0])
     if len(nonzero) and nonzero.max() < _SMALL:
-        return lambda v: "NA" if not np.isfinite(v) else f"{v:.3e}"
+        top = float(nonzero.max())
+        if "variance" in str(values.name) or top < 1e-6:
+            return lambda v: "NA" if not np.isfinite(v) else f"{v:.3e}"
+        places = min(-int(np.floor(np.log10(top))) + 2, 8)  # three significant digits of the largest value
+        return lambda v: "NA" if not np.isfinite(v) else f"{v:.{places}f}"
     return lambda v: "NA" if not np.isfinite(v) else f"{v:.{digits}f}"
 
 
@@ -91,10 +122,6 @@ def _plain(frame: pd.DataFrame, cells: list[list[str]], title: str | None) -> st
     out += [line(heads), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells]
     return "\n".join(out) + "\n"
-
-
-def _legend(frame: pd.DataFrame) -> list[str]:
-    return [f"  {c}: {LEGENDS[c]}" for c in frame.columns if c in LEGENDS]
 
 
 def collapse_missing(frame: pd.DataFrame, why: dict | None = None) -> tuple[pd.DataFrame, str | None]:
@@ -150,7 +177,8 @@ def write_frame(frame: pd.DataFrame, fmt: str, out: TextIO | None = None, *, tit
         return
     cells = format_columns(frame, float_digits)
     plain = _plain(frame, cells, title)
-    legends = _legend(frame) + [f"  {k}: {v}" for k, v in (legend or {}).items() if k in frame.columns]
+    legend = {k: v for k, v in (legend or {}).items() if k in frame.columns}
+    legends = [f"  {c}: {legend.get(c, LEGENDS.get(c))}" for c in frame.columns if c in legend or c in LEGENDS]
     tty = getattr(out, "isatty", lambda: False)()
     width = shutil.get_terminal_size((80, 24)).columns
     fits = max(len(s) for s in plain.splitlines()) + 4 <= width

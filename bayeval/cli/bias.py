@@ -20,13 +20,14 @@ from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection, positive_int
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
+from bayeval.methods import CLOSED_FORM_METHODS
 
 __all__ = ["register"]
 
 MODEL_PREDICTORS = ("rtc", "smoothed", "uniform", "similarity")
 TEXT_PREDICTORS = ("kld", "svm")
 PREDICTORS = MODEL_PREDICTORS + TEXT_PREDICTORS
-EXPECTED_METHODS = ("exact", "delta", "paper")
+EXPECTED_METHODS = CLOSED_FORM_METHODS
 
 
 def register(sub) -> None:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from bayeval.cli._inputs import add_format_argument, positive_int, probability
 from bayeval.cli._output import write_frame
+from bayeval.methods import DEFAULT_MOMENT_METHOD, MOMENT_METHODS
 
 __all__ = ["register"]
 
@@ -42,7 +43,7 @@ def register(sub) -> None:
     p.add_argument("--fit", choices=("laplace", "map"), default="laplace",
                    help="fit of the RTC model: laplace (posterior draws of p, default) or map (a point p)")
     p.add_argument("--p-draws", type=positive_int, default=100, help="posterior draws of p (default 100)")
-    p.add_argument("--method", choices=("paper", "delta", "exact", "mc"), default="exact",
+    p.add_argument("--method", choices=MOMENT_METHODS, default=DEFAULT_MOMENT_METHOD,
                    help="how expected measures are computed (default exact)")
     p.add_argument("--seed", type=int, default=2024, help="generator seed (default 2024)")
     add_format_argument(p)
@@ -70,9 +71,10 @@ def run(args: argparse.Namespace) -> int:
         est = estimate_probabilities(shallow, "rtc", fit=args.fit, p_draws=args.p_draws if sampled else None,
                                      seed=args.seed, depth=min(args.depth, 100),
                                      stage_methods={"rank": "map"} if sampled else None)
-        probs = est.arrays(draws=est.has_draws)
-        p_note = (f"RTC model, Laplace posterior, {args.p_draws} draws of p (parameter + Bernoulli uncertainty)"
-                  if sampled else "RTC model at its MAP (a point p: Bernoulli uncertainty only)")
+        probs = est  # it gives the p each moment method uses (RelevanceEstimate.arrays_for)
+        used = "" if args.method == "mc" else f", {est.closed_form_draws} of them by the law of total variance"
+        p_note = (f"RTC model, Laplace posterior, {args.p_draws} draws of p{used} (parameter + Bernoulli "
+                  "uncertainty)" if sampled else "RTC model at its MAP (a point p: Bernoulli uncertainty only)")
     else:
         probs = None
         p_note = f"p = {default_p:g} for every unjudged document (Bernoulli uncertainty only)"

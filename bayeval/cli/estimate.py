@@ -10,24 +10,24 @@ from bayeval.cli._inputs import add_collection_arguments, add_format_argument, l
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
-__all__ = ["MODEL_DEPTH", "add_model_depth_argument", "add_stage_fit_argument", "model_depth", "register", "run",
-           "stage_methods"]
+__all__ = ["MODEL_DEPTH", "add_model_depth_argument", "add_stage_fit_argument", "model_depth", "model_options",
+           "register", "run", "stage_methods"]
 
 #: Default rank positions of the rtc rank-coefficient model: the depth TREC pools were judged to.
 MODEL_DEPTH = 100
 
 
 def register(sub) -> None:
+    from bayeval.relevance.defaults import DEFAULT_MODEL, model_help
+
     p = sub.add_parser(
         "estimate", help="estimate probabilities of relevance of unjudged documents (RTC, similarity, baselines)",
         description="Fit a relevance model to the runs and the (incomplete) judgments and write, for every "
                     "unjudged document some run retrieves within --depth, its probability of relevance in "
-                    "mtc-eval's format 'topic Q0 docno prob'. --model takes a kind (rtc, similarity, uniform, "
-                    "smoothed), the name of a shipped configuration (e.g. rtc-mtc, rtc-weak) or a .toml path.")
+                    "mtc-eval's format 'topic Q0 docno prob'. --model takes " + model_help() + ".")
     add_collection_arguments(p)
     add_model_depth_argument(p)
-    p.add_argument("--model", default="rtc", metavar="MODEL",
-                   help="rtc | similarity | uniform | smoothed | a configuration name or .toml (default rtc)")
+    p.add_argument("--model", default=DEFAULT_MODEL, metavar="MODEL", help=model_help())
     p.add_argument("--fit", choices=FIT_METHODS, default="map",
                    help="map: fast path (no PyMC); laplace; mcmc: NUTS; vi: ADVI (default map)")
     add_stage_fit_argument(p)
@@ -53,7 +53,7 @@ def register(sub) -> None:
 
 
 def add_model_depth_argument(parser) -> None:
-    """``--model-depth``: rank positions of the rtc rank-coefficient model (``--depth`` only cuts the runs)."""
+    """``--model-depth``: rank positions of the rank-coefficient model (``--depth`` only cuts the runs)."""
     parser.add_argument("--model-depth", type=positive_int, default=None, metavar="D",
                         help="rank positions of the rank-coefficient model (default: --depth, at most 100); "
                              "documents below it count as unretrieved for the model")
@@ -86,6 +86,37 @@ def stage_methods(items, fit: str) -> dict | None:
     return out or None
 
 
+def model_options(args, cfg, fit: str) -> dict:
+    """The options of :func:`~bayeval.relevance.estimate_probabilities` that ``--model-depth``,
+    ``--stage-fit`` and ``--extra`` give the model, as far as its configuration ``accepts`` them; a flag
+    the model does not take is an error."""
+    from bayeval.relevance.config import kinds_accepting
+
+    flags = {"stage_methods": ("--stage-fit", getattr(args, "stage_fit", [])),
+             "extra": ("--extra", getattr(args, "extra", []))}
+    for option, (flag, given) in flags.items():
+        if given and option not in cfg.accepts:
+            raise BayevalInputError(f"{flag}: only for --model {' / '.join(kinds_accepting(option))}")
+    out = {}
+    if "depth" in cfg.accepts:
+        out["depth"] = model_depth(args)
+    if "stage_methods" in cfg.accepts:
+        out["stage_methods"] = stage_methods(flags["stage_methods"][1], fit)
+    if flags["extra"][1]:
+        out["extra"] = _extra(flags["extra"][1])
+    return out
+
+
+def with_unseen_if_asked(args, cfg, data, est):
+    """``(data, est)`` with the unseen relevant documents' phantoms added where ``--unseen`` says so (by
+    default where the model's configuration does: ``unseen_by_default``, the calibration studies' choice)."""
+    if not (args.unseen or (args.unseen is None and cfg.unseen_by_default)):
+        return data, est
+    from bayeval.relevance.unseen import with_unseen
+
+    return with_unseen(data, est, seed=args.seed)
+
+
 #: Why a column of a stage's posterior summary can be missing (one note line instead of rows of NA).
 _WHY_MISSING = {
     "sd": "no curvature at the mode: a flat direction of the posterior",
@@ -110,31 +141,26 @@ def _extra(items) -> dict:
 def run(args: argparse.Namespace) -> int:
     from bayeval.cli._output import write_frame
     from bayeval.data.rankdata import RankData
+    from bayeval.display import describe_fit, display_name
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
-    if args.draws_out and (args.fit == "map" or cfg.kind in ("uniform", "smoothed")):
+    if args.draws_out and (args.fit == "map" or not cfg.gives_draws):
         raise BayevalInputError("--draws-out: needs a sampled fit (--fit laplace|mcmc|vi) of rtc or similarity")
-    if cfg.kind != "similarity" and (args.texts or args.embeddings):
+    if "texts" not in cfg.accepts and (args.texts or args.embeddings):
         raise BayevalInputError("--texts/--embeddings: only for --model similarity")
-    if cfg.kind != "rtc" and args.extra:
-        raise BayevalInputError("--extra: only for --model rtc")
-    if cfg.kind != "rtc" and args.stage_fit:
-        raise BayevalInputError("--stage-fit: only for --model rtc")
-    stages = stage_methods(args.stage_fit, args.fit) if cfg.kind == "rtc" else None
-    kw = {}
-    if cfg.kind == "similarity":
+    kw = model_options(args, cfg, args.fit)
+    if "texts" in cfg.accepts:
         if bool(args.texts) == bool(args.embeddings):
             raise BayevalInputError("--model similarity: give exactly one of --texts, --embeddings")
         from bayeval.io.texts import read_embeddings, read_texts
 
-        kw = {"texts": read_texts(args.texts)} if args.texts else {"embeddings": read_embeddings(args.embeddings)}
+        kw["texts" if args.texts else "embeddings"] = (read_texts(args.texts) if args.texts
+                                                       else read_embeddings(args.embeddings))
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     est = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
-                                 seed=args.seed, extra=_extra(args.extra) or None, stage_methods=stages,
-                                 depth=model_depth(args) if cfg.kind == "rtc" else None,
-                                 draws=args.posterior_draws,
+                                 seed=args.seed, draws=args.posterior_draws,
                                  tune=args.tune, chains=args.chains, cores=args.cores, **kw)
     # only documents some run retrieves within depth (the pool), never judged-only ones
     pooled = []
@@ -157,7 +183,8 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stderr if not args.out else sys.stdout
     summ = est.summary()
     write_frame(summ, args.format if args.out else "table", out,
-                title=f"{cfg.name} ({args.fit}): {int(keep.sum())} unjudged pooled documents")
+                title=f"{display_name(cfg.name)} ({describe_fit(args.fit)}): {int(keep.sum())} unjudged pooled "
+                      "documents")
     for stage, fit in est.fits.items():
         if fit.method in ("mcmc",):
             rh, es = fit.rhat(), fit.ess()

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+
+import pandas as pd
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import (
@@ -33,6 +36,8 @@ __all__ = ["register"]
 
 
 def register(sub) -> None:
+    from bayeval.relevance.defaults import model_help
+
     p = sub.add_parser(
         "evaluate", help="expected measures and P(difference < 0) under uncertain relevance",
         description="Expected value and variance of each measure for every run, treating each unjudged "
@@ -42,12 +47,14 @@ def register(sub) -> None:
                     "plug-in confidence (at the point p) and the Bayesian one (over posterior draws of p, "
                     "by --method: a closed form per draw combined by the law of total variance, or Monte "
                     "Carlo; --fit laplace|mcmc|vi adds the parameter uncertainty) are reported. "
-                    "With --pairs and csv/json output only the pairs table is written.")
+                    "With --pairs, csv/json output is one table: the per-run rows (column run set) "
+                    "then the pair rows (run_a and run_b set).")
     add_collection_arguments(p)
     p.add_argument("--probabilities", metavar="FILE",
                    help="probabilities of relevance of unjudged documents, mtc-eval format 'topic Q0 docno prob'")
-    p.add_argument("--default-p", type=probability, default=0.5,
-                   help="probability for unjudged documents not in --probabilities (default 0.5, MTC's assumption)")
+    p.add_argument("--default-p", type=probability, default=None,
+                   help="probability for unjudged documents not in --probabilities (default 0.5, MTC's assumption); "
+                        "without --probabilities it replaces the default model")
     p.add_argument("--method", choices=MOMENT_METHODS + FIT_METHODS, default=None,
                    help="paper: the papers' closed form; delta: 2nd-order delta method; exact: exact moments; "
                         "mc: Monte Carlo (default exact). With --model, map|laplace|mcmc|vi is short for --fit "
@@ -59,8 +66,11 @@ def register(sub) -> None:
     p.add_argument("--per-topic", action="store_true", help="also print every topic's rows")
     g = p.add_argument_group("relevance model (instead of --probabilities)")
     g.add_argument("--model", metavar="MODEL",
-                   help="estimate p with a relevance model: rtc | uniform | smoothed | a configuration name "
-                        "(rtc-mtc, rtc-weak, ...) or a .toml path")
+                   help="estimate p with a relevance model: " + model_help() + "; fitted unless --probabilities "
+                        "or --default-p is given")
+    g.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=None,
+                   help="add the estimated relevant documents no run retrieves to R_t (default: yes for a "
+                        "hierarchical model, the studies' choice; no otherwise)")
     g.add_argument("--fit", choices=FIT_METHODS, default=None,
                    help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
     from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument
@@ -82,15 +92,22 @@ def register(sub) -> None:
 def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
     """(moment method, fit method or None) from --method, --fit and --model."""
     method, fit = args.method, args.fit
+    if args.model is None and not args.probabilities and args.default_p is None:
+        from bayeval.relevance.defaults import DEFAULT_MODEL
+
+        args.model = DEFAULT_MODEL
+    if args.default_p is None:
+        args.default_p = 0.5
     if method in FIT_METHODS:
         if args.model is None:
-            raise BayevalInputError(f"--method {method}: a fit method needs --model (e.g. --model rtc)")
+            raise BayevalInputError(f"--method {method}: a fit method needs --model (e.g. --model rtc; "
+                                    "--default-p and --probabilities replace the model)")
         if fit is not None and fit != method:
             raise BayevalInputError(f"--method {method} and --fit {fit}: give the fit method once")
         fit, method = method, None
     if args.model is None:
         if fit is not None:
-            raise BayevalInputError("--fit: needs --model")
+            raise BayevalInputError("--fit: needs --model (--default-p and --probabilities replace the model)")
         return method or DEFAULT_MOMENT_METHOD, None
     if args.probabilities:
         raise BayevalInputError("--model and --probabilities: give one source of probabilities")
@@ -98,27 +115,40 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
 
 
 def _fit_model(args: argparse.Namespace, data, fit: str):
-    from bayeval.cli.estimate import model_depth, stage_methods
+    """(config, estimate, data): the fitted model's estimate, with the unseen relevant documents' phantoms
+    added to data and estimate where ``--unseen`` (default: the model's ``unseen_by_default``) says so."""
+    from bayeval.cli.estimate import model_options, with_unseen_if_asked
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
-    if cfg.kind != "rtc" and args.stage_fit:
-        raise BayevalInputError("--stage-fit: only for an rtc model")
-    if cfg.kind == "similarity":
+    if "texts" in cfg.accepts:
         raise BayevalInputError("--model similarity: needs document texts; write its probabilities with "
                                 "'bayeval estimate --model similarity --texts FILE --out probs.txt' and pass "
                                 "--probabilities probs.txt")
-    depth = model_depth(args)
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
-                                 seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
-                                 stage_methods=stage_methods(args.stage_fit, fit) if cfg.kind == "rtc" else None,
-                                 draws=args.posterior_draws, tune=args.tune, chains=args.chains)
+                                 seed=args.seed, draws=args.posterior_draws, tune=args.tune, chains=args.chains,
+                                 **model_options(args, cfg, fit))
+    data, est = with_unseen_if_asked(args, cfg, data, est)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
             import numpy as np
             print(f"bayeval: {cfg.name} {stage}: max r-hat {np.nanmax(f.rhat()):.4f}, min bulk ESS "
                   f"{np.nanmin(f.ess()):.0f}, divergences {f.divergences()}", file=sys.stderr)
-    return cfg, est
+    return cfg, est, data
+
+
+def _write_extrapolation(data, probs, measure, default_p: float) -> None:
+    """The two questions side by side (docs/calibration.md, "Two questions"), for the first measure."""
+    from bayeval.expected.extrapolation import extrapolation
+
+    try:
+        ex = extrapolation(data, probs, measure=str(measure), default_p=default_p)
+    except BayevalInputError:  # a measure without an exact expected value (the table above says which)
+        return
+    write_frame(ex.to_frame().reset_index(), "table",
+                title=f"{measure}: E estimates it as if every document were judged; unjudged_zero counts unjudged "
+                      "as not relevant (trec_eval); model_share / beyond_share: the share of E resting on the "
+                      f"model's p / on documents no run with its top {ex.depth} judged retrieved")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
     from bayeval.measures import parse_measures
 
     method, fit = _resolve_methods(args)
+    if fit is None and args.unseen:
+        raise BayevalInputError("--unseen: needs a relevance model (not --probabilities or --default-p)")
     measures = parse_measures(args.measures)
     if method != "mc" and any(m.name == "R-prec" for m in measures):
         raise BayevalInputError("--measures: R-prec has no closed form (its cutoff is the random R); "
@@ -136,34 +168,44 @@ def run(args: argparse.Namespace) -> int:
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
-    est, source = None, method
-    if fit is not None:
-        cfg, est = _fit_model(args, data, fit)
-        # every method uses the posterior draws of p when there are any (closed forms by the law of total variance)
-        probs = est.arrays(draws=est.has_draws)
-        if method != "mc":
-            from bayeval.expected import thin_draws
+    from bayeval.display import describe_fit, describe_moments, describe_source, display_name
 
-            probs = thin_draws(probs, args.closed_form_draws)
-        source = f"{method}, p from {cfg.name} ({fit})"
+    est, source = None, describe_moments(method)
+    if fit is not None:
+        cfg, est, data = _fit_model(args, data, fit)
+        # every method uses the posterior draws of p when there are any (closed forms by the law of total
+        # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
+        probs = est = replace(est, closed_form_draws=args.closed_form_draws)
+        source = describe_source(cfg.name, fit, method)
+    exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
+    per_run = exp.to_frame(per_topic=args.per_topic)
     if not (args.pairs and args.format != "table"):
-        exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
-        frame = exp.to_frame(per_topic=args.per_topic)
-        write_frame(frame, args.format, title=f"expected measures ({source}), {len(data.topics)} topics")
+        write_frame(per_run, args.format, title=f"expected measures ({source}), {len(data.topics)} topics")
+        if args.format == "table" and not args.per_topic:
+            _write_extrapolation(data, est if est is not None else probs, measures[0], args.default_p)
+    tables = []
     if args.pairs:
         for m in measures:
             if est is not None:
                 from bayeval.relevance import bayesian_confidence
 
                 bc = bayesian_confidence(data, est, measure=m, draws=args.mc_draws, plugin_method=method,
-                                         method=method, closed_form_draws=args.closed_form_draws, seed=args.seed)
+                                         method=method, seed=args.seed)
                 frame = bc.to_frame(per_topic=args.per_topic)
-                how = "Monte Carlo" if method == "mc" else f"{method}, law of total variance"
-                title = (f"P({m}_a - {m}_b < 0): plug-in ({method}) and Bayesian ({how} over "
-                         f"{'posterior draws of p' if est.has_draws else 'the point p'}), {cfg.name} ({fit})")
+                how = "Monte Carlo" if method == "mc" else f"{describe_moments(method)}, law of total variance"
+                title = (f"P({m}_a - {m}_b < 0): plug-in ({describe_moments(method)}) and Bayesian ({how} over "
+                         f"{'posterior draws of p' if est.has_draws else 'the point p'}), {display_name(cfg.name)} "
+                         f"({describe_fit(fit)})")
             else:
                 cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)
                 frame = cmp.to_frame(per_topic=args.per_topic)
-                title = f"P({m}_a - {m}_b < 0), {method}"
-            write_frame(frame, args.format, title=title)
+                title = f"P({m}_a - {m}_b < 0), {describe_moments(method)}"
+            if args.format == "table":
+                write_frame(frame, args.format, title=title)
+            else:
+                tables.append(frame)
+    if tables:  # csv/json: one table, the per-run rows (run set) first, then the pairs (run_a, run_b set)
+        both = pd.concat([per_run, *tables], ignore_index=True)
+        keys = ["run", "run_a", "run_b", "topic", "measure"]
+        write_frame(both[keys + [c for c in both.columns if c not in keys]], args.format)
     return 0

@@ -21,9 +21,10 @@ import sys
 
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_depth_argument, confidence, positive_int
+from bayeval.cli.experiment_sampling import register_sampling
 from bayeval.cli.sparse import register_sparse
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS
+from bayeval.methods import CONFIDENCES, FIT_METHODS
 
 __all__ = ["register"]
 
@@ -62,7 +63,7 @@ def register(sub) -> None:
     r.add_argument("--alpha", type=confidence, default=0.95, help="confidence that stops judging (default 0.95)")
     r.add_argument("--methods", type=_csv_list, default=("mtc", "rtc", "bayes", "ip"),
                    help="comma-separated among mtc, rtc, bayes, ip (default all)")
-    r.add_argument("--confidences", type=_csv_list, default=("paper", "delta", "exact", "mc"),
+    r.add_argument("--confidences", type=_csv_list, default=CONFIDENCES,
                    help="comma-separated among paper, delta, exact, mc (default all)")
     r.add_argument("--budget", type=_budget, default=5000, help="judgments per selection at most (default 5000; "
                                                                  "'none' for no limit)")
@@ -84,6 +85,9 @@ def register(sub) -> None:
                    help="add the estimated relevant documents no run retrieves to R_t of the bayes estimate "
                         "(default: yes)")
     r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
+    r.add_argument("--condense", action="store_true",
+                   help="score against condensed lists: runs keep only documents the qrels judge, so the truth is "
+                        "complete where the qrels are shallow (rows name the collection '<name>-condensed')")
     r.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
     r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
     r.add_argument("--scheduler", default=None, metavar="ADDR",
@@ -124,6 +128,7 @@ def register(sub) -> None:
     g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
     g.set_defaults(func=_report)
     _register_similarity(studies, type(p))
+    register_sampling(studies, type(p))
     register_sparse(studies, type(p))
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
     rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])
@@ -330,7 +335,8 @@ def _sim_cranfield(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from bayeval.experiments import RobustnessConfig, load_collection, run_study
 
-    col = load_collection(args.collection, name=args.name, relevance_level=args.relevance_level)
+    col = load_collection(args.collection, name=args.name, relevance_level=args.relevance_level,
+                          condense=args.condense)
     cfg = RobustnessConfig(k=args.k, c=args.c, depth=args.depth, alpha=args.alpha, methods=args.methods,
                            confidences=args.confidences, budget=args.budget, selection_config=args.selection_config,
                            estimate_config=args.estimate_config, bayes_config=args.bayes_config,

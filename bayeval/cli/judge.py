@@ -19,10 +19,18 @@ import sys
 import pandas as pd
 
 from bayeval.cli._flags import DeprecatedAlias, add_progress
-from bayeval.cli._inputs import add_depth_argument, confidence, nonnegative_int, port, positive_int, probability
+from bayeval.cli._inputs import (
+    add_depth_argument,
+    confidence,
+    nonnegative_int,
+    number_in,
+    port,
+    positive_int,
+    probability,
+)
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
-from bayeval.methods import SELECTION_METHODS
+from bayeval.methods import CLOSED_FORM_METHODS, SELECTION_METHODS
 
 __all__ = ["register"]
 
@@ -54,7 +62,7 @@ def _selection_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--refit-every", type=positive_int, default=10, help="rtc: judgments between refits (default 10)")
     p.add_argument("--config", default="rtc-mtc",
                    help="rtc: relevance-model configuration (default rtc-mtc, the paper's priors)")
-    p.add_argument("--moments", choices=("delta", "exact", "paper"), default="delta",
+    p.add_argument("--moments", choices=CLOSED_FORM_METHODS, default="delta",
                    help="moments of AP and recall differences (default delta)")
     p.add_argument("--gain", choices=("exponential", "linear"), default="exponential",
                    help="DCG gain of a grade g: 2^g-1 or g (default exponential)")
@@ -99,9 +107,27 @@ def register(sub) -> None:
     s.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default table)")
     s.set_defaults(func=_status)
 
-    s = cmds.add_parser("export", help="write every judgment as a qrels file")
+    s = cmds.add_parser("sample", help="draw a random share of each topic's pool to judge (docs/sampling.md)",
+                        description="Draw documents at random with known inclusion probabilities, served by "
+                                    "'next' before the selector's picks: stratified by best rank (as xinfAP) "
+                                    "or proportional to a probability file (as statAP).")
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+    s.add_argument("--share", type=probability, required=True, help="expected share of each topic's pool drawn")
+    s.add_argument("--scheme", choices=("rank", "p"), default="rank",
+                   help="rank: strata by best rank, rates 10:5:2; p: proportional to --probabilities (default rank)")
+    s.add_argument("--probabilities", metavar="FILE", default=None,
+                   help="probabilities of relevance 'topic docno p' for --scheme p (default: the campaign's "
+                        "default p, i.e. equal chances)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
+    s.set_defaults(func=_sample)
+
+    s = cmds.add_parser("export", help="write every judgment as a qrels file (and the random sample's prels)")
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
     s.add_argument("--out", dest="qrels", metavar="FILE", help="qrels file to write (required)")
+    s.add_argument("--prels", metavar="FILE", default=None,
+                   help="also write the judged random draw as prels 'topic docno grade scheme inclusion'")
+    s.add_argument("--sample", metavar="FILE", default=None,
+                   help="also write the pool as a stratified sample 'topic 0 docno stratum rel' (rank scheme)")
     s.add_argument("--qrels", dest="qrels", action=DeprecatedAlias, replacement="--out")
     s.set_defaults(func=_export)
 
@@ -112,6 +138,11 @@ def register(sub) -> None:
     s.add_argument("runs", metavar="RUN", nargs="+", help="target runs (files or directories)")
     _selection_options(s)
     s.add_argument("--budget", type=nonnegative_int, default=None, help="at most N judgments")
+    s.add_argument("--topic-tolerance", type=number_in(float, 0.0, 1.0, open_high=True, what="a number in [0, 1)"),
+                   default=0.0, metavar="TAU",
+                   help="stay on the last judged topic while a document there is worth at least 1-TAU of the best "
+                        "anywhere (default 0: the exact algorithm; the judging page's setting and its cost are "
+                        "in docs/judging.md)")
     s.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     add_progress(s)
     s.set_defaults(func=_simulate)
@@ -233,12 +264,16 @@ def _init(args) -> int:
 
 def _next(args) -> int:
     from bayeval.selection import Campaign, write_requests
+    from bayeval.serve.desk import GRADE_NAMES
 
     with Campaign.open(args.campaign) as camp:
         cands = camp.next(args.n)
         if args.out:
             n = write_requests(cands, args.out)
-            print(f"wrote {n} documents to judge to {args.out}", file=sys.stderr)
+            sel = camp.selector()
+            scale = ", ".join(f"{g} = {GRADE_NAMES.get(g, f'grade {g}')}" for g in range(int(sel.max_grade) + 1))
+            print(f"wrote {n} documents to judge to {args.out}: fill its empty grade column ({scale}), then "
+                  f"'bayeval judge record {args.campaign} {args.out}'", file=sys.stderr)
         elif args.format == "csv":
             write_requests(cands, sys.stdout)
         else:
@@ -294,8 +329,15 @@ def _status(args) -> int:
                 print(f"judgments remaining (estimate, docs/judging.md): {most} ({len(und)} undecided)"
                       + (f"; {len(und) - len(known)} cannot be decided unless E[Δ] moves"
                          if len(known) < len(und) else ""))
+            if args.format == "table":  # 'expected' is a difference: named as in evaluate --pairs
+                frame = frame.rename(columns={"expected": "delta_expected"})
+            m = st.measure
             write_frame(frame, args.format, missing={"remaining": "no judgment can decide it at today's E[Δ]"},
-                        legend={"decided": "the confidence reached alpha (or the bounds exclude 0)",
+                        legend={"delta_expected": f"E[{m}_a - {m}_b], mean over topics",
+                                "p_less": f"P({m}_a - {m}_b < 0): confidence that run b is better",
+                                "confidence": "max(p_less, 1 - p_less): confidence in the sign",
+                                "sign": "the sign called: -1 run b better, +1 run a better, 0 none yet",
+                                "decided": "the confidence reached alpha (or the bounds exclude 0)",
                                 "remaining": "estimated judgments this pair still needs (0: decided; NA: not "
                                              "decidable at today's E[Δ]); docs/judging.md"})
     return 0
@@ -308,7 +350,25 @@ def _export(args) -> int:
         if args.qrels is None:
             raise BayevalInputError("--out: give the qrels file to write")
         n = camp.export_qrels(args.qrels)
-    print(f"wrote {n} judgments to {args.qrels}")
+        extra = []
+        if args.prels:
+            extra.append(f"{camp.export_prels(args.prels)} sampled judgments to {args.prels}")
+        if args.sample:
+            extra.append(f"{camp.export_sample(args.sample)} pooled documents to {args.sample}")
+    print(f"wrote {n} judgments to {args.qrels}" + "".join(f"; {e}" for e in extra))
+    return 0
+
+
+def _sample(args) -> int:
+    from bayeval.io import read_probabilities
+    from bayeval.selection import Campaign
+
+    if args.share == 0:
+        raise BayevalInputError("--share: must be above 0")
+    probs = read_probabilities(args.probabilities) if args.probabilities else None
+    with Campaign.open(args.campaign) as camp:
+        n = camp.draw_sample(args.share, scheme=args.scheme, probabilities=probs, seed=args.seed)
+    print(f"drew {n} documents to judge at random ({args.scheme} scheme)")
     return 0
 
 
@@ -325,12 +385,19 @@ def _simulate(args) -> int:
         kw.pop("config")
         kw.pop("refit_every")
     res = simulate(runs, qrels, method=method, pairs=args.pairs, budget=args.budget,
-                   progress=args.progress, **kw)
+                   progress=args.progress, topic_tolerance=args.topic_tolerance, **kw)
     if args.format == "json":
         json.dump(res.to_dict(), sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         print(res.summary())
         f = res.to_frame()[["run_a", "run_b", "expected", "p_less", "decided", "sign", "true_delta", "correct"]]
-        write_frame(f, "table")
+        m = res.measure
+        write_frame(f.rename(columns={"expected": "delta_expected"}), "table",
+                    legend={"delta_expected": f"E[{m}_a - {m}_b] after the judgments, mean over topics",
+                            "p_less": f"P({m}_a - {m}_b < 0): confidence that run b is better",
+                            "decided": "the confidence reached alpha (or the bounds exclude 0)",
+                            "sign": "the sign called: -1 run b better, +1 run a better, 0 none",
+                            "true_delta": f"{m}_a - {m}_b on the complete qrels",
+                            "correct": "the sign called is the sign of true_delta"})
     return 0

@@ -4,7 +4,8 @@ Each sub-command lives in its own module exposing ``register(subparsers)``; the 
 handler receives the parsed arguments and returns an exit status. Bad input of any kind
 (:class:`~bayeval.errors.BayevalInputError`, unreadable files) ends with a one-line
 ``bayeval: error: ...`` on stderr and exit status 2, never a traceback; an irregularity a reader
-tolerated (:class:`~bayeval.errors.DataNotice`) is one line ``bayeval: note: ...``.
+tolerated (:class:`~bayeval.errors.DataNotice`) is one line ``bayeval: note: ...``; with ``--quiet``
+(any command) those notes are counted and said in one line at the end.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from bayeval.errors import BayevalInputError, DataNotice
 __all__ = ["build_parser", "main"]
 
 # sub-command modules, in the order `bayeval --help` lists them
-_COMMANDS = ("check", "demo", "measures", "evaluate", "estimate", "report", "design", "bias", "judge", "experiment")
+_COMMANDS = ("check", "demo", "measures", "sampled", "evaluate", "estimate", "report", "design", "bias", "judge",
+             "experiment")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,7 +44,20 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+    _add_quiet(parser)
     return parser
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``--quiet`` on every command (before or after its name): the readers' notes become one line."""
+    if "--quiet" not in parser._option_string_actions:
+        parser.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
+                            help="one summary line instead of every note about tolerated irregularities in the "
+                                 "data ('bayeval check' lists them all)")
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _add_quiet(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -51,11 +66,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    quiet = bool(getattr(args, "quiet", False))
+    hidden = [0]
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if quiet and issubclass(category, DataNotice):
+            hidden[0] += 1
+        else:
+            _show_notice(message, category, filename, lineno, file, line)
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", DataNotice)
-            warnings.showwarning = _show_notice
-            return int(args.func(args) or 0)
+            warnings.showwarning = show
+            try:
+                return int(args.func(args) or 0)
+            finally:
+                if hidden[0]:
+                    print(f"bayeval: note: {hidden[0]} notes about the data not shown (--quiet; 'bayeval check' "
+                          "lists them)", file=sys.stderr)
     except BayevalInputError as exc:
         print(f"bayeval: error: {exc}", file=sys.stderr)
         return 2

@@ -37,7 +37,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "table" and not args.per_topic:
         wide = frame.pivot(index="run", columns="measure", values="value")
         wide = wide.reindex(index=list(result.systems), columns=[str(m) for m in result.measures])
-        write_frame(wide.reset_index(), "table", title=f"{len(data.topics)} topics, mean over topics")
+        legend = {str(m): m.description for m in result.measures}
+        write_frame(wide.reset_index(), "table", title=f"{len(data.topics)} topics, mean over topics",
+                    legend=legend)
+        print("  unjudged documents count as nonrelevant, as in trec_eval")
     else:
         write_frame(frame, args.format)
     return 0

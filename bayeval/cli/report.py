@@ -9,7 +9,7 @@ from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, level, load_collection, positive_int, probability
 from bayeval.cli.estimate import add_model_depth_argument
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS
+from bayeval.methods import FIT_METHODS, MOMENT_METHODS
 
 __all__ = ["register"]
 
@@ -18,6 +18,8 @@ __all__ = ["register"]
 
 
 def register(sub) -> None:
+    from bayeval.relevance.defaults import model_help
+
     p = sub.add_parser(
         "report", help="LaTeX/markdown tables and a figure: E[MAP] with intervals, judged@k, rank, confidences",
         description="Evaluate every run under uncertain relevance and write a report: per run E[MAP] (or "
@@ -31,17 +33,19 @@ def register(sub) -> None:
     p.add_argument("--level", type=level, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--judged-k", type=positive_int, default=10, metavar="K",
                    help="k of the judged@k column (default 10)")
-    p.add_argument("--default-p", type=probability, default=0.5,
-                   help="probability of relevance of unjudged documents without --model (default 0.5)")
-    p.add_argument("--method", choices=("exact", "delta", "paper", "mc"), default=None,
+    p.add_argument("--default-p", type=probability, default=None,
+                   help="probability of relevance of unjudged documents, instead of the default model")
+    p.add_argument("--method", choices=MOMENT_METHODS, default=None,
                    help="moments: exact, delta, paper or mc (default: mc with a sampled --fit, else exact)")
     add_mc_draws(p, 2000)
     p.add_argument("--seed", type=int, default=0, help="seed of the fit and the Monte Carlo draws (default 0)")
     p.add_argument("--out", metavar="DIR", help="directory to write report.{tex,md,png,pdf} (default: print markdown)")
     g = p.add_argument_group("relevance model")
     g.add_argument("--model", metavar="MODEL",
-                   help="estimate p with a relevance model: rtc | uniform | smoothed | a configuration name or "
-                        ".toml path")
+                   help="estimate p with a relevance model: " + model_help() + "; fitted unless --default-p is given")
+    g.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=None,
+                   help="add the estimated relevant documents no run retrieves to R_t (default: yes for a "
+                        "hierarchical model, the studies' choice; no otherwise)")
     g.add_argument("--fit", choices=FIT_METHODS, default="laplace",
                    help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
     add_model_depth_argument(g)
@@ -58,20 +62,28 @@ def run(args: argparse.Namespace) -> int:
     qrels, runs = load_collection(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     probs = None
+    if args.model is not None and args.default_p is not None:
+        raise BayevalInputError("--model and --default-p: give one source of probabilities")
+    if args.model is None and args.default_p is None:
+        from bayeval.relevance.defaults import DEFAULT_MODEL
+
+        args.model = DEFAULT_MODEL
+    if args.model is None and args.unseen:
+        raise BayevalInputError("--unseen: needs a relevance model (not --default-p)")
     if args.model is not None:
-        from bayeval.cli.estimate import model_depth, stage_methods
+        from bayeval.cli.estimate import model_options, with_unseen_if_asked
         from bayeval.relevance import estimate_probabilities, load_config
 
         cfg = load_config(args.model)
-        if cfg.kind == "similarity":
+        if "texts" in cfg.accepts:
             raise BayevalInputError("--model similarity: needs document texts; use 'bayeval estimate' first")
-        depth = model_depth(args)
         probs = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
-                                       seed=args.seed, depth=depth if cfg.kind == "rtc" else None,
-                                       stage_methods=stage_methods([], args.fit) if cfg.kind == "rtc" else None,
-                                       draws=args.posterior_draws, chains=args.chains)
+                                       seed=args.seed, draws=args.posterior_draws, chains=args.chains,
+                                       **model_options(args, cfg, args.fit))
+        data, probs = with_unseen_if_asked(args, cfg, data, probs)
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
-                      method=args.method, default_p=args.default_p, mc_draws=args.mc_draws, seed=args.seed)
+                      method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
+                      mc_draws=args.mc_draws, seed=args.seed)
     if args.out:
         paths = rep.save(args.out)
         print(rep.summary())

@@ -4,6 +4,7 @@ from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.data.qrels import Qrels, TopicJudgments, pool_qrels
 from bayeval.data.rankdata import RankData, TopicRanks
 from bayeval.data.run import Run, RunSet
+from bayeval.data.sample import StratifiedSample, TopicSample
 from bayeval.data.topics import sort_topics
 
 __all__ = [
@@ -12,8 +13,10 @@ __all__ = [
     "RelevanceProbabilities",
     "Run",
     "RunSet",
+    "StratifiedSample",
     "TopicJudgments",
     "TopicRanks",
+    "TopicSample",
     "pool_qrels",
     "sort_topics",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,50 @@ import pandas as pd
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError
 
-__all__ = ["RelevanceProbabilities"]
+__all__ = ["CLOSED_FORM_DRAWS", "ProbabilityEstimate", "RelevanceProbabilities", "probabilities_for", "thin_draws"]
+
+#: Posterior draws of p that a closed-form moment method combines by the law of total variance (evenly spaced).
+CLOSED_FORM_DRAWS = 25
+
+
+@runtime_checkable
+class ProbabilityEstimate(Protocol):
+    """What :mod:`bayeval.expected` takes from an estimate of p (a relevance model's
+    :class:`~bayeval.relevance.RelevanceEstimate`): the per-topic arrays a moment method uses."""
+
+    def arrays_for(self, method: str | None) -> list[np.ndarray]:
+        """Per topic, aligned with the topic's documents: the point p (n_t,) for ``method=None``, else what
+        ``method`` uses (:func:`probabilities_for`)."""
+        ...
+
+
+def thin_draws(arrays, n: int):
+    """At most ``n`` evenly spaced rows of every topic's posterior draws of p (the same rows in every topic).
+
+    The closed-form methods cost one pass per posterior draw (law of total variance); a few dozen evenly
+    spaced draws estimate the between-draw variance to about √(2/n) relative error. 1-D arrays (a point
+    p) are returned unchanged.
+
+    >>> [a.shape for a in thin_draws([np.zeros((200, 3)), np.zeros((200, 5))], 25)]
+    [(25, 3), (25, 5)]
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise BayevalInputError(f"closed_form_draws: must be an integer >= 2, got {n!r}")
+    arrays = list(arrays)
+    if not arrays or np.ndim(arrays[0]) != 2 or np.shape(arrays[0])[0] <= n:
+        return arrays
+    keep = np.unique(np.linspace(0, np.shape(arrays[0])[0] - 1, n).round().astype(np.int64))
+    return [np.asarray(a)[keep] for a in arrays]
+
+
+def probabilities_for(method: str | None, point, draws=None, closed_form_draws: int = CLOSED_FORM_DRAWS) -> list:
+    """The one policy of which p a moment method uses: without posterior draws (or ``method=None``) the point
+    p; with draws, all of them for Monte Carlo (``"mc"``) and ``closed_form_draws`` evenly spaced ones
+    (:func:`thin_draws`) for a closed form, whose moments per draw are combined by the law of total
+    variance (docs/expected.md)."""
+    if draws is None or method is None:
+        return list(point)
+    return list(draws) if method == "mc" else thin_draws(draws, closed_form_draws)
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,6 +30,7 @@ import pandas as pd
 from bayeval.design.assign import BLOCK, TOPIC, Design
 from bayeval.design.scores import TopicScores
 from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.io import quoted
 
 __all__ = ["read_design", "read_scores", "read_sites", "write_design"]
 
@@ -66,13 +67,13 @@ def read_design(path: str | os.PathLike) -> Design:
     head_line, header = lines[0]
     header = [h.strip() for h in header]
     if TOPIC not in header:
-        raise FileFormatError(path, head_line, f"header has no {TOPIC!r} column")
+        raise FileFormatError(path, head_line, f"header has no {quoted(TOPIC)} column")
     seen: set[str] = set()
     for h in header:
         if not h:
             raise FileFormatError(path, head_line, "empty column name in the header")
         if h in seen:
-            raise FileFormatError(path, head_line, f"column {h!r} appears twice")
+            raise FileFormatError(path, head_line, f"column {quoted(h)} appears twice")
         seen.add(h)
     ti = header.index(TOPIC)
     bi = header.index(BLOCK) if BLOCK in header else None
@@ -87,7 +88,7 @@ def read_design(path: str | os.PathLike) -> Design:
         if not topic:
             raise FileFormatError(path, lineno, "empty topic")
         if topic in where:
-            raise FileFormatError(path, lineno, f"topic {topic!r} already listed on line {where[topic]}")
+            raise FileFormatError(path, lineno, f"topic {quoted(topic)} already listed on line {where[topic]}")
         where[topic] = lineno
         cells = []
         for j in site_cols:
@@ -97,15 +98,16 @@ def read_design(path: str | os.PathLike) -> Design:
             elif v in _FALSE:
                 cells.append(False)
             else:
-                raise FileFormatError(path, lineno, f"site {header[j]!r}: {row[j]!r} is neither 1 (contributes) "
+                raise FileFormatError(path, lineno, f"site {quoted(header[j])}: {quoted(row[j])} is neither 1 "
+                                                    "(contributes) "
                                                     "nor 0 (held out)")
         if not any(cells):
-            raise FileFormatError(path, lineno, f"no site contributes to topic {topic!r}")
+            raise FileFormatError(path, lineno, f"no site contributes to topic {quoted(topic)}")
         if bi is not None:
             try:
                 b = int(row[bi].strip())
             except ValueError:
-                raise FileFormatError(path, lineno, f"block {row[bi]!r} is not an integer") from None
+                raise FileFormatError(path, lineno, f"block {quoted(row[bi])} is not an integer") from None
             if b < 0:
                 raise FileFormatError(path, lineno, f"block {b} is negative")
             blocks.append(b)
@@ -137,7 +139,7 @@ def read_sites(path: str | os.PathLike) -> dict[str, str]:
     site = table["site"] if "site" in table.columns else table["group"]
     for run, s, lineno in zip(table["run"], site, table["line"], strict=True):
         if not s:
-            raise FileFormatError(str(path), int(lineno), f"empty site for run {run!r}")
+            raise FileFormatError(str(path), int(lineno), f"empty site for run {quoted(run)}")
     return dict(zip(table["run"], site, strict=True))
 
 

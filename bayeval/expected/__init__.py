@@ -7,8 +7,8 @@ pairs of systems. Methods: the papers' closed form (``"paper"``), the delta meth
 exact quadrature (``"exact"``) and Monte Carlo (``"mc"``); see docs/expected.md.
 """
 
+from bayeval.data.probabilities import thin_draws
 from bayeval.expected._api import ap_moments, compare_systems, delta_ap_moments, expected_measures
-from bayeval.expected._probabilities import thin_draws
 from bayeval.expected._reciprocal_rank import expected_reciprocal_rank
 from bayeval.expected._results import ExpectedEvaluation, PairwiseComparison, p_less_normal
 

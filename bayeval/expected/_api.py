@@ -156,7 +156,7 @@ def _resolve_pairs(data: RankData, pairs) -> tuple[np.ndarray, np.ndarray]:
 
 def expected_measures(data: RankData, probabilities=None, *, default_p: float = 0.5,
                       measures: Sequence[str] | str = ("AP",), method: str = DEFAULT_MOMENT_METHOD,
-                      draws: int | None = None, seed=None, nodes: int = 64,
+                      draws: int | None = None, seed=0, nodes: int = 64,
                       progress: bool | None = None) -> ExpectedEvaluation:
     r"""Expectation and variance of measures when unjudged documents are relevant at random.
 
@@ -171,9 +171,10 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
         Runs aligned with the judgments (``RankData.build(runs, qrels, depth=...)``).
     probabilities : None, RelevanceProbabilities, an estimate, or one array per topic
         Probabilities of relevance of unjudged documents. ``None``: ``default_p`` for all. An
-        estimate — anything with ``arrays(draws=...)`` and ``has_draws``, such as
-        :class:`~bayeval.relevance.RelevanceEstimate` — gives its posterior draws of p with
-        ``method="mc"`` (when it has draws) and its point p otherwise.
+        estimate (:class:`~bayeval.data.probabilities.ProbabilityEstimate`, such as
+        :class:`~bayeval.relevance.RelevanceEstimate`) gives what ``method`` uses
+        (:func:`~bayeval.data.probabilities.probabilities_for`): with posterior draws, all of them for
+        ``"mc"`` and ``closed_form_draws`` evenly spaced ones for a closed form; else its point p.
         Arrays (a sequence in ``data.topics`` order, or a mapping topic → array) are aligned with
         each topic's ``docnos``; shape ``(n_t,)``, or ``(draws, n_t)`` posterior draws of p (the same
         row index is the same draw in every topic). With draws, ``"mc"`` samples X of draw d from row
@@ -199,7 +200,8 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
     draws : int, optional
         Monte Carlo draws (default 1000, or the number of rows of posterior draws).
     seed : int, SeedSequence, Generator or None
-        Seed of the Monte Carlo generator.
+        Seed of the Monte Carlo generator (default 0, so that a call prints the same numbers every time it
+        runs; ``None`` draws fresh entropy from the operating system).
     nodes : int
         Quadrature nodes of the exact method (default 64).
     progress : bool, optional
@@ -254,7 +256,7 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
         raise BayevalInputError(f"measures: duplicates in {names}")
     for spec in specs:
         _check_spec(spec, method, "measures")
-    probs = resolve(data, probabilities, default_p, allow_draws=True)
+    probs = resolve(data, probabilities, default_p, allow_draws=True, method=method)
     rows = probs[0].shape[0] if probs and probs[0].ndim == 2 else None
     n_sys, n_top, n_meas = len(data.systems), len(data), len(specs)
     expected = np.zeros((n_meas, n_sys, n_top))
@@ -296,7 +298,7 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
 
 
 def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: str = "AP",
-                    method: str = DEFAULT_MOMENT_METHOD, default_p: float = 0.5, draws: int | None = None, seed=None,
+                    method: str = DEFAULT_MOMENT_METHOD, default_p: float = 0.5, draws: int | None = None, seed=0,
                     nodes: int = 64, progress: bool | None = None) -> PairwiseComparison:
     r"""E[Δ], Var[Δ] and P(Δ < 0) of a measure for pairs of systems, per topic and over topics.
 
@@ -358,7 +360,7 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
     spec = EXPECTED.require(measure, "measure")
     _check_spec(spec, method, "measure")
     pa, pb = _resolve_pairs(data, pairs)
-    probs = resolve(data, probabilities, default_p, allow_draws=True)
+    probs = resolve(data, probabilities, default_p, allow_draws=True, method=method)
     rows = probs[0].shape[0] if probs and probs[0].ndim == 2 else None
     n_pairs, n_top = len(pa), len(data)
     e = np.zeros((n_pairs, n_top))

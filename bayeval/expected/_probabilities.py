@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bayeval.data.probabilities import RelevanceProbabilities
+from bayeval.data.probabilities import ProbabilityEstimate, RelevanceProbabilities
 from bayeval.data.rankdata import RankData, TopicRanks
 from bayeval.errors import BayevalInputError
 
-__all__ = ["thin_draws"]
+__all__: list[str] = []
 
 
 def check_default(default_p) -> float:
@@ -30,16 +30,17 @@ def _fix_judged(tr: TopicRanks, arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def resolve(data: RankData, probabilities, default_p: float, *, allow_draws: bool) -> list[np.ndarray]:
+def resolve(data: RankData, probabilities, default_p: float, *, allow_draws: bool,
+            method: str | None = None) -> list[np.ndarray]:
     """Per topic, ``p`` of shape (n_t,), or (rows, n_t) posterior draws when ``allow_draws``.
 
-    Judged documents are always fixed at their judgment (1 relevant, 0 not), whatever was given.
+    An estimate (:class:`~bayeval.data.probabilities.ProbabilityEstimate`) gives the arrays the moment
+    ``method`` uses (its point p without ``allow_draws``). Judged documents are always fixed at their
+    judgment (1 relevant, 0 not), whatever was given.
     """
     default_p = check_default(default_p)
-    if callable(getattr(probabilities, "arrays", None)):
-        # an estimate (RelevanceEstimate or alike): its posterior draws of p where draws are usable, else p
-        use_draws = allow_draws and bool(getattr(probabilities, "has_draws", False))
-        probabilities = probabilities.arrays(draws=use_draws)
+    if isinstance(probabilities, ProbabilityEstimate):
+        probabilities = probabilities.arrays_for(method if allow_draws else None)
     if probabilities is None or isinstance(probabilities, RelevanceProbabilities):
         return [tr.probabilities(probabilities, default_p) for tr in data]
     if isinstance(probabilities, Mapping):
@@ -54,7 +55,7 @@ def resolve(data: RankData, probabilities, default_p: float, *, allow_draws: boo
         arrays = list(probabilities)
     else:
         raise BayevalInputError(
-            "probabilities: expected None, RelevanceProbabilities, an estimate with .arrays() (RelevanceEstimate), "
+            "probabilities: expected None, RelevanceProbabilities, an estimate with .arrays_for() (RelevanceEstimate), "
             "or one array per topic, "
             f"got {type(probabilities).__name__}")
     out = []
@@ -84,22 +85,3 @@ def resolve(data: RankData, probabilities, default_p: float, *, allow_draws: boo
     if rows is not None and any(a.ndim == 1 for a in out):
         raise BayevalInputError("probabilities: mix of 1-D and 2-D arrays; give draws for every topic")
     return out
-
-
-def thin_draws(arrays, n: int):
-    """At most ``n`` evenly spaced rows of every topic's posterior draws of p (the same rows in every topic).
-
-    The closed-form methods cost one pass per posterior draw (law of total variance); a few dozen evenly
-    spaced draws estimate the between-draw variance to about √(2/n) relative error. 1-D arrays (a point
-    p) are returned unchanged.
-
-    >>> [a.shape for a in thin_draws([np.zeros((200, 3)), np.zeros((200, 5))], 25)]
-    [(25, 3), (25, 5)]
-    """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise BayevalInputError(f"closed_form_draws: must be an integer >= 2, got {n!r}")
-    arrays = list(arrays)
-    if not arrays or np.ndim(arrays[0]) != 2 or np.shape(arrays[0])[0] <= n:
-        return arrays
-    keep = np.unique(np.linspace(0, np.shape(arrays[0])[0] - 1, n).round().astype(np.int64))
-    return [np.asarray(a)[keep] for a in arrays]

@@ -233,8 +233,9 @@ class PairwiseComparison:
             lines.append(f"  confidence >= {alpha:.2f}: {k} pairs ({100.0 * k / max(n, 1):.1f}%)")
         if n:
             lines.append(f"  mean confidence: {conf.mean():.4f}")
-            order = np.argsort(conf, kind="stable")[: min(5, n)]
-            lines.append("  least certain pairs:")
+            order = [i for i in np.argsort(conf, kind="stable") if conf[i] < 0.95][:5]
+            lines.append("  least certain pairs (confidence < 0.95):" if order else
+                         "  least certain pairs: none, every pair has confidence >= 0.95")
             for i in order:
                 a, b = self.systems[self.index_a[i]], self.systems[self.index_b[i]]
                 lines.append(f"    {a} - {b}: E={self.all_expected[i]:+.4f} sd={np.sqrt(self.all_variance[i]):.4f} "

@@ -33,6 +33,25 @@ def _read_qrels_cached(path: str, level: int):
     return read_qrels(path, relevance_level=level)
 
 
+@lru_cache(maxsize=512)
+def _condensed_run_cached(path: str, qrels_path: str, level: int):
+    """The run of ``path`` keeping only documents the qrels judge (order kept): a condensed list."""
+    from bayeval.data import Run
+
+    run = _read_run_cached(path)
+    qrels = _read_qrels_cached(qrels_path, level)
+    keep = np.zeros(len(run.scores), dtype=bool)
+    for t, topic in enumerate(run.topics):
+        a, b = int(run.offsets[t]), int(run.offsets[t + 1])
+        if topic in qrels.topics:
+            keep[a:b] = np.isin(run.docnos[a:b], qrels[topic].docnos)
+    lengths = np.diff(run.offsets)
+    topic = np.repeat(np.array(run.topics, dtype=object), lengths)
+    if not keep.any():
+        raise BayevalInputError(f"condense: run {run.name!r} retrieves no document the qrels judge")
+    return Run.from_arrays(run.name, topic[keep], run.docnos[keep], run.scores[keep])
+
+
 @dataclass(frozen=True)
 class TestCollection:
     """Run files and complete qrels of one collection (the simulated assessor and the truth).
@@ -51,6 +70,11 @@ class TestCollection:
         Tags of manual runs (from ``runs.tsv``; empty when unknown).
     texts_path : str or None
         ``texts.tsv[.gz]`` beside the runs (``docno<TAB>text``), for similarity-based estimation.
+    condense : bool
+        Score against *condensed* lists: every run keeps only the documents the qrels judge (order kept),
+        so the qrels are the complete truth of what the runs retrieve. Use it where the official qrels are
+        shallow: the truth of the studies is then MAP as if every retrieved document were judged, the
+        question E[MAP] answers (docs/calibration.md, "Two questions").
     """
 
     __test__ = False  # not a pytest class
@@ -61,6 +85,7 @@ class TestCollection:
     relevance_level: int = 1
     manual: tuple[str, ...] = field(default=())
     texts_path: str | None = None
+    condense: bool = False
 
     @property
     def run_names(self) -> tuple[str, ...]:
@@ -75,7 +100,8 @@ class TestCollection:
         for n in names:
             if n not in paths:
                 raise BayevalInputError(f"runs: {n!r} is not a run of collection {self.name!r}")
-            run = _read_run_cached(paths[n])
+            run = (_condensed_run_cached(paths[n], self.qrels_path, self.relevance_level) if self.condense
+                   else _read_run_cached(paths[n]))
             if run.name != n:  # a tag shared with another file: named by the file, as read_runs names it
                 from bayeval.data import Run
 
@@ -103,7 +129,7 @@ class TestCollection:
 
 
 def load_collection(path: str | os.PathLike, *, name: str | None = None, relevance_level: int = 1,
-                    runs: str = "runs") -> TestCollection:
+                    runs: str = "runs", condense: bool = False) -> TestCollection:
     """Describe the collection in directory ``path`` (nothing is read yet but ``runs.tsv`` and the first line
     of each run file, which names the run as :func:`bayeval.io.read_runs` does: docs/data.md).
 
@@ -115,11 +141,13 @@ def load_collection(path: str | os.PathLike, *, name: str | None = None, relevan
     path : path
         Directory with ``runs/`` (one TREC run file per system) and ``qrels.txt[.gz]``.
     name : str, optional
-        Name in the trial table (default: the directory's name).
+        Name in the trial table (default: the directory's name, ``-condensed`` appended with ``condense``).
     relevance_level : int
         Lowest relevant grade (Robust 2003's graded qrels: 1).
     runs : str
         Sub-directory of the run files.
+    condense : bool
+        Keep only the documents the qrels judge in every run (:class:`TestCollection` ``condense``).
 
     Raises
     ------
@@ -147,5 +175,6 @@ def load_collection(path: str | os.PathLike, *, name: str | None = None, relevan
 
         manual = sorted(manual_runs(info))
     texts = next((root / t for t in ("texts.tsv.gz", "texts.tsv") if (root / t).is_file()), None)
-    return TestCollection(name or root.name, tuple(pairs), str(qrels), int(relevance_level), tuple(manual),
-                          None if texts is None else str(texts))
+    default_name = root.name + ("-condensed" if condense else "")
+    return TestCollection(name or default_name, tuple(pairs), str(qrels), int(relevance_level), tuple(manual),
+                          None if texts is None else str(texts), bool(condense))

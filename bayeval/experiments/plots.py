@@ -23,6 +23,13 @@ _PAPER_TABLE2 = {"MTC (paper)": (0.617, 0.731, 0.701, 0.690, 0.780, 0.704, 0.683
                  "RTC (paper)": (0.619, 0.763, 0.780, 0.849, 0.931, 0.934, 0.989)}
 
 
+def _label(method: str, confidence: str) -> str:
+    """A panel title or legend entry in words: the study method's human name and the confidence."""
+    from bayeval.display import display_name
+
+    return f"{display_name(method)} · {confidence}"
+
+
 def _figure(ax):
     import matplotlib
 
@@ -103,7 +110,7 @@ def plot_reliability(frame: pd.DataFrame, methods, *, path=None, manual=None, sp
         ax.set_xlim(-0.01, 1.01)
         ax.set_ylim(-0.01, 1.01)
         ax.set_xlabel("forecast P(ΔMAP < 0)")
-        ax.set_title(f"{m} / {c}", fontsize=9)
+        ax.set_title(_label(m, c), fontsize=9)
         ax.legend(fontsize=7, loc="upper left")
     axes[0][0].set_ylabel("observed frequency of ΔMAP < 0")
     if title:
@@ -138,7 +145,7 @@ def plot_calibration(frame: pd.DataFrame, methods, *, path=None, ax=None, paper:
         if not len(b):
             continue
         err = np.clip(np.vstack([b["accuracy"] - b["lower"], b["upper"] - b["accuracy"]]), 0, None)
-        ax.errorbar(b["mean_confidence"], b["accuracy"], yerr=err, marker="o", ms=4, capsize=2, label=f"{m} / {c}")
+        ax.errorbar(b["mean_confidence"], b["accuracy"], yerr=err, marker="o", ms=4, capsize=2, label=_label(m, c))
     if paper:
         mids = [(lo + hi) / 2 for lo, hi in zip(BIN_EDGES, (*BIN_EDGES[1:], 1.0), strict=True)]
         for (name, acc), mk in zip(_PAPER_TABLE2.items(), ("x", "+"), strict=True):
@@ -171,7 +178,8 @@ def plot_expected_vs_true(frame: pd.DataFrame, methods, *, manual=(), path=None,
     import matplotlib.pyplot as plt
 
     methods = list(methods)
-    fig, axes = plt.subplots(1, len(methods), figsize=(4.2 * len(methods), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(methods), figsize=(4.2 * len(methods), 4.2), squeeze=False, sharey=True,
+                             layout="constrained")
     manual = set(manual)
     for ax, (m, c) in zip(axes[0], methods, strict=True):
         r = _per_run(frame, m, c)
@@ -183,9 +191,9 @@ def plot_expected_vs_true(frame: pd.DataFrame, methods, *, manual=(), path=None,
         hi = float(max(r["true_map"].max(), r["e_map"].max(), 0.05)) if len(r) else 1.0
         ax.plot([0, hi], [0, hi], color="black", lw=1)
         ax.set_xlabel("true MAP (complete qrels)")
-        ax.set_ylabel("E[MAP]")
-        ax.set_title(f"{m} / {c}", fontsize=9)
+        ax.set_title(_label(m, c), fontsize=9)
         ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("E[MAP]")  # one y label: the panels share the axis, so none overlaps a neighbour
     if title:
         fig.suptitle(title)
     _save(fig, path)
@@ -206,7 +214,7 @@ def plot_tau_vs_judgments(frame: pd.DataFrame, methods, *, path=None, title: str
         pts = ax.scatter(t["judgments"].clip(lower=1), t["tau"], s=6, alpha=0.3)
         q = pd.qcut(t["judgments"].rank(method="first"), min(bins, len(t)), labels=False)
         g = t.groupby(q).agg(j=("judgments", "median"), tau=("tau", "mean"))
-        ax.plot(g["j"].clip(lower=1), g["tau"], color=pts.get_facecolor()[0][:3], marker="o", label=f"{m} / {c}")
+        ax.plot(g["j"].clip(lower=1), g["tau"], color=pts.get_facecolor()[0][:3], marker="o", label=_label(m, c))
     ax.set_xscale("log")
     ax.set_xlabel("judgments on the original runs")
     ax.set_ylabel("Kendall τ (E[MAP] vs true MAP, k runs)")

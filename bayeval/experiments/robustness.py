@@ -30,24 +30,35 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, fields
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
+from bayeval.data import RankData
+from bayeval.data.probabilities import probabilities_for
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS, STUDY_METHODS
+from bayeval.expected import compare_systems, expected_measures
+from bayeval.experiments.table import COLUMNS
+from bayeval.methods import CONFIDENCES, FIT_METHODS, STUDY_METHODS
+from bayeval.relevance import (
+    HierarchicalConfig,
+    HierarchicalEstimator,
+    RTCEstimator,
+    load_config,
+    run_effect_draws,
+)
+from bayeval.relevance.unseen import with_unseen
+from bayeval.selection import QrelsAssessor, judge_until, make_selector
 from bayeval.stats import kendall_tau
 
-__all__ = ["CONFIDENCES", "STUDY_METHODS", "STUDY_STRATEGIES", "RobustnessConfig", "StudyMethod", "pair_similarity",
-           "run_trial", "trial_seed"]
+__all__ = ["CONFIDENCES", "STUDY_METHODS", "STUDY_STRATEGIES", "RobustnessConfig", "StudyMethod", "TrialContext",
+           "pair_similarity", "prepare_trial", "run_trial", "trial_seed"]
 
 # stages of the bayes estimate that are sampled (the others stay at their MAP; the rank coefficients always do).
 # "aggregation" is the default because the calibration's Laplace Hessian is singular for rtc-default when a
 # system has no judged document (the k - c new runs of a trial); rtc-mtc's smoothing keeps it regular.
 BAYES_STAGES = {"aggregation": {"rank": "map", "calibration": "map"},
                 "calibration+aggregation": {"rank": "map"}}
-CONFIDENCES = ("paper", "delta", "exact", "mc")
 
 
 def _check_int(name: str, value, low: int) -> int:
@@ -164,7 +175,6 @@ class RobustnessConfig:
             raise BayevalInputError(f"unseen: must be true or false, got {self.unseen!r}")
         if self.bayes_fit not in FIT_METHODS:
             raise BayevalInputError(f"bayes_fit: must be one of {', '.join(FIT_METHODS)}, got {self.bayes_fit!r}")
-        from bayeval.relevance import load_config
 
         for name in ("selection_config", "estimate_config", "bayes_config"):
             load_config(getattr(self, name))  # raises a clear error for an unknown model
@@ -174,7 +184,6 @@ class RobustnessConfig:
 
     @property
     def columns(self) -> tuple[str, ...]:
-        from bayeval.experiments.table import COLUMNS
 
         return COLUMNS
 
@@ -235,11 +244,52 @@ def pair_similarity(data) -> np.ndarray:
     return np.divide(total, count, out=np.zeros_like(total), where=count > 0)
 
 
-def _judged_qrels(history, level: int):
-    from bayeval.data import Qrels
+@dataclass(frozen=True, eq=False)
+class TrialContext:
+    """What one trial of a robustness study draws before any method runs (:func:`prepare_trial`).
 
-    frame = pd.DataFrame(list(history), columns=["topic", "docno", "grade"])
-    return Qrels.from_frame(frame, relevance_level=level)
+    Attributes
+    ----------
+    config : RobustnessConfig
+    names : tuple of str
+        The k runs drawn, the c originals first.
+    runs_k, runs_c : RunSet
+        The k runs, and the c originals whose documents are judged.
+    qrels : Qrels
+        The complete judgments (the simulated assessor, and the truth).
+    topics : tuple of str
+    s_fit, s_mc : numpy.random.SeedSequence
+        Seeds of the fits and of the Monte Carlo confidences.
+    sel_seed : int
+        Seed of the selections.
+    """
+
+    config: RobustnessConfig
+    names: tuple
+    runs_k: object
+    runs_c: object
+    qrels: object
+    topics: tuple
+    s_fit: np.random.SeedSequence
+    s_mc: np.random.SeedSequence
+    sel_seed: int
+
+    def judged(self, selection):
+        """A selection's judgments as qrels at the collection's relevance level (``None``: none)."""
+        return None if selection is None else selection.judged_qrels(self.qrels.relevance_level)
+
+
+def prepare_trial(collection, config: RobustnessConfig, trial: int) -> TrialContext:
+    """The runs, judgments and seeds of trial ``trial``: the start of :func:`run_trial`, for studies that
+    look at a trial's judgments in their own way (benchmarks/calibration_of_p.py)."""
+    if not isinstance(config, RobustnessConfig):
+        raise BayevalInputError(f"config: expected a RobustnessConfig, got {type(config).__name__}")
+    trial = _check_int("trial", trial, 0)
+    s_runs, s_sel, s_fit, s_mc = trial_seed(config.seed, trial).spawn(4)
+    names = collection.sample_runs(config.k, np.random.default_rng(s_runs))
+    runs_k = collection.runs(names)
+    return TrialContext(config, tuple(names), runs_k, runs_k.select(names[: config.c]), collection.qrels(),
+                        collection.topics(), s_fit, s_mc, int(s_sel.generate_state(1)[0]))
 
 
 @dataclass(frozen=True)
@@ -256,14 +306,11 @@ class StudyMethod:
 
 def _rtc_map_p(data, config) -> list:
     """Per topic, p of the RTC model ``config`` (a name or config) fitted by MAP to the judgments of ``data``."""
-    from bayeval.relevance import RTCEstimator
 
     return list(RTCEstimator(config).fit(data, "map").probabilities(draws=None).p)
 
 
 def _bayes(data, sel, ctx):
-    from bayeval.relevance import HierarchicalConfig, HierarchicalEstimator, RTCEstimator, load_config
-    from bayeval.relevance.unseen import with_unseen
 
     config, fit_seed = ctx.config, int(ctx.s_fit.generate_state(1)[0])
     n_p = config.p_draws if config.bayes_fit != "map" else None
@@ -277,7 +324,6 @@ def _bayes(data, sel, ctx):
     point = list(est.p)
     draws = list(est.draws) if est.draws is not None else None
     if config.run_effect_sd > 0:
-        from bayeval.relevance import run_effect_draws
 
         draws = run_effect_draws(data, draws if draws is not None else point, config.run_effect_sd,
                                  draws=config.p_draws, seed=fit_seed)
@@ -288,8 +334,6 @@ def _selection(method: str, as_many_as: str | None = None, extra=lambda cfg: {})
     """``select(ctx, made)``: ``method``'s selector on the c originals judged until it decides (or the budget), or as
     many documents as ``made[as_many_as]`` judged (``None`` if that is none)."""
     def select(ctx, made):
-        from bayeval.data import RankData
-        from bayeval.selection import QrelsAssessor, judge_until_done, make_selector
 
         cfg = ctx.config
         budget = made[as_many_as].judgments if as_many_as else cfg.budget
@@ -297,7 +341,7 @@ def _selection(method: str, as_many_as: str | None = None, extra=lambda cfg: {})
             return None
         sel = make_selector(method, RankData.build(ctx.runs_c, None, depth=cfg.depth, topics=ctx.topics),
                             measure="AP", alpha=cfg.alpha, seed=0 if as_many_as else ctx.sel_seed, **extra(cfg))
-        judge_until_done(sel, QrelsAssessor(ctx.qrels), budget=budget, progress=False)
+        judge_until(sel, QrelsAssessor(ctx.qrels), budget=budget, progress=False)
         return sel
     return select
 
@@ -344,20 +388,11 @@ def run_trial(collection, config: RobustnessConfig, trial: int, *, reuse: dict |
     RTC and *bayes* share the judgments of one RTC selection (the selection does not depend on
     the estimate made afterwards). Topics are independent under every analytic confidence.
     """
-    from bayeval.data import RankData
-    from bayeval.expected import compare_systems, expected_measures, thin_draws
-    from bayeval.experiments.table import COLUMNS
 
-    if not isinstance(config, RobustnessConfig):
-        raise BayevalInputError(f"config: expected a RobustnessConfig, got {type(config).__name__}")
-    trial = _check_int("trial", trial, 0)
     t_start = time.perf_counter()
-    s_runs, s_sel, s_fit, s_mc = trial_seed(config.seed, trial).spawn(4)
-    names = collection.sample_runs(config.k, np.random.default_rng(s_runs))
-    topics = collection.topics()
-    qrels = collection.qrels()
-    runs_k = collection.runs(names)
-    runs_c = runs_k.select(names[: config.c])
+    ctx = prepare_trial(collection, config, trial)
+    trial = _check_int("trial", trial, 0)
+    names, topics, qrels, runs_k, s_mc = list(ctx.names), ctx.topics, ctx.qrels, ctx.runs_k, ctx.s_mc
 
     truth = RankData.build(runs_k, qrels, depth=config.depth, topics=topics)
     true_map = expected_measures(truth, default_p=0.0, method="delta").all_expected[0]
@@ -368,8 +403,6 @@ def run_trial(collection, config: RobustnessConfig, trial: int, *, reuse: dict |
 
     selections = {} if reuse is None else reuse
     sel_seconds = {}
-    ctx = SimpleNamespace(config=config, runs_c=runs_c, qrels=qrels, topics=topics, s_fit=s_fit,
-                          sel_seed=int(s_sel.generate_state(1)[0]))
     need = {STUDY_STRATEGIES[m].judged_by or m for m in config.methods}
     for m in STUDY_METHODS:  # in this order: ip judges as many documents as mtc did
         if m in need and m not in selections:
@@ -383,10 +416,8 @@ def run_trial(collection, config: RobustnessConfig, trial: int, *, reuse: dict |
         strategy = STUDY_STRATEGIES[method]
         src = strategy.judged_by or method
         sel = selections[src]
-        history = sel.history if sel is not None else ()
-        judged = _judged_qrels(history, qrels.relevance_level) if history else None
-        data = RankData.build(runs_k, judged, depth=config.depth, topics=topics)
-        judgments = len(history)
+        data = RankData.build(runs_k, ctx.judged(sel), depth=config.depth, topics=topics)
+        judgments = len(sel.history) if sel is not None else 0
         decided = bool(sel.done) if (sel is not None and strategy.estimate is not None) else False
         per_conf = {}
         if strategy.estimate is None:
@@ -398,7 +429,7 @@ def run_trial(collection, config: RobustnessConfig, trial: int, *, reuse: dict |
                 mc = conf == "mc"
                 # posterior draws reach every confidence method (closed forms: law of total variance over
                 # closed_form_draws of them, evenly spaced)
-                probs = point if draws is None else draws if mc else thin_draws(draws, config.closed_form_draws)
+                probs = point if draws is None else probabilities_for(conf, point, draws, config.closed_form_draws)
                 mc_rng = np.random.default_rng(s_mc.spawn(1)[0]) if mc else None
                 kw = {"draws": config.mc_draws, "seed": mc_rng} if mc else {}
                 cmp = compare_systems(data, probs, default_p=0.5, method=conf, progress=False, **kw)

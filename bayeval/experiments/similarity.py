@@ -42,8 +42,15 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
+from bayeval.data import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.expected import compare_systems, expected_measures
 from bayeval.experiments.robustness import StudyMethod, _check_int, _rtc_map_p, trial_seed
+from bayeval.io.texts import read_texts
+from bayeval.relevance import SimilarityEstimator, load_config, smoothed_probabilities
+from bayeval.relevance.config import RTCConfig, SimilarityConfig
+from bayeval.relevance.similarity import cosine_from_rank_profiles, cosine_from_texts
+from bayeval.selection import QrelsAssessor, judge_until, make_selector
 from bayeval.stats import kendall_tau
 
 __all__ = ["SIMILARITIES", "SIMILARITY_COLUMNS", "SIMILARITY_METHODS", "SimilarityStudyConfig",
@@ -138,8 +145,6 @@ class SimilarityStudyConfig:
         if vals == ("ip",):
             raise BayevalInputError("methods: 'ip' judges as many documents as an MTC method: add one")
         object.__setattr__(self, "methods", vals)
-        from bayeval.relevance import load_config
-        from bayeval.relevance.config import RTCConfig, SimilarityConfig
 
         for name, kind in (("similarity_config", SimilarityConfig), ("rtc_config", RTCConfig)):
             if not isinstance(load_config(getattr(self, name)), kind):
@@ -176,15 +181,11 @@ def expected_accuracy(p_less) -> float:
 @lru_cache(maxsize=4)
 def _similarity_function(collection, kind: str, depth: int, config: str):
     """The similarity of a collection, built once per process."""
-    from bayeval.io.texts import read_texts
-    from bayeval.relevance import load_config
-    from bayeval.relevance.similarity import cosine_from_rank_profiles, cosine_from_texts
 
     if kind == "texts":
         if collection.texts_path is None:
             raise BayevalInputError(f"similarity: collection {collection.name!r} has no texts.tsv for 'texts'")
         return cosine_from_texts(read_texts(collection.texts_path), **load_config(config).tfidf)
-    from bayeval.data import RankData
 
     return cosine_from_rank_profiles(RankData.build(collection.runs(collection.run_names), None, depth=depth))
 
@@ -206,52 +207,35 @@ def _trial_draw(collection, config: SimilarityStudyConfig, trial: int):
 
 def _judge(sel, assessor, config: SimilarityStudyConfig, budget) -> bool:
     """Judge until the stop rule holds; True when it held (not the budget or exhaustion)."""
-    made = 0
-    while True:
-        st = sel.status()
-        if st.decided.all() or (config.stop == "accuracy" and expected_accuracy(st.p_less) >= config.alpha):
-            return True
-        if budget is not None and made >= budget:
-            return False
-        cands = sel.select(1)
-        if not cands:
-            return False
-        c = cands[0]
-        sel.record(c.topic, c.docno, assessor.judge(c.topic, c.docno))
-        made += 1
+    def rule(s) -> bool:
+        st = s.status()
+        return bool(st.decided.all() or (config.stop == "accuracy" and expected_accuracy(st.p_less) >= config.alpha))
+
+    judge_until(sel, assessor, budget=budget, until=rule, progress=False)
+    return rule(sel)
 
 
 def _judge_n(sel, assessor, n: int, *, every: int = 0, at=None) -> None:
     """Judge ``n`` documents in the selector's order, whatever its confidence (fewer if it runs out);
     call ``at(sel)`` every ``every`` judgments."""
-    while sel.judgments < n:
-        cands = sel.select(1)
-        if not cands:
-            return
-        c = cands[0]
-        sel.record(c.topic, c.docno, assessor.judge(c.topic, c.docno))
-        if every and sel.judgments % every == 0:
-            at(sel)
+    judge_until(sel, assessor, until=lambda s: s.judgments >= n, progress=False,
+                after=(lambda s: at(s) if s.judgments % every == 0 else None) if every else None)
 
 
 def _selector(name: str, extra=lambda ctx: {}):
     """``select(ctx, made)``: a fresh ``make_selector(name)`` for AP, with the arguments ``extra(ctx)``."""
     def select(ctx, made):
-        from bayeval.selection import make_selector
-
         return make_selector(name, ctx.data, measure="AP", alpha=ctx.config.alpha,
                              refit_every=ctx.config.refit_every, **extra(ctx))
     return select
 
 
 def _one(data, sel, ctx):
-    from bayeval.relevance import smoothed_probabilities
 
     return list(smoothed_probabilities(data).p)
 
 
 def _sim(data, sel, ctx):
-    from bayeval.relevance import SimilarityEstimator
 
     return list(SimilarityEstimator(ctx.config.similarity_config).estimate(data, similarity=ctx.sim).p)
 
@@ -303,9 +287,6 @@ def run_similarity_trial(collection, config: SimilarityStudyConfig, trial: int) 
     -----
     Truth: AP of each run cut to ``depth`` on the complete qrels per topic, MAP over the trial's topics.
     """
-    from bayeval.data import RankData
-    from bayeval.expected import compare_systems, expected_measures
-    from bayeval.selection import QrelsAssessor
 
     if not isinstance(config, SimilarityStudyConfig):
         raise BayevalInputError(f"config: expected a SimilarityStudyConfig, got {type(config).__name__}")
@@ -367,9 +348,6 @@ def similarity_trajectory(collection, config: SimilarityStudyConfig, trial: int 
     pandas.DataFrame
         Columns ``method, judgments, tau``.
     """
-    from bayeval.data import RankData
-    from bayeval.expected import expected_measures
-    from bayeval.selection import QrelsAssessor
 
     if not isinstance(config, SimilarityStudyConfig):
         raise BayevalInputError(f"config: expected a SimilarityStudyConfig, got {type(config).__name__}")

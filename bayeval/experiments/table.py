@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
+from bayeval.io import quoted
 
 __all__ = ["COLUMNS", "FORMATS", "completed_trials", "read_table", "table_format", "write_table"]
 
@@ -55,11 +56,13 @@ def read_table(path: str | os.PathLike, columns=COLUMNS) -> pd.DataFrame:
         raise BayevalInputError(f"table: {p} does not exist")
     try:
         frame = pd.read_parquet(p) if fmt == "parquet" else pd.read_csv(p, dtype={"run_a": str, "run_b": str})
-    except (OSError, ValueError) as exc:
-        raise BayevalInputError(f"table: {p}: not a readable {fmt} file ({exc})") from exc
+    except (OSError, ValueError) as exc:  # pandas' messages may span lines and quote whole fields
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise BayevalInputError(f"table: {p}: not a readable {fmt} file ({quoted(reason)[1:-1]})") from None
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise BayevalInputError(f"table: {p}: missing column(s) {missing}")
+        shown = ", ".join(missing[:5]) + (f" … ({len(missing)} in all)" if len(missing) > 5 else "")
+        raise BayevalInputError(f"table: {p}: missing column(s) {shown}")
     return frame[list(columns)]
 
 

@@ -1,12 +1,14 @@
-"""Reading and writing every file bayeval takes: runs, qrels, prels, probabilities, texts, run tables, Cranfield.
+"""Reading and writing every file bayeval takes: runs, qrels, prels, probabilities, judgments, texts, run tables,
+Cranfield.
 
 All file reading lives here (docs/data.md lists the formats and the irregularities each reader
 tolerates). The helpers :func:`read_bytes`, :func:`read_text` and :func:`split_lines` are public for
 readers of other formats, with :func:`decode` (a field as UTF-8, or an error naming file and line) and
-:func:`is_comment` (blank and ``#`` lines).
+:func:`is_comment` (blank and ``#`` lines), :func:`identifier` (a topic id or docno, control characters refused)
+and :func:`quoted` (a field quoted in a message, at most 80 characters).
 """
 
-from bayeval.io._files import decode, is_comment, read_bytes, read_text, split_lines
+from bayeval.io._files import decode, identifier, is_comment, quoted, read_bytes, read_text, split_lines
 from bayeval.io.check import CollectionCheck, check_collection
 from bayeval.io.cranfield import read_cranfield
 from bayeval.io.frames import (
@@ -17,30 +19,38 @@ from bayeval.io.frames import (
     runs_from_records,
     runs_to_frame,
 )
+from bayeval.io.judgments import JudgmentLine, read_judgments
 from bayeval.io.probabilities import read_probabilities, write_probabilities
-from bayeval.io.qrels import read_prels, read_qrels, write_qrels
+from bayeval.io.qrels import parse_grade, read_prels, read_qrels, write_qrels
 from bayeval.io.runs import read_run, read_runs, write_run
+from bayeval.io.sampled import read_stratified_sample, write_stratified_sample
 from bayeval.io.tables import manual_runs, read_run_table
 from bayeval.io.texts import read_embeddings, read_texts
 
 __all__ = [
     "CollectionCheck",
+    "JudgmentLine",
     "check_collection",
     "decode",
+    "identifier",
     "is_comment",
     "manual_runs",
+    "parse_grade",
     "qrels_from_frame",
     "qrels_from_records",
     "qrels_to_frame",
+    "quoted",
     "read_bytes",
     "read_cranfield",
     "read_embeddings",
+    "read_judgments",
     "read_prels",
     "read_probabilities",
     "read_qrels",
     "read_run",
     "read_run_table",
     "read_runs",
+    "read_stratified_sample",
     "read_text",
     "read_texts",
     "runs_from_frame",
@@ -50,4 +60,5 @@ __all__ = [
     "write_probabilities",
     "write_qrels",
     "write_run",
+    "write_stratified_sample",
 ]

@@ -4,25 +4,95 @@ The helpers every reader of :mod:`bayeval.io` shares (exported from :mod:`bayeva
 gzip is detected by its magic bytes, a leading UTF-8 byte-order mark is dropped, lines end
 in ``\\n`` or ``\\r\\n``, and :func:`is_comment` says which lines carry no data (blank lines and
 lines whose first non-blank character is ``#``) — docs/data.md lists the rules.
+
+Every member of a multi-member gzip file is read (what ``cat a.gz b.gz`` and bgzip write); bytes after the
+last member that are not zero padding are refused. A byte-order mark at the start of a later line (``cat`` of
+two files that each begin with one) is dropped with one :class:`~bayeval.errors.DataNotice` (refused under
+``strict``). :func:`identifier` reads a topic id or docno: UTF-8 with no control character (U+0000–U+001F,
+U+007F–U+009F) and no byte-order mark. :func:`quoted` quotes a field in a message, at most 80 characters.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
+import re
+import warnings
 import zlib
 from pathlib import Path
 
-from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
 
-__all__ = ["decode", "first_data_line", "is_comment", "read_bytes", "read_text", "split_lines"]
+__all__ = ["QUOTE_LIMIT", "decode", "first_data_line", "has_control", "identifier", "is_comment", "quoted",
+           "read_bytes", "read_text", "split_lines"]
+
+QUOTE_LIMIT = 80
+# control characters (C0, DEL, C1 as UTF-8) and the byte-order mark: refused inside identifiers
+_CONTROL_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\ufeff]")
+_CONTROL_IN_TEXT = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbb\xbf")
+# bytes that cannot start such a character: deleted by bytes.translate, a fast first test
+_SAFE = bytes(b for b in range(256) if b not in (*range(0, 9), 11, 12, *range(14, 32), 127, 0xC2, 0xEF))
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
+def quoted(field: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr`` of a field for a message, cut to ``limit`` characters (``…`` and the full length marked).
+
+    >>> quoted("x" * 100)[-16:]
+    "xxxx'… (100 ch.)"
+    """
+    if isinstance(field, bytes):
+        field = field.decode("utf-8", "replace")
+    if not isinstance(field, str):
+        text = repr(field)
+        return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} ch.)"
+    if len(field) <= limit:
+        return repr(field)
+    return f"{field[:limit]!r}… ({len(field)} ch.)"
+
+
+def _gunzip(raw: bytes, path: str) -> bytes:
+    """Every member of a gzip file, concatenated; trailing bytes other than zero padding refused."""
+    out = []
+    rest = raw
+    try:
+        while True:
+            d = zlib.decompressobj(47)  # gzip (or zlib) header
+            out.append(d.decompress(rest))
+            if not d.eof:
+                raise FileFormatError(path, None, "corrupt gzip data (truncated: the compressed stream ends early)")
+            rest = d.unused_data
+            if rest[:2] == _GZIP_MAGIC:
+                continue
+            if rest.strip(b"\x00"):
+                raise FileFormatError(path, None, f"{len(rest)} byte(s) of trailing garbage after the gzip data")
+            break
+    except zlib.error as exc:
+        raise FileFormatError(path, None, f"corrupt gzip data ({exc})") from None
+    return b"".join(out)
+
+
+def _bom_lines(data: bytes, path: str, strict: bool) -> bytes:
+    """Drop byte-order marks at the start of lines after the first (a note; ``strict``: an error)."""
+    k = data.find(b"\n" + _BOM)
+    if k < 0:
+        return data
+    line = data.count(b"\n", 0, k) + 2
+    if strict:
+        raise FileFormatError(path, line, "byte-order mark at the start of the line (two files joined?) (strict)")
+    n = data.count(b"\n" + _BOM)
+    warnings.warn(f"{path}:{line}: {n} byte-order mark(s) at the start of a line (two files joined?); dropped",
+                  DataNotice, stacklevel=4)
+    return data.replace(b"\n" + _BOM, b"\n")
+
+
+def read_bytes(path: str | os.PathLike, *, strict: bool = False) -> bytes:
     """Return the decompressed content of ``path`` (gzip detected by its magic bytes, a UTF-8 BOM dropped).
+
+    Every gzip member is read. A byte-order mark at the start of a later line is dropped with a
+    :class:`~bayeval.errors.DataNotice`, or refused with ``strict``.
 
     Raises
     ------
@@ -41,15 +111,11 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     except OSError as exc:
         raise BayevalInputError(f"{p}: cannot read ({exc.strerror})") from None
     if raw[:2] == _GZIP_MAGIC:
-        try:
-            # wbits=47 accepts gzip (and zlib) headers; much faster than gzip.open().read()
-            raw = zlib.decompress(raw, 47) if len(raw) < (1 << 31) else gzip.decompress(raw)
-        except (zlib.error, OSError, EOFError) as exc:
-            raise FileFormatError(str(p), None, f"corrupt gzip data ({exc})") from exc
-    return raw[3:] if raw[:3] == _BOM else raw
+        raw = _gunzip(raw, str(p))
+    return _bom_lines(raw[3:] if raw[:3] == _BOM else raw, str(p), strict)
 
 
-def read_text(path: str | os.PathLike) -> str:
+def read_text(path: str | os.PathLike, *, strict: bool = False) -> str:
     """The whole file as text (plain or gzip; UTF-8, a BOM dropped).
 
     Raises
@@ -57,7 +123,7 @@ def read_text(path: str | os.PathLike) -> str:
     FileFormatError
         When the content is not UTF-8, naming the line of the first bad byte.
     """
-    data = read_bytes(path)
+    data = read_bytes(path, strict=strict)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -85,6 +151,28 @@ def decode(field: bytes, path: str, lineno: int) -> str:
         return field.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FileFormatError(path, lineno, f"not valid UTF-8 text ({exc.reason})") from exc
+
+
+def has_control(data: bytes) -> bool:
+    """Whether ``data`` holds a control character other than tab, line feed and carriage return, or a BOM."""
+    rest = data.translate(None, _SAFE)
+    return bool(rest) and _CONTROL_IN_TEXT.search(data) is not None
+
+
+def identifier(field: bytes | str, what: str, path: str, lineno: int) -> str:
+    """A topic id or docno as text: UTF-8 with no control character or byte-order mark (docs/data.md).
+
+    Raises
+    ------
+    FileFormatError
+        Naming ``path:lineno``, the kind of identifier (``what``) and the offending character.
+    """
+    text = decode(field, path, lineno) if isinstance(field, bytes) else field
+    m = _CONTROL_CHAR.search(text)
+    if m is not None:
+        raise FileFormatError(path, lineno, f"{what} {quoted(text)} contains U+{ord(m.group()):04X} (control "
+                                            "characters and byte-order marks are refused)")
+    return text
 
 
 def first_data_line(path: str | os.PathLike) -> bytes:

@@ -27,7 +27,20 @@ import pandas as pd
 
 from bayeval.errors import BayevalInputError, DataNotice
 
-__all__ = ["CollectionCheck", "check_collection"]
+__all__ = ["COLUMN_LEGEND", "CollectionCheck", "check_collection"]
+
+#: The legend under the per-run table of :meth:`CollectionCheck.summary`.
+COLUMN_LEGEND = {
+    "layout": "file format the reader recognised",
+    "topics": "topics the run answers",
+    "docs_per_topic": "documents retrieved per topic (median)",
+    "repeated": "repeated documents dropped (the first is kept)",
+    "ties": "documents with the same score as the one ranked above (ordered as trec_eval orders ties)",
+    "judged@10, judged@100": "judged share of the top k, divided by k even when a run returns fewer than k "
+                             "(trec_eval's judged_k): a run of 52 documents has judged@100 <= 0.52",
+    "unjudged@100": "unjudged share of the documents the run does return in its top 100",
+    "remarks": "what the readers changed or tolerated",
+}
 
 _COLUMNS = ["run", "file", "layout", "topics", "docs_per_topic", "repeated", "ties", "judged@10", "judged@100",
             "unjudged@100", "remarks"]
@@ -97,6 +110,7 @@ class CollectionCheck:
             if hidden:
                 lines.append(f"… {hidden} more runs (those with remarks and the least judged are shown; "
                              "--all lists every run)")
+            lines += [f"  {c}: {t}" for c, t in COLUMN_LEGEND.items()]
         for title, items in (("notes", self.notes), ("errors", self.errors)):
             if items:
                 lines += ["", title] + [f"  {m}" for m in items]

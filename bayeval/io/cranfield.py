@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bayeval.errors import BayevalInputError, FileFormatError
-from bayeval.io._files import decode, is_comment, read_bytes, split_lines
+from bayeval.io._files import decode, is_comment, quoted, read_bytes, split_lines
 
 __all__ = ["CranfieldCollection", "read_cranfield", "read_smart_records"]
 
@@ -65,7 +65,7 @@ def read_smart_records(path: str | os.PathLike) -> list[dict[str, str]]:
             key = None
         elif line[:2] in _FIELDS and len(line.strip()) == 2:
             if cur is None:
-                raise FileFormatError(path, lineno, f"field {line.strip()!r} before the first '.I' record")
+                raise FileFormatError(path, lineno, f"field {quoted(line.strip())} before the first '.I' record")
             key = line[1]
             cur[key] = ""
         elif cur is not None and key is not None:
@@ -103,7 +103,7 @@ def read_cranfield(path: str | os.PathLike) -> CranfieldCollection:
         try:
             code = int(f[2])
         except ValueError:
-            raise FileFormatError(qrel, lineno, f"code {f[2].decode('utf-8', 'replace')!r} is not an integer") \
+            raise FileFormatError(qrel, lineno, f"code {quoted(f[2])} is not an integer") \
                 from None
         codes[(decode(f[0], qrel, lineno), decode(f[1], qrel, lineno))] = code
     return CranfieldCollection(titles, texts, queries, codes)

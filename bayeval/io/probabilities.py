@@ -7,7 +7,7 @@ import os
 
 from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.errors import FileFormatError
-from bayeval.io._files import decode, read_bytes, split_lines
+from bayeval.io._files import identifier, quoted, read_bytes, split_lines
 
 __all__ = ["read_probabilities", "write_probabilities"]
 
@@ -29,18 +29,17 @@ def read_probabilities(path: str | os.PathLike) -> RelevanceProbabilities:
             continue
         if len(fields) != 4:
             raise FileFormatError(path, lineno, f"expected 4 columns 'topic Q0 docno prob', found {len(fields)}")
-        topic = decode(fields[0], path, lineno)
-        docno = decode(fields[2], path, lineno)
+        topic = identifier(fields[0], "topic", path, lineno)
+        docno = identifier(fields[2], "docno", path, lineno)
         try:
             p = float(fields[3])
         except ValueError:
             p = math.nan
         if not (0.0 <= p <= 1.0):
-            raise FileFormatError(path, lineno, f"probability {fields[3].decode('utf-8', 'replace')!r} "
-                                                "is not a number in [0, 1]")
+            raise FileFormatError(path, lineno, f"probability {quoted(fields[3])} is not a number in [0, 1]")
         docs = out.setdefault(topic, {})
         if docno in docs:
-            raise FileFormatError(path, lineno, f"document {docno!r} listed twice for topic {topic!r}")
+            raise FileFormatError(path, lineno, f"document {quoted(docno)} listed twice for topic {quoted(topic)}")
         docs[docno] = p
     if not out:
         raise FileFormatError(path, None, "empty file: no probabilities")

@@ -20,12 +20,13 @@ import numpy as np
 
 from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
-from bayeval.io._files import decode, first_data_line, read_bytes, split_lines
+from bayeval.io._files import first_data_line, identifier, quoted, read_bytes, split_lines
 
-__all__ = ["is_qrels_file", "read_prels", "read_qrels", "write_qrels"]
+__all__ = ["is_qrels_file", "parse_grade", "read_prels", "read_qrels", "write_qrels"]
 
 
-def _parse_grade(field: bytes, path: str, lineno: int) -> int:
+def parse_grade(field: bytes, path: str, lineno: int) -> int:
+    """A relevance grade: an integer (``2.0`` accepted) of magnitude below 2**62, or an error naming ``path:lineno``."""
     try:
         grade = int(field)
     except ValueError:
@@ -34,19 +35,17 @@ def _parse_grade(field: bytes, path: str, lineno: int) -> int:
         except ValueError:
             value = None
         if value is None or not value.is_integer():
-            raise FileFormatError(path, lineno, f"relevance grade {field.decode('utf-8', 'replace')!r} "
-                                                "is not an integer") from None
+            raise FileFormatError(path, lineno, f"relevance grade {quoted(field)} is not an integer") from None
         grade = int(value)
     if abs(grade) >= 2**62:
-        raise FileFormatError(path, lineno, f"relevance grade {field.decode('utf-8', 'replace')[:20]!r} "
-                                            "is out of range")
+        raise FileFormatError(path, lineno, f"relevance grade {quoted(field, 20)} is out of range")
     return grade
 
 
 def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, prob_col: int | None,
                 relevance_level: int, strict: bool = False, extra_ok: bool = False) -> Qrels:
     path = str(path)
-    data = read_bytes(path)
+    data = read_bytes(path, strict=strict)
     per_topic: dict[str, tuple[list, list, list, dict]] = {}
     width = first = None
     repeats: list[int] = []
@@ -60,16 +59,16 @@ def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, p
                 raise FileFormatError(path, lineno, f"expected {ncols} columns '{layout}', found {len(fields)}")
         elif len(fields) != width:
             raise FileFormatError(path, lineno, f"expected {width} columns as on line {first}, found {len(fields)}")
-        topic = decode(fields[0], path, lineno)
-        docno = decode(fields[docno_col], path, lineno)
-        grade = _parse_grade(fields[grade_col], path, lineno)
+        topic = identifier(fields[0], "topic", path, lineno)
+        docno = identifier(fields[docno_col], "docno", path, lineno)
+        grade = parse_grade(fields[grade_col], path, lineno)
         docs, grades, probs, seen = per_topic.setdefault(topic, ([], [], [], {}))
         if docno in seen:
             before, k = seen[docno], docs.index(docno)  # rare: a linear search is fine
             if strict or grades[k] != grade:
                 what = "(strict)" if grades[k] == grade else f"with grade {grades[k]}"
-                raise FileFormatError(path, lineno, f"document {docno!r} already judged for topic {topic!r} "
-                                                    f"on line {before} {what}")
+                raise FileFormatError(path, lineno, f"document {quoted(docno)} already judged for topic "
+                                                    f"{quoted(topic)} on line {before} {what}")
             repeats.append(lineno)
             continue
         seen[docno] = lineno
@@ -79,8 +78,7 @@ def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, p
             except ValueError:
                 p = float("nan")
             if not (0.0 < p <= 1.0):
-                raise FileFormatError(path, lineno, f"inclusion probability "
-                                                    f"{fields[prob_col].decode('utf-8', 'replace')!r} "
+                raise FileFormatError(path, lineno, f"inclusion probability {quoted(fields[prob_col])} "
                                                     "is not in (0, 1]")
             probs.append(p)
         docs.append(docno)

@@ -39,7 +39,16 @@ import numpy as np
 
 from bayeval.data.run import Run, RunSet
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
-from bayeval.io._files import decode, first_data_line, is_comment, read_bytes, split_lines
+from bayeval.io._files import (
+    decode,
+    first_data_line,
+    has_control,
+    identifier,
+    is_comment,
+    quoted,
+    read_bytes,
+    split_lines,
+)
 from bayeval.io.columnar import parse_msmarco
 from bayeval.progress import track
 
@@ -166,7 +175,7 @@ def read_run_files(paths: str | os.PathLike | Iterable[str | os.PathLike], *, ru
         path, listed = item
         try:
             if listed and not strict:
-                data = read_bytes(path)
+                data = read_bytes(path, strict=strict)
                 if _layout_of(data) is None:
                     return path
                 return _read_file(path, strict, data)
@@ -278,14 +287,14 @@ def _names(files: Sequence[tuple[str, str | None]], rule: str, strict: bool) -> 
         if tag is None or rule == "file" or (rule == "auto" and shared):
             if strict and rule == "auto" and shared:
                 other = next(q for q in by_tag[tag] if q != path)
-                raise BayevalInputError(f"{path}: run tag {tag!r} is also the tag of {other} "
+                raise BayevalInputError(f"{path}: run tag {quoted(tag)} is also the tag of {other} "
                                         "(strict; --run-names file names runs by their files)")
             name = run_name_from_file(path)
         else:
             name = tag
         if name in where:
             hint = "" if rule == "file" else "; --run-names file names runs by their files"
-            raise BayevalInputError(f"runs: two runs are named {name!r} ({where[name]} and {path}){hint}")
+            raise BayevalInputError(f"runs: two runs are named {quoted(name)} ({where[name]} and {path}){hint}")
         where[name] = path
         out.append((name, tag is not None and name != tag and rule == "auto"))
     return out
@@ -321,7 +330,7 @@ def _notify(files: Sequence[RunFile]) -> None:
             warnings.warn(f"{rf.path}:{rf.duplicate_line}: {rf.duplicates} repeated document(s) within a topic; "
                           "kept the first in ranked order (trec_eval refuses such files)", DataNotice, stacklevel=3)
         if rf.mixed_tags:
-            warnings.warn(f"{rf.path}: lines carry different run tags; using the first, {rf.tag!r}", DataNotice,
+            warnings.warn(f"{rf.path}: lines carry different run tags; using the first, {quoted(rf.tag)}", DataNotice,
                           stacklevel=3)
     _renamed_notice([(rf.tag, rf.run.name) for rf in files if rf.renamed])
 
@@ -370,7 +379,7 @@ def _layout_of(data: bytes) -> str | None:
 
 
 def _read_file(path: str, strict: bool, data: bytes | None = None) -> RunFile:
-    data = read_bytes(path) if data is None else data
+    data = read_bytes(path, strict=strict) if data is None else data
     if not data.strip():
         raise FileFormatError(path, None, "empty file: no ranking lines")
     p = _parse_fast(data) or _parse_columnar(data)
@@ -392,7 +401,7 @@ def _parse_fast(data: bytes):
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    if data[:1] in (b" ", b"\t", b"#") or b"\x0b" in data or b"\x0c" in data:
+    if data[:1] in (b" ", b"\t", b"#") or has_control(data):  # control characters: refused by the careful parser
         return None
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # Arrow ends lines at a lone CR too
         return None
@@ -403,6 +412,11 @@ def _parse_fast(data: bytes):
     elif b" " not in data:
         delim = "\t"
     else:
+        return None
+    # an empty column (a doubled separator, or one at a line's start or end) would be read as an empty field,
+    # where whitespace splitting (the careful parser, docs/data.md) sees one column fewer
+    sep = delim.encode()
+    if sep * 2 in data or b"\n" + sep in data or sep + b"\n" in data or sep + b"\r" in data or data.endswith(sep):
         return None
     try:
         table = pcsv.read_csv(
@@ -435,26 +449,25 @@ def _parse_fast(data: bytes):
     if np.any(key[1:] == key[:-1]):
         return None
     docnos = table.column("docno").combine_chunks()
-    if not _in_trec_eval_order(tcode, scores, docnos):
+    starts = np.r_[0, np.flatnonzero(tcode[1:] != tcode[:-1]) + 1].astype(np.int64)
+    # rows of one topic not contiguous (interleaved topics), or a topic not in trec_eval order: sort all rows
+    # by (topic, score descending, docno descending) — the careful parser's order
+    if len(starts) != len(names) or not _in_trec_eval_order(tcode, scores, docnos):
         order = pc.sort_indices(table, sort_keys=[("topic", "ascending"), ("score", "descending"),
                                                   ("docno", "descending")])
         docnos = docnos.take(order)
         order = order.to_numpy()
         tcode, scores = tcode[order], scores[order]
-    change = np.flatnonzero(tcode[1:] != tcode[:-1]) + 1
-    starts = np.r_[0, change].astype(np.int64)
-    topics = [names[tcode[s]] for s in starts]
-    if len(set(topics)) != len(topics):  # a topic's rows are split: regroup them
-        order = np.lexsort((np.arange(n), tcode))
-        tcode, scores, docnos = tcode[order], scores[order], docnos.take(pa.array(order))
         starts = np.r_[0, np.flatnonzero(tcode[1:] != tcode[:-1]) + 1].astype(np.int64)
-        topics = [names[tcode[s]] for s in starts]
+    topics = [names[tcode[s]] for s in starts]
     mixed = pc.count_distinct(table.column("tag")).as_py() > 1
     return _Parsed(TREC, _first_tag(data), topics, starts, docnos, scores, mixed)
 
 
 def _parse_columnar(data: bytes) -> _Parsed | None:
     """The vectorised MS MARCO-layout reader (:mod:`bayeval.io.columnar`); ``None``: the careful one decides."""
+    if has_control(data):  # control characters and byte-order marks: refused or noted by the careful parser
+        return None
     c = parse_msmarco(data)
     return None if c is None else _Parsed(c.layout, None, c.topics, c.starts, c.docnos, c.scores, False)
 
@@ -508,34 +521,33 @@ def _parse_checked(data: bytes, path: str, strict: bool) -> _Parsed:
         elif len(fields) != len(_LAYOUTS_BY_NAME[layout]):
             raise FileFormatError(path, lineno, f"expected {len(_LAYOUTS_BY_NAME[layout])} columns "
                                                 f"{_LAYOUT_TEXT[layout]} as on line {first}, found {len(fields)}")
-        topic = decode(fields[0], path, lineno)
+        topic = identifier(fields[0], "topic", path, lineno)
         if layout == TREC:
-            docno = decode(fields[2], path, lineno)
+            docno = identifier(fields[2], "docno", path, lineno)
             score = _number(fields[4], "score", path, lineno)
             if not np.isfinite(score):
-                raise FileFormatError(path, lineno, f"score {fields[4].decode()!r} is not a finite number")
+                raise FileFormatError(path, lineno, f"score {quoted(fields[4])} is not a finite number")
             t = decode(fields[5], path, lineno)
             if tag is None:
                 tag = t
             elif t != tag:
                 if strict:
-                    raise FileFormatError(path, lineno, f"run tag {t!r} differs from {tag!r} of line {first} "
-                                                        "(strict)")
+                    raise FileFormatError(path, lineno, f"run tag {quoted(t)} differs from {quoted(tag)} of line "
+                                                        f"{first} (strict)")
                 mixed = True
         else:
-            docno = decode(fields[1], path, lineno)
+            docno = identifier(fields[1], "docno", path, lineno)
             try:
                 score = -float(int(fields[2]))
             except (ValueError, OverflowError):
-                raise FileFormatError(path, lineno, f"rank {fields[2].decode('utf-8', 'replace')!r} is not an "
-                                                    "integer") from None
+                raise FileFormatError(path, lineno, f"rank {quoted(fields[2])} is not an integer") from None
             if layout == MSMARCO_SCORE:
                 _number(fields[3], "score", path, lineno)
         if seen is not None:
             key = (topic, docno)
             if key in seen:
-                raise FileFormatError(path, lineno, f"document {docno!r} already listed for topic {topic!r} "
-                                                    f"on line {seen[key]} (strict)")
+                raise FileFormatError(path, lineno, f"document {quoted(docno)} already listed for topic "
+                                                    f"{quoted(topic)} on line {seen[key]} (strict)")
             seen[key] = lineno
         topics_col.append(topic)
         docnos_col.append(docno)
@@ -575,4 +587,4 @@ def _number(field: bytes, what: str, path: str, lineno: int) -> float:
     try:
         return float(field)
     except ValueError:
-        raise FileFormatError(path, lineno, f"{what} {field.decode('utf-8', 'replace')!r} is not a number") from None
+        raise FileFormatError(path, lineno, f"{what} {quoted(field)} is not a number") from None

@@ -20,7 +20,7 @@ import warnings
 import pandas as pd
 
 from bayeval.errors import DataNotice, FileFormatError
-from bayeval.io._files import read_text
+from bayeval.io._files import quoted, read_text
 
 __all__ = ["manual_runs", "read_run_table"]
 
@@ -73,14 +73,14 @@ def read_run_table(path: str | os.PathLike, required: tuple[str, ...] = ("run",)
     if "run" in head:
         columns, body = head, rows[1:]
         if len(set(columns)) != len(columns) or "" in columns:
-            raise FileFormatError(path, first_line, f"header has an empty or repeated column name: {head}")
+            raise FileFormatError(path, first_line, f"header has an empty or repeated column name: {quoted(head)}")
     else:
         columns = ["run", "group"] + [f"column{j}" for j in range(3, len(head) + 1)]
         body = rows
     for name in required:
         alias = {"group": "site", "site": "group"}.get(name)
         if name not in columns and alias not in columns:
-            raise FileFormatError(path, first_line, f"header lacks column {name!r} (found {head})")
+            raise FileFormatError(path, first_line, f"header lacks column {quoted(name)} (found {quoted(head)})")
     out: dict[str, list] = {}
     seen: dict[str, int] = {}
     repeats: list[int] = []
@@ -95,7 +95,8 @@ def read_run_table(path: str | os.PathLike, required: tuple[str, ...] = ("run",)
             raise FileFormatError(path, lineno, "empty run name")
         if run in seen:
             if out[run][:-1] != c:
-                raise FileFormatError(path, lineno, f"run {run!r} listed on line {seen[run]} with different cells")
+                raise FileFormatError(path, lineno, f"run {quoted(run)} listed on line {seen[run]} "
+                                                    "with different cells")
             repeats.append(lineno)
             continue
         seen[run] = lineno

@@ -23,7 +23,7 @@ import zipfile
 import numpy as np
 
 from bayeval.errors import DataNotice, FileFormatError
-from bayeval.io._files import decode, is_comment, read_bytes, split_lines
+from bayeval.io._files import decode, identifier, is_comment, quoted, read_bytes, split_lines
 
 __all__ = ["read_embeddings", "read_texts"]
 
@@ -63,7 +63,7 @@ def read_texts(path: str | os.PathLike, *, strict: bool = False) -> dict[str, st
     first_line: dict[str, int] = {}
     repeats: list[tuple[int, str]] = []
     jsonl = None
-    for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
+    for lineno, raw in enumerate(split_lines(read_bytes(path, strict=strict)), start=1):
         if not raw.strip():
             continue
         if jsonl is None:
@@ -79,9 +79,10 @@ def read_texts(path: str | os.PathLike, *, strict: bool = False) -> dict[str, st
             docno = docno.strip()
             if not tab or not docno:
                 raise FileFormatError(path, lineno, "expected 'docno<TAB>text'")
+        docno = identifier(docno, "docno", path, lineno)
         if docno in out:
             if strict:
-                raise FileFormatError(path, lineno, f"document {docno!r} listed twice (first on line "
+                raise FileFormatError(path, lineno, f"document {quoted(docno)} listed twice (first on line "
                                                     f"{first_line[docno]})")
             repeats.append((lineno, docno))
             continue
@@ -91,7 +92,7 @@ def read_texts(path: str | os.PathLike, *, strict: bool = False) -> dict[str, st
         raise FileFormatError(path, None, "empty file: no texts")
     if repeats:
         lineno, docno = repeats[0]
-        warnings.warn(f"{path}:{lineno}: {len(repeats)} repeated document(s) (first {docno!r}, listed on line "
+        warnings.warn(f"{path}:{lineno}: {len(repeats)} repeated document(s) (first {quoted(docno)}, listed on line "
                       f"{first_line[docno]}); kept the first text of each", DataNotice, stacklevel=2)
     return out
 

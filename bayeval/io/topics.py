@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from bayeval.errors import FileFormatError
-from bayeval.io._files import decode, read_bytes, split_lines
+from bayeval.io._files import decode, quoted, read_bytes, split_lines
 
 __all__ = ["TopicStatement", "read_topics"]
 
@@ -54,7 +54,7 @@ def _read_trec(path: str, lines: list[str]) -> dict[str, TopicStatement]:
             if not num:
                 raise FileFormatError(path, start, "topic without a <num>")
             if num in out:
-                raise FileFormatError(path, start, f"topic {num!r} listed twice")
+                raise FileFormatError(path, start, f"topic {quoted(num)} listed twice")
             out[num] = TopicStatement(num, fields.get("title", ""), fields.get("desc", ""), fields.get("narr", ""))
             block = None
         elif block is not None:
@@ -95,7 +95,7 @@ def read_topics(path) -> dict[str, TopicStatement]:
             if len(fields) < 2 or not fields[0] or not fields[1]:
                 raise FileFormatError(path, lineno, "expected 'topic<TAB>title[<TAB>description[<TAB>narrative]]'")
             if fields[0] in out:
-                raise FileFormatError(path, lineno, f"topic {fields[0]!r} listed twice")
+                raise FileFormatError(path, lineno, f"topic {quoted(fields[0])} listed twice")
             out[fields[0]] = TopicStatement(fields[0], *(fields[1:4] + ["", ""])[:3])
     if not out:
         raise FileFormatError(path, None, "empty file: no topics")

@@ -42,6 +42,20 @@ _FAMILIES: dict[str, _Family] = {
     "judged": _Family(("judged",), "required", None, None),
 }
 _CONDENSED = "(j)"
+#: What each family measures, for legends ("{k}": the cutoff, "{upto}": " of the top k" or "").
+_DESCRIPTIONS = {
+    "AP": "average precision{upto} (its mean over topics is MAP)",
+    "P": "precision at {k}: relevant share of the top {k}",
+    "nDCG": "normalised discounted cumulative gain{upto}",
+    "DCG": "discounted cumulative gain of the top {k}",
+    "recall": "recall at {k}: share of the relevant documents in the top {k}",
+    "R-prec": "precision at rank R, R the number of relevant documents",
+    "RR": "reciprocal rank of the first relevant document",
+    "bpref": "binary preference: how rarely judged nonrelevant documents rank above relevant ones",
+    "infAP": "inferred average precision",
+    "RankEff": "rank effectiveness (judged documents only)",
+    "judged": "judged share of the top {k}",
+}
 _ALIASES = {alias: name for name, fam in _FAMILIES.items() for alias in fam.aliases}
 _FROM_TREC_EVAL = {fam.trec_eval: name for name, fam in _FAMILIES.items() if fam.trec_eval}
 _FROM_TREC_EVAL_CUT = {fam.trec_eval_cut.split("{")[0]: name for name, fam in _FAMILIES.items() if fam.trec_eval_cut}
@@ -196,6 +210,13 @@ class Measure:
         if self.cutoff is None:
             return family.trec_eval
         return family.trec_eval_cut.format(k=self.cutoff) if family.trec_eval_cut else None
+
+    @property
+    def description(self) -> str:
+        """One line saying what the measure is, for a table's legend."""
+        k = self.cutoff
+        text = _DESCRIPTIONS[self.name].format(k=k, upto="" if k is None else f" of the top {k}")
+        return text + (", condensed list (judged documents only)" if self.condensed else "")
 
     def _key(self) -> tuple[str, int, bool]:
         return (self.name, 0 if self.cutoff is None else self.cutoff, self.condensed)

@@ -1,6 +1,6 @@
 """One fitting machinery for every relevance model: the fast-path mode, Laplace, NUTS and ADVI.
 
-A model supplies a :class:`ParamSpec` (names, shapes, dims), ``_mode()`` (the fast path: the mode of its
+A model supplies a :class:`ParamSpec` (names, shapes, dims), ``mode()`` (the fast path: the mode of its
 log posterior with the negative Hessian in diagonal blocks, computed by Newton/IRLS in numpy) and
 ``build_model()`` (the *same* log posterior as a PyMC model, whose free variables carry the parameter
 names). :func:`fit_model` turns either into an :class:`~bayeval.relevance.results.FitResult` whose
@@ -17,14 +17,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS
+from bayeval.methods import FIT_METHODS, NUTS_SAMPLERS
 
 __all__ = ["FIT_METHODS", "NUTS_SAMPLERS", "Mode", "ParamSpec", "fit_model"]
 
-#: NUTS implementations for ``method="mcmc"``: PyMC's own sampler, or nutpie (Rust NUTS on the model
-#: compiled with numba; the optional dependency ``bayeval[nutpie]``), which PyMC runs through
-#: ``pm.sample(nuts_sampler="nutpie")``. docs/benchmarks.md compares them on the hierarchical model.
-NUTS_SAMPLERS = ("pymc", "nutpie")
+# NUTS_SAMPLERS (bayeval.methods): nutpie is Rust NUTS on the model compiled with numba, which PyMC runs
+# through ``pm.sample(nuts_sampler="nutpie")``; docs/benchmarks.md compares them on the hierarchical model.
 #: nutpie's names of the sample statistics kept in ``idata.sample_stats`` (PyMC's names)
 _NUTPIE_STATS = {"diverging": "diverging", "depth": "tree_depth", "logp": "lp", "step_size": "step_size",
                  "energy": "energy", "mean_tree_accept": "acceptance_rate", "n_steps": "n_steps"}
@@ -164,7 +162,7 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
     spec: ParamSpec = model.param_spec
     if mode is None:
         with _single_thread_blas():
-            mode = model._mode() if warm_start is None else model._mode(warm_start=warm_start)
+            mode = model.mode() if warm_start is None else model.mode(warm_start=warm_start)
     if not mode.converged:
         warnings.warn(f"{model.name}: Newton did not converge in {mode.n_iter} iterations", RuntimeWarning,
                       stacklevel=3)
@@ -224,7 +222,7 @@ def _to_idata(arrays: dict, spec: ParamSpec, sample_stats: dict | None, attrs: d
 
 
 class RelevanceModel:
-    """Mixin: ``fit(method=...)`` and ``log_posterior`` for a model with ``param_spec``, ``_mode`` and
+    """Mixin: ``fit(method=...)`` and ``log_posterior`` for a model with ``param_spec``, ``mode`` and
     ``build_model``."""
 
     name = "model"
@@ -269,23 +267,23 @@ class RelevanceModel:
 
     def find_map(self) -> dict[str, np.ndarray]:
         """The fast-path MAP as named arrays (no PyMC)."""
-        return self.param_spec.unflatten(self._mode().x)
+        return self.param_spec.unflatten(self.mode().x)
 
     # hooks of the complete InferenceData (bayeval.relevance._idata) -------------------------------------
     def _initial_values(self, point: dict) -> dict:
         """NUTS/ADVI start values of ``build_model()``'s free variables from the mode's named arrays."""
         return dict(point)
 
-    def _observed(self):
+    def observed(self):
         """The observed units (:class:`~bayeval.relevance._idata.Observed`), ``None`` when the model
         observes no judgments, or ``NotImplemented``: take them from ``build_model()``."""
         return NotImplemented
 
-    def _linear_predictor(self, params: dict) -> np.ndarray:
+    def linear_predictor(self, params: dict) -> np.ndarray:
         """η of every observed unit from named parameter arrays with leading draw dims: ``(..., n)``."""
         raise NotImplementedError
 
-    def _prior_draws(self, size: int, rng: np.random.Generator):
+    def prior_draws(self, size: int, rng: np.random.Generator):
         """``size`` draws from the prior, named arrays ``(size, *shape)``; ``None`` when a prior is improper
         (flat), ``NotImplemented``: draw them with ``pm.sample_prior_predictive``."""
         return NotImplemented

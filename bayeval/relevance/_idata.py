@@ -8,14 +8,21 @@ PyMC users expect, for every fit method and every model of the generic machinery
 - ``prior``: draws from the model's proper prior;
 - ``observed_data`` and ``constant_data``: the judgments and the model's design arrays;
 - ``attrs``: model class, its configuration and fit settings, so that ``to_netcdf``/``from_netcdf``
-  round-trips and :meth:`FitResult.from_idata` rebuilds the model and the fit.
+  round-trips and :meth:`FitResult.from_idata` rebuilds the model and the fit; with them the version of
+  bayeval that wrote the file (``bayeval_version``) and the model's id (``bayeval_model_id``, its class).
+
+Rebuilding never imports or calls what a file names: the model class and the classes of its configuration
+(priors) are looked up in an allow-list of bayeval's own classes (the subclasses of ``RelevanceModel`` in
+bayeval, the dataclasses of :mod:`bayeval.relevance.config`). A file naming anything else (``os:system``), a
+file written by another bayeval version, and a file whose record does not fit its class are refused with a
+:class:`~bayeval.errors.BayevalInputError`.
 
 A model describes what it observes with :class:`Observed` — judged units with a binomial-logit
 likelihood :math:`k_i\sim\mathrm{Binomial}(n_i,\sigma(\eta_i))`, :math:`\eta` computed from the parameters
-by ``model._linear_predictor`` — and its prior with ``model._prior_draws``. A model that defines neither
+by ``model.linear_predictor`` — and its prior with ``model.prior_draws``. A model that defines neither
 (``NotImplemented``) gets the same groups from its PyMC model (``pm.sample_prior_predictive``,
 ``pm.compute_log_likelihood``, ``pm.sample_posterior_predictive``); a model that observes no judgments
-(``_observed`` returns ``None``, e.g. the unsupervised rank coefficients) has no ``log_likelihood`` or
+(``observed`` returns ``None``, e.g. the unsupervised rank coefficients) has no ``log_likelihood`` or
 predictive groups. Pseudo-observations written as PyMC Potentials (smoothing pseudo-counts, the rank
 preferences, fractional targets) are conditioning terms of the posterior, not observations: like
 ``pm.sample_prior_predictive``, the prior draws ignore them.
@@ -24,7 +31,6 @@ preferences, fractional targets) are conditioning terms of the posterior, not ob
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import warnings
 from dataclasses import dataclass
@@ -37,6 +43,8 @@ from bayeval.errors import BayevalInputError
 __all__ = ["Observed", "complete_idata", "model_record", "rebuild_model"]
 
 _RECORD = "bayeval_model"
+_VERSION = "bayeval_version"
+_MODEL_ID = "bayeval_model_id"
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,9 +133,12 @@ def model_record(model) -> tuple[dict, dict]:
             fields[f.name] = {"config": f"{cls.__module__}:{cls.__qualname__}", "value": dataclasses.asdict(v)}
         else:
             fields[f.name] = {"value": _jsonable(v)}
+    from bayeval import __version__
+
     cls = type(model)
-    record = {"class": f"{cls.__module__}:{cls.__qualname__}", "fields": fields}
-    return {_RECORD: json.dumps(record)}, constant
+    model_id = f"{cls.__module__}:{cls.__qualname__}"
+    record = {"class": model_id, "fields": fields}
+    return {_RECORD: json.dumps(record), _VERSION: __version__, _MODEL_ID: model_id}, constant
 
 
 def _jsonable(v):
@@ -142,21 +153,80 @@ def _tupled(v):
     return tuple(_tupled(x) for x in v) if isinstance(v, list) else v
 
 
-def _import(path: str):
-    module, _, name = path.partition(":")
-    obj = importlib.import_module(module)
-    for part in name.split("."):
-        obj = getattr(obj, part)
-    return obj
+def _subclasses(cls) -> list[type]:
+    out = []
+    for c in cls.__subclasses__():
+        out += [c, *_subclasses(c)]
+    return out
+
+
+def _allowed() -> tuple[dict[str, type], dict[str, type]]:
+    """``(models, configs)``: the classes a fit file may name, by ``module:qualname`` — bayeval's own only."""
+    import bayeval.relevance  # noqa: F401  (imports every model module, so that the subclasses exist)
+    from bayeval.relevance import config
+    from bayeval.relevance._fitting import RelevanceModel
+
+    models = {f"{c.__module__}:{c.__qualname__}": c for c in _subclasses(RelevanceModel)
+              if c.__module__.startswith("bayeval.") and dataclasses.is_dataclass(c)}
+    configs = {f"{c.__module__}:{c.__qualname__}": c for c in vars(config).values()
+               if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == config.__name__}
+    return models, configs
+
+
+def _lookup(path, table: dict[str, type], what: str) -> type:
+    from bayeval.io import quoted
+
+    if not isinstance(path, str) or path not in table:
+        raise BayevalInputError(f"idata: the file names {what} {quoted(path)}, which is not one of bayeval's own "
+                                "(refused: a fit file rebuilds only bayeval's model classes)")
+    return table[path]
 
 
 def rebuild_model(attrs, constant_data):
-    """The model recorded by :func:`model_record` (``attrs`` and ``constant_data`` of an InferenceData)."""
+    """The model recorded by :func:`model_record` (``attrs`` and ``constant_data`` of an InferenceData).
+
+    Raises
+    ------
+    BayevalInputError
+        When the file is not a fit written by this version of bayeval, names a class outside the allow-list
+        (module notes), or its record does not fit the class.
+    """
+    from bayeval import __version__
+    from bayeval.io import quoted
+
     if _RECORD not in attrs:
         raise BayevalInputError(f"idata: attrs hold no {_RECORD!r} record (not a bayeval fit)")
-    record = json.loads(attrs[_RECORD])
+    version = attrs.get(_VERSION)
+    if version != __version__:
+        written = "an unknown version" if version is None else f"bayeval {quoted(version, 20)}"
+        raise BayevalInputError(f"idata: the fit was written by {written}, this is bayeval {__version__}; "
+                                "refit the model with this version")
+    try:
+        record = json.loads(attrs[_RECORD])
+        fields = record["fields"]
+        class_path = record["class"]
+        if not isinstance(fields, dict) or not all(isinstance(v, dict) for v in fields.values()):
+            raise TypeError
+    except (ValueError, TypeError, KeyError):
+        raise BayevalInputError(f"idata: the {_RECORD!r} record is not a bayeval model record") from None
+    models, configs = _allowed()
+    cls = _lookup(class_path, models, "the model class")
+    if attrs.get(_MODEL_ID) != class_path:
+        raise BayevalInputError(f"idata: the model id {quoted(attrs.get(_MODEL_ID))} does not match the record's "
+                                f"class {quoted(class_path)}")
+    try:
+        kwargs = _fields(fields, constant_data, configs)
+        return cls(**kwargs)
+    except BayevalInputError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        raise BayevalInputError(f"idata: the record does not fit {class_path} ({quoted(str(exc))})") from None
+
+
+def _fields(fields: dict, constant_data, configs: dict[str, type]) -> dict:
+    """The constructor arguments recorded in ``fields`` (configuration classes from ``configs`` only)."""
     kwargs = {}
-    for name, spec in record["fields"].items():
+    for name, spec in fields.items():
         if "array" in spec:
             kwargs[name] = np.asarray(constant_data[spec["array"]].values)
         elif "sparse" in spec:
@@ -174,10 +244,10 @@ def rebuild_model(attrs, constant_data):
                 pos += k
             kwargs[name] = tuple(out)
         elif "config" in spec:
-            kwargs[name] = _import(spec["config"])(**spec["value"])
+            kwargs[name] = _lookup(spec["config"], configs, "the configuration class")(**spec["value"])
         else:
             kwargs[name] = _tupled(spec["value"])
-    return _import(record["class"])(**kwargs)
+    return kwargs
 
 
 # --- the groups -------------------------------------------------------------------------------------------
@@ -195,8 +265,8 @@ def complete_idata(fit):
         return core
     spec = fit.spec
     rng = np.random.default_rng(fit.seed)
-    observed = model._observed()
-    prior_arrays = model._prior_draws(fit.prior_draws, rng)
+    observed = model.observed()
+    prior_arrays = model.prior_draws(fit.prior_draws, rng)
     dims = {n: list(d) for n, d in zip(spec.names, spec.dims, strict=True)}
     coords = {k: list(v) for k, v in spec.coords.items()}
     new = {}
@@ -210,13 +280,13 @@ def complete_idata(fit):
         dims[o.name] = [o.dim]
         coords[o.dim] = list(o.labels)
         post = {n: core.posterior[n].values for n in spec.names}
-        eta = model._linear_predictor(post)
+        eta = model.linear_predictor(post)
         new["log_likelihood"] = {o.name: o.log_likelihood(eta)}
         new["observed_data"] = {o.name: o.successes.astype(np.int64) if o.integer else o.successes}
         if o.integer:
             new["posterior_predictive"] = {o.name: o.simulate(eta, rng)}
             if prior_arrays is not NotImplemented and prior_arrays is not None:
-                new["prior_predictive"] = {o.name: o.simulate(model._linear_predictor(new["prior"]), rng)}
+                new["prior_predictive"] = {o.name: o.simulate(model.linear_predictor(new["prior"]), rng)}
         const_trials = {f"{o.name}_trials": o.trials}
         dims[f"{o.name}_trials"] = [o.dim]
     else:

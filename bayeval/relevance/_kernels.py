@@ -456,8 +456,8 @@ def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e
     Parameters
     ----------
     wins : ndarray (T, K, K)
-    a, b : ndarray (T,)
-        Beta(a_t, b_t) prior on every :math:`\sigma(\theta_{t,r})`.
+    a, b : ndarray (T,) or (T, K)
+        Beta(a_t, b_t) prior on every :math:`\sigma(\theta_{t,r})`, or one per (topic, position).
 
     Returns
     -------
@@ -471,8 +471,10 @@ def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e
     T, K, _ = wins.shape
     tot = wins + np.swapaxes(wins, 1, 2)
     rs = wins.sum(axis=2)
-    a = np.asarray(a, dtype=np.float64)[:, None]
-    b = np.asarray(b, dtype=np.float64)[:, None]
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    a = a[:, None] if a.ndim == 1 else a
+    b = b[:, None] if b.ndim == 1 else b
     diag = np.arange(K)
 
     def lp(theta):

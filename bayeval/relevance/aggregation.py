@@ -24,7 +24,9 @@ from scipy.special import expit, logit
 
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
+from bayeval.relevance._idata import Observed
 from bayeval.relevance._kernels import CoefPrior, DenseDesign, OffsetSparseDesign, logistic_logpost, logistic_newton
+from bayeval.relevance._logistic_beta import logistic_beta_rvs, pymc_logistic_beta
 from bayeval.relevance.config import AggregationPrior
 
 __all__ = ["ExpertAggregation", "expert_features"]
@@ -145,7 +147,7 @@ class ExpertAggregation(RelevanceModel):
         Xd = DenseDesign(X) if base is None else OffsetSparseDesign.from_dense(X, self.row_groups, base)
         return Xd, prior
 
-    def _mode(self) -> Mode:
+    def mode(self) -> Mode:
         Xd, prior = self._design()
         r = logistic_newton(Xd, self.y, self.w, prior)
         return Mode(r.x, ((np.arange(len(r.x)), r.neg_hessian),), r.logpost, r.n_iter, r.converged)
@@ -168,8 +170,6 @@ class ExpertAggregation(RelevanceModel):
         import pymc as pm
         import pytensor.tensor as pt
 
-        from bayeval.relevance._logistic_beta import pymc_logistic_beta
-
         k = self.X.shape[1]
         with pm.Model(coords=self.param_spec.coords) as model:
             if self._proper():
@@ -189,24 +189,22 @@ class ExpertAggregation(RelevanceModel):
                 pm.Potential("relevant", pt.sum(self.w * ll))
         return model
 
-    def _observed(self):
+    def observed(self):
         """The training rows (judged documents): Bernoulli ``relevant``, or weighted fractional rows."""
-        from bayeval.relevance._idata import Observed
 
         n = len(self.y)
         if self._binary():
             return Observed("relevant", "row", np.arange(n), self.y, np.ones(n))
         return Observed("relevant", "row", np.arange(n), self.w * self.y, self.w)
 
-    def _linear_predictor(self, params: dict) -> np.ndarray:
+    def linear_predictor(self, params: dict) -> np.ndarray:
         eta = np.asarray(params["lam"]) @ self.X.T
         if self.prior.intercept:
             eta = eta + np.asarray(params["lam0"])[..., None]
         return eta
 
-    def _prior_draws(self, size: int, rng: np.random.Generator):
+    def prior_draws(self, size: int, rng: np.random.Generator):
         """λ_j ~ logistic-beta(α, β), λ0 ~ Normal(0, intercept_sd); None when α or β is 0 (improper)."""
-        from bayeval.relevance._logistic_beta import logistic_beta_rvs
 
         if not self._proper():
             return None

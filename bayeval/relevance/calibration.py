@@ -13,6 +13,8 @@ prior is a smoothing pseudo-count *s* for each class at each smoothing cell:
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +22,7 @@ from scipy.special import expit, log_expit
 
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
+from bayeval.relevance._idata import Observed
 from bayeval.relevance.config import CalibrationPrior
 
 __all__ = ["PlattCalibration"]
@@ -63,7 +66,9 @@ class PlattCalibration(RelevanceModel):
     Notes
     -----
     The fast path is a batched 2×2 Newton iteration over systems (IRLS with step halving).
-    Normal(0, sd) priors on A or B (``intercept_sd``/``slope_sd``) add :math:`-\tfrac12(A/sd)^2`.
+    Normal(0, sd) priors on A or B (``intercept_sd``/``slope_sd``) add :math:`-\tfrac12(A/sd)^2`; pooled
+    (``pooled_intercept_sd``/``pooled_slope_sd``), :math:`-\tfrac12((A-\bar A)/sd)^2` with
+    :math:`\bar A` the mode of one calibration shared by all systems (:attr:`pooled_centre`).
 
     References
     ----------
@@ -128,28 +133,45 @@ class PlattCalibration(RelevanceModel):
         w = np.concatenate([n[keep], np.full(len(self.smooth_x), 2.0 * s)])
         return sys, x, y, w
 
+    @functools.cached_property
+    def pooled_centre(self) -> tuple[float, float]:
+        r""":math:`(\bar A,\bar B)`: the mode of one calibration shared by every system (all cells pooled,
+        the Normal(0, ``intercept_sd``/``slope_sd``) priors) — the centre of the pooled prior; (0, 0)
+        without pooling."""
+        if not self.prior.pooled:
+            return 0.0, 0.0
+        one = dataclasses.replace(self, system=np.zeros_like(self.system), smooth_system=np.zeros_like(
+            self.smooth_system), systems=("pooled",), prior=dataclasses.replace(
+            self.prior, pooled_intercept_sd=None, pooled_slope_sd=None))
+        x = one.mode().x
+        return float(x[0]), float(x[1])
+
     def _precisions(self):
-        pa = 0.0 if self.prior.intercept_sd is None else 1.0 / self.prior.intercept_sd ** 2
-        pb = 0.0 if self.prior.slope_sd is None else 1.0 / self.prior.slope_sd ** 2
-        return pa, pb
+        """Prior precisions and centres of A and B: (pa, pb, ca, cb)."""
+        pr = self.prior
+        sa, sb = (pr.pooled_intercept_sd, pr.pooled_slope_sd) if pr.pooled else (pr.intercept_sd, pr.slope_sd)
+        pa = 0.0 if sa is None else 1.0 / sa ** 2
+        pb = 0.0 if sb is None else 1.0 / sb ** 2
+        ca, cb = self.pooled_centre
+        return pa, pb, ca, cb
 
     def _per_system_logpost(self, A, B, rows) -> np.ndarray:
         sys, x, y, w = rows
         eta = A[sys] + B[sys] * x
         ll = w * (y * log_expit(eta) + (1 - y) * log_expit(-eta))
-        pa, pb = self._precisions()
-        return np.bincount(sys, ll, minlength=len(A)) - 0.5 * pa * A ** 2 - 0.5 * pb * B ** 2
+        pa, pb, ca, cb = self._precisions()
+        return np.bincount(sys, ll, minlength=len(A)) - 0.5 * pa * (A - ca) ** 2 - 0.5 * pb * (B - cb) ** 2
 
     def log_posterior(self, A, B) -> float:
         """Log posterior (up to a constant)."""
         return float(self._per_system_logpost(np.asarray(A, float), np.asarray(B, float), self._rows()).sum())
 
-    def _mode(self, max_iter: int = 200, tol: float = 1e-12) -> Mode:
+    def mode(self, max_iter: int = 200, tol: float = 1e-12) -> Mode:
         S = len(self.systems)
         rows = self._rows()
         sys, x, y, w = rows
-        pa, pb = self._precisions()
-        A, B = np.zeros(S), np.zeros(S)
+        pa, pb, ca, cb = self._precisions()
+        A, B = np.full(S, ca), np.full(S, cb)
         lp = self._per_system_logpost(A, B, rows)
         active = np.ones(S, bool)
         it = 0
@@ -159,8 +181,8 @@ class PlattCalibration(RelevanceModel):
             s = expit(eta)
             r = w * (y - s)
             v = w * s * (1 - s)
-            gA = np.bincount(sys, r, minlength=S) - pa * A
-            gB = np.bincount(sys, r * x, minlength=S) - pb * B
+            gA = np.bincount(sys, r, minlength=S) - pa * (A - ca)
+            gB = np.bincount(sys, r * x, minlength=S) - pb * (B - cb)
             hAA = np.bincount(sys, v, minlength=S) + pa
             hAB = np.bincount(sys, v * x, minlength=S)
             hBB = np.bincount(sys, v * x * x, minlength=S) + pb
@@ -196,10 +218,9 @@ class PlattCalibration(RelevanceModel):
         keep = n > 0
         integer = np.all(np.mod(self.n_rel[keep], 1) == 0) and np.all(np.mod(n[keep], 1) == 0)
         with pm.Model(coords=self.param_spec.coords) as model:
-            A = (pm.Flat("A", dims="system") if self.prior.intercept_sd is None
-                 else pm.Normal("A", 0.0, self.prior.intercept_sd, dims="system"))
-            B = (pm.Flat("B", dims="system") if self.prior.slope_sd is None
-                 else pm.Normal("B", 0.0, self.prior.slope_sd, dims="system"))
+            pa, pb, ca, cb = self._precisions()
+            A = pm.Flat("A", dims="system") if pa == 0 else pm.Normal("A", ca, pa ** -0.5, dims="system")
+            B = pm.Flat("B", dims="system") if pb == 0 else pm.Normal("B", cb, pb ** -0.5, dims="system")
             sys, x = self.system[keep], self.x[keep]
             eta = A[sys] + B[sys] * x
             if integer:
@@ -213,24 +234,24 @@ class PlattCalibration(RelevanceModel):
                 pm.Potential("smoothing", self.prior.smoothing * pt.sum(-pt.softplus(-es) - pt.softplus(es)))
         return model
 
-    def _observed(self):
+    def observed(self):
         """Cells holding judged documents: ``judged`` relevant of ``n`` judged, per (system, topic, rank) cell."""
-        from bayeval.relevance._idata import Observed
 
         n = self.n_rel + self.n_nonrel
         keep = n > 0
         return Observed("judged", "cell", np.flatnonzero(keep), self.n_rel[keep], n[keep])
 
-    def _linear_predictor(self, params: dict) -> np.ndarray:
+    def linear_predictor(self, params: dict) -> np.ndarray:
         keep = (self.n_rel + self.n_nonrel) > 0
         sys, x = self.system[keep], self.x[keep]
         A, B = np.asarray(params["A"]), np.asarray(params["B"])
         return A[..., sys] + B[..., sys] * x
 
-    def _prior_draws(self, size: int, rng: np.random.Generator):
-        """A ~ Normal(0, intercept_sd), B ~ Normal(0, slope_sd); None when either is flat (sd None)."""
-        if self.prior.intercept_sd is None or self.prior.slope_sd is None:
+    def prior_draws(self, size: int, rng: np.random.Generator):
+        """A ~ Normal(centre, sd), B likewise (the pooled prior's centre and sds when pooled); None when
+        either is flat (sd None)."""
+        pa, pb, ca, cb = self._precisions()
+        if pa == 0 or pb == 0:
             return None
         S = len(self.systems)
-        return {"A": rng.normal(0.0, self.prior.intercept_sd, (size, S)),
-                "B": rng.normal(0.0, self.prior.slope_sd, (size, S))}
+        return {"A": rng.normal(ca, pa ** -0.5, (size, S)), "B": rng.normal(cb, pb ** -0.5, (size, S))}

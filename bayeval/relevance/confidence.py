@@ -23,13 +23,14 @@ over topics as independent Bernoulli noise does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.expected import compare_systems
 from bayeval.relevance.results import RelevanceEstimate
 
 __all__ = ["BayesianConfidence", "bayesian_confidence", "run_effect_draws"]
@@ -81,7 +82,8 @@ class BayesianConfidence:
 
 def bayesian_confidence(data: RankData, estimate: RelevanceEstimate, *, measure: str = "AP", pairs=None,
                         draws: int | None = 2000, plugin_method: str = "exact", method: str = "mc",
-                        closed_form_draws: int = 25, seed=0, progress: bool | None = None) -> BayesianConfidence:
+                        closed_form_draws: int | None = None, seed=0, progress: bool | None = None
+                        ) -> BayesianConfidence:
     """P(Δ < 0) for pairs of systems: Monte Carlo over the posterior of p, and the plug-in version.
 
     Parameters
@@ -100,9 +102,9 @@ def bayesian_confidence(data: RankData, estimate: RelevanceEstimate, *, measure:
     method : {"mc", "exact", "delta", "paper"}
         How the Bayesian confidence is computed over the posterior draws of p: Monte Carlo (default), or the
         closed form given each draw combined by the law of total variance.
-    closed_form_draws : int
-        How many (evenly spaced) posterior draws a closed-form ``method`` combines (default 25; each costs one
-        closed-form pass; :func:`bayeval.expected.thin_draws`).
+    closed_form_draws : int, optional
+        How many (evenly spaced) posterior draws a closed-form ``method`` combines (default: the estimate's
+        ``closed_form_draws``, 25; each costs one closed-form pass; :meth:`RelevanceEstimate.arrays_for`).
     seed : int or None
 
     Examples
@@ -116,18 +118,15 @@ def bayesian_confidence(data: RankData, estimate: RelevanceEstimate, *, measure:
     >>> list(bc.to_frame().columns)[-2:]
     ['sd_plugin', 'sd_bayes']
     """
-    from bayeval.expected import compare_systems, thin_draws
-
     if not isinstance(estimate, RelevanceEstimate):
         raise BayevalInputError(f"estimate: expected a RelevanceEstimate, got {type(estimate).__name__}")
     if tuple(estimate.topics) != tuple(data.topics):
         raise BayevalInputError("estimate: made on a different collection (topics differ from data's)")
-    probs = estimate.arrays(draws=estimate.has_draws)
-    if method != "mc":
-        probs = thin_draws(probs, closed_form_draws)
-    bayes = compare_systems(data, probs, pairs=pairs, measure=measure, method=method,
+    if closed_form_draws is not None:
+        estimate = replace(estimate, closed_form_draws=closed_form_draws)
+    bayes = compare_systems(data, estimate, pairs=pairs, measure=measure, method=method,
                             draws=draws if method == "mc" else None, seed=seed, progress=progress)
-    plug = compare_systems(data, estimate.arrays(), pairs=pairs, measure=measure, method=plugin_method,
+    plug = compare_systems(data, estimate.arrays_for(None), pairs=pairs, measure=measure, method=plugin_method,
                            draws=draws if plugin_method == "mc" else None, seed=seed, progress=progress)
     return BayesianConfidence(bayes, plug, estimate.has_draws)
 

@@ -5,6 +5,13 @@ is loaded by name with :func:`load_config` (``load_config("rtc-default")``) from
 shipped inside the package (``bayeval/_models``; the repository's ``models/`` in an editable install)
 or from a path. :func:`list_configs` names them.
 
+Each configuration class is registered under its ``kind``, which names its estimator in
+:data:`bayeval.relevance.estimate.ESTIMATORS`; its ``accepts`` names the options of
+:func:`~bayeval.relevance.estimate_probabilities` that estimator takes (``depth``: rank positions of a
+rank-coefficient model; ``extra``: extra expert columns; ``stage_methods``; the similarity sources) and
+``gives_draws`` whether a sampled fit gives posterior draws of p, ``unseen_by_default`` whether the CLI adds the
+unseen relevant documents by default. Callers ask these instead of testing kinds.
+
 A TOML file has a top-level ``kind`` (``"rtc"``, ``"similarity"``, ``"hierarchical"``, ``"uniform"``,
 ``"smoothed"``), an
 optional ``description``, and one table per stage::
@@ -27,13 +34,14 @@ import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import ClassVar
 
 try:  # Python 3.11+; on 3.10 the same parser as the package tomli (a dependency there, pyproject.toml)
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from bayeval.errors import BayevalInputError
+from bayeval.errors import BayevalInputError, FileFormatError
 
 __all__ = [
     "AggregationPrior",
@@ -46,6 +54,7 @@ __all__ = [
     "SimilarityPrior",
     "SmoothedConfig",
     "UniformConfig",
+    "kinds_accepting",
     "list_configs",
     "load_config",
     "models_dir",
@@ -83,6 +92,12 @@ class RankPrior:
     unretrieved : {"zero", "fitted"}
         q* of an unretrieved document: 0 (the paper's :math:`\theta_\infty=-\infty`) or
         :math:`\sigma(\theta_{D+1})` of the fitted unretrieved position.
+    decay : {"flat", "learned"}
+        Shape of the prior over ranks: the same Beta at every rank (``"flat"``, the paper), or a decay
+        with rank learned across topics from every run's completely judged prefix
+        (:mod:`bayeval.relevance.rank_decay`), with the same total strength.
+    decay_topic_sd : float
+        Prior sd τ of the topic offsets of the learned decay.
     """
 
     relevant_offset: float = 1.0
@@ -91,8 +106,12 @@ class RankPrior:
     comparison_weight: float = 1.0
     per_system: bool = False
     unretrieved: str = "zero"
+    decay: str = "flat"
+    decay_topic_sd: float = 1.0
 
     def __post_init__(self) -> None:
+        _choice("rank.decay", self.decay, ("flat", "learned"))
+        _nonneg("rank.decay_topic_sd", self.decay_topic_sd, positive=True)
         for n in ("relevant_offset", "nonrelevant_offset", "count_scale"):
             _nonneg(f"rank.{n}", getattr(self, n))
         _nonneg("rank.comparison_weight", self.comparison_weight, positive=True)
@@ -123,6 +142,20 @@ class CalibrationPrior:
         Normal(0, sd) priors on :math:`A_j`, :math:`B_j`; default 10, nearly flat against the smoothing
         pseudo-counts and the data, but proper, so the model has a prior to draw from (prior predictive
         checks). ``None`` = flat (the paper's implicit choice): an improper prior with no prior draws.
+    pooled_intercept_sd, pooled_slope_sd : float or None
+        Partial pooling across systems (docs/calibration.md, "No collapse with many runs"): when both are
+        set, :math:`A_j\sim N(\bar A, sd_A^2)` and :math:`B_j\sim N(\bar B, sd_B^2)` replace the
+        Normal(0, ``intercept_sd``/``slope_sd``) priors, centred on :math:`(\bar A,\bar B)`, the mode of one
+        calibration shared by every system (all cells pooled; an empirical-Bayes centre). A system whose
+        completely judged prefix is short then gets the pooled calibration, not a flat-prior guess whose
+        draws swing p of every document it ranks. ``None`` (both): no pooling.
+    fixed_below : float
+        A system whose completely judged prefix averages fewer than this many documents per topic keeps its
+        calibration at the mode in every posterior draw of p ("fix what the data cannot inform"). Its
+        (A, B) then rest on a few cells and the prior; drawn independently of the aggregation fitted at the
+        mode (which is affine in the calibrated log-odds), they send the spread of p to 0–1 as such runs are
+        added (docs/calibration.md, "No collapse with many runs"). 0 (the paper's chain): none fixed;
+        ``rtc-default``: 5.
     """
 
     smoothing: float = 1.0
@@ -131,15 +164,27 @@ class CalibrationPrior:
     training: str = "all"
     intercept_sd: float | None = 10.0
     slope_sd: float | None = 10.0
+    pooled_intercept_sd: float | None = None
+    pooled_slope_sd: float | None = None
+    fixed_below: float = 0.0
 
     def __post_init__(self) -> None:
         _nonneg("calibration.smoothing", self.smoothing)
         _choice("calibration.smoothing_cells", self.smoothing_cells, ("all", "judged"))
         _choice("calibration.training", self.training, ("all", "complete"))
         _choice("calibration.scale", self.scale, ("probability", "logit"))
-        for n in ("intercept_sd", "slope_sd"):
+        for n in ("intercept_sd", "slope_sd", "pooled_intercept_sd", "pooled_slope_sd"):
             if getattr(self, n) is not None:
                 _nonneg(f"calibration.{n}", getattr(self, n), positive=True)
+        _nonneg("calibration.fixed_below", self.fixed_below)
+        if (self.pooled_intercept_sd is None) != (self.pooled_slope_sd is None):
+            raise BayevalInputError("calibration.pooled_intercept_sd, calibration.pooled_slope_sd: set both or "
+                                    "neither")
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the systems' calibrations are partially pooled (both pooled sds set)."""
+        return self.pooled_intercept_sd is not None
 
 
 @dataclass(frozen=True)
@@ -231,11 +276,16 @@ class RTCConfig:
 
     rank: RankPrior = field(default_factory=lambda: RankPrior(per_system=True, unretrieved="fitted"))
     calibration: CalibrationPrior = field(
-        default_factory=lambda: CalibrationPrior(smoothing_cells="judged", scale="logit", training="complete"))
+        default_factory=lambda: CalibrationPrior(smoothing_cells="judged", scale="logit", training="complete",
+                                                 fixed_below=5.0))
     aggregation: AggregationPrior = field(default_factory=lambda: AggregationPrior(features="logit"))
     name: str = "rtc-default"
     description: str = ""
     kind: str = field(default="rtc", init=False)
+    accepts: ClassVar[frozenset] = frozenset({"depth", "extra", "stage_methods"})
+    gives_draws: ClassVar[bool] = True
+    #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``)
+    unseen_by_default: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -308,6 +358,11 @@ class HierarchicalConfig:
     name: str = "hierarchical"
     description: str = ""
     kind: str = field(default="hierarchical", init=False)
+    accepts: ClassVar[frozenset] = frozenset({"depth"})
+    gives_draws: ClassVar[bool] = True
+    #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``): the
+    #: calibration studies' choice (docs/calibration.md)
+    unseen_by_default: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if not isinstance(load_config(self.base), RTCConfig):
@@ -323,6 +378,9 @@ class SimilarityConfig:
     name: str = "similarity"
     description: str = ""
     kind: str = field(default="similarity", init=False)
+    accepts: ClassVar[frozenset] = frozenset({"texts", "embeddings", "similarity", "matrix"})
+    gives_draws: ClassVar[bool] = True
+    unseen_by_default: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -333,6 +391,9 @@ class UniformConfig:
     name: str = "uniform"
     description: str = ""
     kind: str = field(default="uniform", init=False)
+    accepts: ClassVar[frozenset] = frozenset()
+    gives_draws: ClassVar[bool] = False
+    unseen_by_default: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.p <= 1.0:
@@ -348,6 +409,9 @@ class SmoothedConfig:
     name: str = "smoothed"
     description: str = ""
     kind: str = field(default="smoothed", init=False)
+    accepts: ClassVar[frozenset] = frozenset()
+    gives_draws: ClassVar[bool] = False
+    unseen_by_default: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         _nonneg("a", self.a)
@@ -359,6 +423,11 @@ _KINDS = {"rtc": (RTCConfig, {"rank": RankPrior, "calibration": CalibrationPrior
           "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior}),
           "uniform": (UniformConfig, {}),
           "smoothed": (SmoothedConfig, {})}
+
+
+def kinds_accepting(option: str) -> tuple[str, ...]:
+    """The kinds whose configuration ``accepts`` ``option`` (for messages: "--extra: only for rtc")."""
+    return tuple(k for k, (cls, _) in _KINDS.items() if option in cls.accepts)
 
 
 def models_dir() -> Path:
@@ -436,7 +505,6 @@ def load_config(name_or_path):
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        from bayeval.errors import FileFormatError
         raise FileFormatError(str(path), None, f"invalid TOML ({exc})") from None
     try:
         return config_from_dict(doc, name=path.stem, source=str(path))

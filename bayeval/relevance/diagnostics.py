@@ -21,9 +21,17 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 
+from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.expected import expected_measures
+from bayeval.relevance.aggregation import ExpertAggregation
+from bayeval.relevance.confidence import bayesian_confidence
+from bayeval.relevance.config import RTCConfig, load_config
+from bayeval.relevance.estimate import estimate_probabilities
 from bayeval.relevance.heldout import HeldOutSplit, score_probabilities
+from bayeval.relevance.rtc import RTCEstimator
 
 __all__ = ["PriorComparison", "PriorPredictive", "PriorSensitivity", "compare_priors", "heldout_elpd",
            "prior_predictive_check", "prior_sensitivity", "reliability_diagram", "reliability_table"]
@@ -103,7 +111,6 @@ def heldout_elpd(y, p_draws) -> float:
 
     ``p_draws`` is (K, n) posterior draws or (n,) a point prediction.
     """
-    from scipy.special import logsumexp
 
     y = np.asarray(y, dtype=np.float64)
     P = np.clip(np.atleast_2d(np.asarray(p_draws, dtype=np.float64)), 1e-6, 1 - 1e-6)
@@ -201,9 +208,6 @@ def compare_priors(data, configs: Sequence = ("rtc-default", "rtc-mtc", "rtc-wea
     A. Vehtari, A. Gelman, J. Gabry (2017). Practical Bayesian model evaluation using leave-one-out
     cross-validation and WAIC. Statistics and Computing 27, 1413–1432.
     """
-    from bayeval.data.rankdata import RankData
-    from bayeval.relevance.config import load_config
-    from bayeval.relevance.estimate import estimate_probabilities
 
     if isinstance(data, HeldOutSplit):
         return _compare_heldout(data, configs, method, p_draws, seed, fit_kwargs)
@@ -261,8 +265,6 @@ def _single_loo_table(loos: dict) -> pd.DataFrame:
 
 def _compare_heldout(split: HeldOutSplit, configs, method, p_draws, seed, fit_kwargs) -> PriorComparison:
     """Fit each configuration on ``split.data`` and score it on the held-out targets."""
-    from bayeval.relevance.config import load_config
-    from bayeval.relevance.estimate import estimate_probabilities
 
     rows, ests = {}, {}
     for c in configs:
@@ -322,7 +324,7 @@ def prior_predictive_check(data, config="rtc-default", *, draws: int = 100, meas
 
     Each draw takes :math:`	heta\sim` the rank prior (logistic-beta of the Beta(|R_t|+1, |N_t|+1) on
     :math:`\sigma(	heta)`), :math:`A, B\sim` the calibration prior and :math:`\lambda\sim` the aggregation
-    prior (see each model's ``_prior_draws``), computes p of every document through the chain, then
+    prior (see each model's ``prior_draws``), computes p of every document through the chain, then
     E[measure] of every run with :func:`bayeval.expected.expected_measures` (``method``). Pseudo-counts
     (the calibration's smoothing) condition the posterior and are not part of these prior draws.
 
@@ -340,11 +342,6 @@ def prior_predictive_check(data, config="rtc-default", *, draws: int = 100, meas
     -------
     PriorPredictive
     """
-    from bayeval.data.rankdata import RankData
-    from bayeval.expected import expected_measures
-    from bayeval.relevance.aggregation import ExpertAggregation
-    from bayeval.relevance.config import RTCConfig, load_config
-    from bayeval.relevance.rtc import RTCEstimator
 
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
@@ -357,7 +354,7 @@ def prior_predictive_check(data, config="rtc-default", *, draws: int = 100, meas
     rng = np.random.default_rng(seed)
     prior = {}
     for stage in ("rank", "calibration", "aggregation"):
-        d = fit.models[stage]._prior_draws(draws, rng)
+        d = fit.models[stage].prior_draws(draws, rng)
         if d is None:
             raise BayevalInputError(f"config: {cfg.name!r} has an improper (flat) prior in its {stage} stage: no "
                                     "prior draws (give calibration.intercept_sd/slope_sd, aggregation alpha, beta > 0)")
@@ -441,9 +438,6 @@ def prior_sensitivity(data, configs, *, measure: str = "AP", pairs=None, method:
         Monte Carlo draws of the confidence.
     seed : int
     """
-    from bayeval.relevance.confidence import bayesian_confidence
-    from bayeval.relevance.config import load_config
-    from bayeval.relevance.estimate import estimate_probabilities
 
     if isinstance(configs, dict):
         ests = dict(configs)

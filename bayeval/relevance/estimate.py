@@ -8,19 +8,14 @@ from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
-from bayeval.relevance.config import (
-    HierarchicalConfig,
-    RTCConfig,
-    SimilarityConfig,
-    SmoothedConfig,
-    UniformConfig,
-    load_config,
-)
+from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config
+from bayeval.relevance.defaults import DEFAULT_MODEL
+from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
+from bayeval.relevance.rtc import RTCEstimator
+from bayeval.relevance.similarity import SimilarityRegression
 
-__all__ = ["MODEL_KINDS", "SimilarityEstimator", "estimate_probabilities"]
-
-MODEL_KINDS = ("rtc", "hierarchical", "similarity", "uniform", "smoothed")
+__all__ = ["ESTIMATORS", "MODEL_KINDS", "SimilarityEstimator", "estimate_probabilities"]
 
 
 class SimilarityEstimator:
@@ -39,7 +34,6 @@ class SimilarityEstimator:
         self.config = cfg
 
     def model(self, data: RankData, *, texts=None, embeddings=None, similarity=None, matrix=None):
-        from bayeval.relevance.similarity import SimilarityRegression
 
         given = [k for k, v in (("texts", texts), ("embeddings", embeddings), ("similarity", similarity),
                                 ("matrix", matrix)) if v is not None]
@@ -75,7 +69,7 @@ class SimilarityEstimator:
                                  relevant=tuple(np.asarray(tr.relevant) for tr in data))
 
 
-def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_draws: int | None = 200, seed=0,
+def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "map", p_draws: int | None = 200, seed=0,
                            extra=None, texts=None, embeddings=None, similarity=None, matrix=None,
                            stage_methods=None, depth: int | None = None, **fit_kwargs) -> RelevanceEstimate:
     """Probabilities of relevance of every document of ``data`` (and posterior draws of them).
@@ -85,6 +79,9 @@ def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_d
     data : RankData
         Runs aligned with the (incomplete) judgments.
     model : str or config
+        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL` (``"hier-default"``, the calibration
+        studies' choice: docs/calibration.md; add the unseen relevant documents with
+        :func:`bayeval.relevance.unseen.with_unseen`, as the command line does by default).
         ``"rtc"``, ``"hier"`` (the hierarchical model, :mod:`.hierarchical`), ``"similarity"``, ``"uniform"``,
         ``"smoothed"`` (their ``-default`` configuration),
         the name of a shipped configuration (``"rtc-mtc"``, …), a TOML path, or a config object.
@@ -100,7 +97,10 @@ def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_d
     stage_methods : mapping, optional
         Per-stage methods for ``rtc``.
     depth : int, optional
-        Rank positions of the rank-coefficient model (``rtc``).
+        Rank positions of the rank-coefficient model (``rtc`` and ``hierarchical``, whose features are an
+        RTC chain's).
+
+    Each option is given only to a model whose configuration ``accepts`` it (a clear error otherwise).
     **fit_kwargs
         ``draws``, ``tune``, ``chains``, ``cores``, ``progressbar``.
 
@@ -121,20 +121,40 @@ def estimate_probabilities(data: RankData, model="rtc", *, fit: str = "map", p_d
     if fit not in FIT_METHODS:
         raise BayevalInputError(f"fit: must be one of {', '.join(map(repr, FIT_METHODS))}, got {fit!r}")
     cfg = load_config(model)
-    if isinstance(cfg, UniformConfig):
-        return uniform_probabilities(data, cfg.p)
-    if isinstance(cfg, SmoothedConfig):
-        return smoothed_probabilities(data, cfg.a, cfg.b)
-    if isinstance(cfg, HierarchicalConfig):
-        from bayeval.relevance.hierarchical import HierarchicalEstimator
-        if extra is not None or stage_methods:
-            raise BayevalInputError("extra, stage_methods: only for RTC models, not the hierarchical model")
-        return HierarchicalEstimator(cfg).estimate(data, fit, p_draws=p_draws, seed=seed, **fit_kwargs)
-    if isinstance(cfg, RTCConfig):
-        from bayeval.relevance.rtc import RTCEstimator
-        est = RTCEstimator(cfg, depth=depth)
-        return est.fit(data, fit, stage_methods=stage_methods, extra=extra, seed=seed,
-                       **fit_kwargs).probabilities(draws=p_draws, seed=seed)
-    return SimilarityEstimator(cfg).estimate(data, fit, p_draws=p_draws, seed=seed, texts=texts,
-                                             embeddings=embeddings, similarity=similarity, matrix=matrix,
-                                             **fit_kwargs)
+    options = {"extra": extra, "stage_methods": stage_methods, "depth": depth, "texts": texts,
+               "embeddings": embeddings, "similarity": similarity, "matrix": matrix}
+    options = {k: v for k, v in options.items() if v is not None}
+    refused = sorted(k for k in options if k not in cfg.accepts)
+    if refused:
+        raise BayevalInputError(f"{', '.join(refused)}: not for a {cfg.kind} model (only for "
+                                f"{' / '.join(sorted({k for r in refused for k in kinds_accepting(r)}))})")
+    return ESTIMATORS[cfg.kind](data, cfg, fit, p_draws=p_draws, seed=seed, **options, **fit_kwargs)
+
+
+def _rtc(data, cfg, fit, *, p_draws, seed, depth=None, extra=None, stage_methods=None, **fit_kwargs):
+
+    return RTCEstimator(cfg, depth=depth).fit(data, fit, stage_methods=stage_methods, extra=extra, seed=seed,
+                                              **fit_kwargs).probabilities(draws=p_draws, seed=seed)
+
+
+def _hierarchical(data, cfg, fit, *, p_draws, seed, depth=None, **fit_kwargs):
+
+    return HierarchicalEstimator(cfg, depth=depth).estimate(data, fit, p_draws=p_draws, seed=seed, **fit_kwargs)
+
+
+def _similarity(data, cfg, fit, *, p_draws, seed, **options):
+    return SimilarityEstimator(cfg).estimate(data, fit, p_draws=p_draws, seed=seed, **options)
+
+
+#: The estimator of each configuration ``kind`` (:mod:`bayeval.relevance.config`): a function
+#: ``(data, config, fit, *, p_draws, seed, **options, **fit_kwargs) -> RelevanceEstimate`` taking the
+#: options the configuration ``accepts``.
+ESTIMATORS = {
+    "rtc": _rtc,
+    "hierarchical": _hierarchical,
+    "similarity": _similarity,
+    "uniform": lambda data, cfg, fit, **_: uniform_probabilities(data, cfg.p),
+    "smoothed": lambda data, cfg, fit, **_: smoothed_probabilities(data, cfg.a, cfg.b),
+}
+#: The model kinds, one per registered estimator.
+MODEL_KINDS = tuple(ESTIMATORS)

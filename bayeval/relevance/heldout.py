@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayeval.data.qrels import Qrels
+from bayeval.data.qrels import Qrels, pool_qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import RunSet
 from bayeval.errors import BayevalInputError
@@ -114,7 +114,6 @@ def shallow_pool_split(runs: RunSet, qrels: Qrels, systems: Sequence[str] | None
     """The shallow-pool protocol: depth-``judged_depth`` pool over all ``runs`` as judgments, ``systems`` at
     ``depth`` as the data, held-out targets = their retrieved documents outside the pool with an
     official judgment in ``qrels``."""
-    from bayeval.data.qrels import pool_qrels
 
     judged = pool_qrels(runs, qrels, judged_depth)
     sel = runs if systems is None else _select(runs, systems)

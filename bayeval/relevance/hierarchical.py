@@ -525,7 +525,7 @@ class HierarchicalRelevance(RelevanceModel):
         return z, cov, inner
 
     # RelevanceModel protocol --------------------------------------------------------------------------
-    def _mode(self) -> Mode:
+    def mode(self) -> Mode:
         with _single_thread_blas():
             z, cov_z, (x, H, lp, ok) = self.hyper_mode()
         h = np.exp(z)
@@ -564,7 +564,7 @@ class HierarchicalRelevance(RelevanceModel):
         if method not in FIT_METHODS:
             raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
         _check(method, draws, chains, nuts_sampler)
-        mode = self._mode()
+        mode = self.mode()
         if method in ("mcmc", "vi"):
             return fit_model(self, method, draws=draws, tune=tune, chains=chains, seed=seed, cores=cores,
                              target_accept=target_accept, vi_iterations=vi_iterations, progressbar=progressbar,
@@ -626,14 +626,14 @@ class HierarchicalRelevance(RelevanceModel):
                          seed=int(rng.integers(2**31 - 1)))
 
     # complete InferenceData (bayeval.relevance._idata): what the model observes, η per draw, prior draws ------
-    def _observed(self):
+    def observed(self):
         """The judged training documents: Bernoulli ``relevant``, one unit per row."""
         from bayeval.relevance._idata import Observed
 
         n = len(self.y)
         return Observed("relevant", "row", np.arange(n), self.y, np.ones(n))
 
-    def _linear_predictor(self, params: dict) -> np.ndarray:
+    def linear_predictor(self, params: dict) -> np.ndarray:
         r""":math:`\eta_i=\kappa_i(\beta_0+\beta_1o_i)+a_{t_i}+\sum_s w_{is}u_s` for parameter arrays with leading
         draw dims: ``(..., n)``."""
         beta = np.asarray(params["beta"], dtype=np.float64)
@@ -647,7 +647,7 @@ class HierarchicalRelevance(RelevanceModel):
             + (self.member @ u.T).T
         return eta.reshape(lead + (len(self.y),))
 
-    def _prior_draws(self, size: int, rng: np.random.Generator) -> dict:
+    def prior_draws(self, size: int, rng: np.random.Generator) -> dict:
         """(τ, σ0, σ1) half-normal, β normal, a_t ~ N(0, τ²), u_s ~ N(0, σ_s²) or t_ν(0, σ_s): the model's
         proper prior."""
         pr = self.prior
@@ -804,6 +804,8 @@ class HierarchicalEstimator:
     ----------
     config : HierarchicalConfig or str
         Default ``"hier-default"`` (``models/hier-default.toml``).
+    depth : int, optional
+        Rank positions of the base RTC chain's rank-coefficient model (:class:`~bayeval.relevance.RTCEstimator`).
 
     Examples
     --------
@@ -816,6 +818,7 @@ class HierarchicalEstimator:
     """
 
     config: HierarchicalConfig | str = "hier-default"
+    depth: int | None = None
 
     def __post_init__(self) -> None:
         cfg = load_config(self.config)
@@ -832,7 +835,7 @@ class HierarchicalEstimator:
         if not isinstance(data, RankData):
             raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
         if rtc_fit is None:
-            rtc_fit = RTCEstimator(self.config.base).fit(data, "map")
+            rtc_fit = RTCEstimator(self.config.base, depth=self.depth).fit(data, "map")
         p0 = rtc_fit.probabilities(draws=None).p
         offsets = tuple(logit(np.clip(p, _CLIP, 1 - _CLIP)) for p in p0)
         S = len(data.systems)
@@ -861,7 +864,7 @@ class HierarchicalEstimator:
         if rtc_fit is None and method != "map":
             from bayeval.relevance.rtc import RTCEstimator
 
-            rtc_fit = RTCEstimator(self.config.base).fit(
+            rtc_fit = RTCEstimator(self.config.base, depth=self.depth).fit(
                 data, "laplace", stage_methods={"rank": "map", "calibration": "map"}, seed=seed,
                 draws=max(200, int(fit_kwargs.get("draws", 200))), chains=1)
         m, rtc_fit, offsets = self.model(data, rtc_fit)

@@ -24,6 +24,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
 from bayeval.relevance._kernels import CoefPrior, bt_logpost, bt_newton_batch
+from bayeval.relevance._logistic_beta import logistic_beta_rvs, pymc_logistic_beta
 from bayeval.relevance.config import RankPrior
 
 __all__ = ["RankCoefficients", "rank_wins"]
@@ -59,8 +60,9 @@ class RankCoefficients(RelevanceModel):
     wins : ndarray, shape (T, K, K)
         ``wins[t, a, b]``: how often position a beats position b in topic t (K = D + 1 positions,
         the last "unretrieved").
-    prior_a, prior_b : ndarray, shape (T,)
-        Beta(a_t, b_t) prior on every :math:`\sigma(\theta_{t,r})`.
+    prior_a, prior_b : ndarray, shape (T,) or (T, K)
+        Beta(a_t, b_t) prior on every :math:`\sigma(\theta_{t,r})`, or one per position (the learned
+        decay, ``RankPrior.decay = "learned"``).
     topics : tuple of str
     prior : RankPrior
         The configuration the arrays were built from (kept for reference).
@@ -96,10 +98,12 @@ class RankCoefficients(RelevanceModel):
             raise BayevalInputError(f"wins: expected shape (T, K, K), got {w.shape}")
         if np.any(w < 0):
             raise BayevalInputError("wins: counts must be non-negative")
-        a = np.asarray(self.prior_a, dtype=np.float64).reshape(-1)
-        b = np.asarray(self.prior_b, dtype=np.float64).reshape(-1)
-        if len(a) != w.shape[0] or len(b) != w.shape[0] or len(self.topics) != w.shape[0]:
-            raise BayevalInputError("prior_a, prior_b, topics: need one entry per topic of wins")
+        a = np.asarray(self.prior_a, dtype=np.float64)
+        b = np.asarray(self.prior_b, dtype=np.float64)
+        a = a.reshape(-1) if a.ndim <= 1 or a.shape[1:] != w.shape[1:2] else a
+        b = b.reshape(-1) if b.ndim <= 1 or b.shape[1:] != w.shape[1:2] else b
+        if len(a) != w.shape[0] or len(self.topics) != w.shape[0] or a.shape != b.shape:
+            raise BayevalInputError("prior_a, prior_b, topics: need one entry (or one row of K) per topic of wins")
         if np.any(a <= 0) or np.any(b <= 0):
             raise BayevalInputError("prior_a, prior_b: must be positive (the prior makes the model identified)")
         object.__setattr__(self, "wins", w)
@@ -120,8 +124,25 @@ class RankCoefficients(RelevanceModel):
             wins[t] = rank_wins(D, prior.comparison_weight, np.minimum(tr.lengths, D)) if prior.per_system else base
         R = np.array([tr.num_rel for tr in data], dtype=np.float64)
         N = np.array([tr.num_nonrel for tr in data], dtype=np.float64)
-        return cls(wins, prior.count_scale * R + prior.relevant_offset,
-                   prior.count_scale * N + prior.nonrelevant_offset, tuple(data.topics), prior)
+        a = prior.count_scale * R + prior.relevant_offset
+        b = prior.count_scale * N + prior.nonrelevant_offset
+        if prior.decay == "learned":
+            from bayeval.relevance.rank_decay import fit_rank_decay, prefix_observations
+
+            t, r, y = prefix_observations(data, D)
+            m = fit_rank_decay(t, r, y, len(data), topic_sd=prior.decay_topic_sd).mean(D)  # (T, D + 1)
+            strength = (a + b)[:, None]
+            a, b = strength * m, strength * (1.0 - m)
+        return cls(wins, a, b, tuple(data.topics), prior)
+
+    @property
+    def _a2(self) -> np.ndarray:
+        """prior_a as (T, 1) or (T, K): broadcastable against θ."""
+        return self.prior_a[:, None] if self.prior_a.ndim == 1 else self.prior_a
+
+    @property
+    def _b2(self) -> np.ndarray:
+        return self.prior_b[:, None] if self.prior_b.ndim == 1 else self.prior_b
 
     @property
     def depth(self) -> int:
@@ -138,12 +159,12 @@ class RankCoefficients(RelevanceModel):
         K = self.wins.shape[1]
         return CoefPrior.make(K, a=self.prior_a[t], b=self.prior_b[t])
 
-    def _mode(self, warm_start: RankCoefficients | None = None) -> Mode:
+    def mode(self, warm_start: RankCoefficients | None = None) -> Mode:
         """Newton per topic, all topics batched; with ``warm_start`` (an earlier fitted model) a topic
         whose wins and prior are unchanged reuses its solution, and the others start at its θ."""
         T, K = self.wins.shape[:2]
         # start at the prior mode: sigma(theta) = a / (a + b)
-        theta = np.repeat(np.log(self.prior_a / self.prior_b)[:, None], K, axis=1)
+        theta = np.broadcast_to(np.log(self._a2 / self._b2), (T, K)).copy()
         H = np.empty((T, K, K))
         lp = np.empty(T)
         todo = np.ones(T, bool)
@@ -155,7 +176,8 @@ class RankCoefficients(RelevanceModel):
                 if i is None:
                     continue
                 theta[t] = old[0][i]
-                if (self.prior_a[t] == warm_start.prior_a[i] and self.prior_b[t] == warm_start.prior_b[i]
+                if (np.array_equal(self.prior_a[t], warm_start.prior_a[i])
+                        and np.array_equal(self.prior_b[t], warm_start.prior_b[i])
                         and np.array_equal(self.wins[t], warm_start.wins[i])):
                     H[t], lp[t] = old[1][i], old[2][i]
                     todo[t] = False
@@ -179,30 +201,27 @@ class RankCoefficients(RelevanceModel):
         import pymc as pm
         import pytensor.tensor as pt
 
-        from bayeval.relevance._logistic_beta import pymc_logistic_beta
-
         spec = self.param_spec
         mask = self.wins > 0
         ti, ai, bi = np.nonzero(mask)
         w = self.wins[mask]
         shape = self.wins.shape[:2]
         with pm.Model(coords=spec.coords) as model:
-            theta = pymc_logistic_beta("theta", np.broadcast_to(self.prior_a[:, None], shape),
-                                       np.broadcast_to(self.prior_b[:, None], shape), dims=("topic", "position"))
+            theta = pymc_logistic_beta("theta", np.broadcast_to(self._a2, shape),
+                                       np.broadcast_to(self._b2, shape), dims=("topic", "position"))
             d = theta[ti, ai] - theta[ti, bi]
             pm.Potential("preferences", pt.sum(w * -pt.softplus(-d)))
         return model
 
-    def _observed(self):
+    def observed(self):
         """None: the rank coefficients are unsupervised — judgments enter only through the prior's counts."""
         return None
 
-    def _prior_draws(self, size: int, rng: np.random.Generator) -> dict:
+    def prior_draws(self, size: int, rng: np.random.Generator) -> dict:
         """θ ~ logistic-beta(a_t, b_t) independently per (topic, position)."""
-        from bayeval.relevance._logistic_beta import logistic_beta_rvs
 
         T, K = self.wins.shape[:2]
-        return {"theta": logistic_beta_rvs(self.prior_a[:, None], self.prior_b[:, None], (size, T, K), rng)}
+        return {"theta": logistic_beta_rvs(self._a2, self._b2, (size, T, K), rng)}
 
     def q_star(self, theta: np.ndarray, unretrieved: str | None = None) -> np.ndarray:
         """:math:`q^* = \\sigma(\\theta)` per (…, topic, position); the unretrieved position gets 0

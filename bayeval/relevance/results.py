@@ -10,8 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayeval.data.probabilities import RelevanceProbabilities
+from bayeval.data.probabilities import CLOSED_FORM_DRAWS, RelevanceProbabilities, probabilities_for
 from bayeval.errors import BayevalInputError
+from bayeval.io.probabilities import write_probabilities
+from bayeval.relevance._fitting import INFERENCE
+from bayeval.relevance._idata import complete_idata, rebuild_model
 
 __all__ = ["FitResult", "RelevanceEstimate"]
 
@@ -61,7 +64,6 @@ class FitResult:
     @functools.cached_property
     def idata(self):
         """The complete ArviZ InferenceData (see Notes)."""
-        from bayeval.relevance._idata import complete_idata
         return complete_idata(self)
 
     @classmethod
@@ -69,8 +71,6 @@ class FitResult:
         """Rebuild a fit from its complete InferenceData (e.g. read back with ``az.from_netcdf``): the
         model from ``attrs`` and ``constant_data``, its mode by the fast path, the posterior as stored."""
         import arviz as az
-
-        from bayeval.relevance._idata import rebuild_model
 
         if "constant_data" not in idata.groups():
             raise BayevalInputError("idata: no constant_data group (not a complete bayeval fit)")
@@ -81,7 +81,7 @@ class FitResult:
             core_groups["sample_stats"] = idata.sample_stats
         core = az.InferenceData(**core_groups)
         method = str(attrs.get("method", "map"))
-        out = cls(model.name, method, core, model.param_spec, model._mode(), source=model)
+        out = cls(model.name, method, core, model.param_spec, model.mode(), source=model)
         object.__setattr__(out, "idata", idata)  # the cached complete idata is the one given
         return out
 
@@ -127,7 +127,6 @@ class FitResult:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out = az.summary(self.core, **kwargs)
-        from bayeval.relevance._fitting import INFERENCE
         out.attrs["inference"] = INFERENCE[self.method]
         return out
 
@@ -212,6 +211,12 @@ class RelevanceEstimate:
     relevant : tuple of ndarray of bool or None
         Per topic, the judgments (relevant or not; meaningful where ``judged``): what
         :meth:`judged_idata` scores the predictions of judged documents against.
+    closed_form_draws : int
+        How many evenly spaced posterior draws a closed-form moment method combines (:meth:`arrays_for`;
+        ``dataclasses.replace`` sets another).
+
+    The estimate is a :class:`~bayeval.data.probabilities.ProbabilityEstimate`: ``bayeval.expected``
+    takes it as ``probabilities`` and asks :meth:`arrays_for` which p the moment method uses.
     """
 
     topics: tuple[str, ...]
@@ -223,6 +228,7 @@ class RelevanceEstimate:
     method: str = "map"
     fits: Mapping = None  # type: ignore[assignment]
     relevant: tuple | None = None
+    closed_form_draws: int = CLOSED_FORM_DRAWS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fits", dict(self.fits or {}))
@@ -283,6 +289,12 @@ class RelevanceEstimate:
             out[t] = dict(zip(d[keep].tolist(), np.clip(p[keep], 0.0, 1.0).tolist(), strict=True))
         return RelevanceProbabilities(out)
 
+    def arrays_for(self, method: str | None) -> list[np.ndarray]:
+        """Per topic the p that the moment ``method`` uses (:func:`~bayeval.data.probabilities.probabilities_for`):
+        the point p for ``None`` or without draws; all posterior draws for ``"mc"``; ``closed_form_draws``
+        evenly spaced ones for a closed form."""
+        return probabilities_for(method, self.p, self.draws, self.closed_form_draws)
+
     def arrays(self, *, draws: bool = False) -> list[np.ndarray]:
         """One array per topic aligned with ``docnos`` (what :func:`bayeval.expected.compare_systems` takes):
         the point p, or with ``draws`` the ``(n_draws, n_t)`` posterior draws."""
@@ -307,7 +319,6 @@ class RelevanceEstimate:
 
     def write(self, path) -> None:
         """Write mtc-eval's ``topic Q0 docno prob`` for every unjudged document."""
-        from bayeval.io.probabilities import write_probabilities
         write_probabilities(self.to_probabilities(), path)
 
     def draws_idata(self):

@@ -24,6 +24,7 @@ from scipy.special import expit
 from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.io.probabilities import read_probabilities
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.aggregation import ExpertAggregation, expert_features
 from bayeval.relevance.calibration import PlattCalibration
@@ -151,7 +152,6 @@ def _extra_columns(data: RankData, extra, default: float) -> tuple[list[str], li
     """Extra expert columns: mapping name → RelevanceProbabilities (or path of an mtc-eval file)."""
     if extra is None:
         return [], [np.zeros((tr.n_docs, 0)) for tr in data]
-    from bayeval.io.probabilities import read_probabilities
 
     if not isinstance(extra, Mapping):
         extra = {f"extra{k + 1}": e for k, e in enumerate(extra)}
@@ -200,6 +200,14 @@ class RTCFit:
     def has_draws(self) -> bool:
         return any(f.method != "map" for f in self.fits.values())
 
+    @property
+    def thin_calibrations(self) -> np.ndarray:
+        """Per system, whether its calibration is kept at its mode in every draw of p: its completely judged
+        prefix averages fewer than ``config.calibration.fixed_below`` documents per topic."""
+        comp = np.asarray(self.models["design"].complete, dtype=float)  # (T, S)
+        mean = comp.mean(axis=0) if comp.size else np.zeros(len(self.data.systems))
+        return mean < float(self.config.calibration.fixed_below)
+
     def features_at(self, theta, A, B) -> list[np.ndarray]:
         """Per topic, the aggregation features at stage values θ, A, B (see :func:`aggregation_features`)."""
         return aggregation_features(self.models["rank"], self.models["design"], self.config, theta, A, B,
@@ -211,7 +219,8 @@ class RTCFit:
         With draws, p is their mean (the posterior predictive probability); without (``map``, or
         ``draws`` ``None``/0) the stage modes/posterior means are plugged in.
 
-        Each draw takes one draw of each stage (independently, at random) and recomputes the chain.
+        Each draw takes one draw of each stage (independently, at random) and recomputes the chain; the
+        calibrations of systems the judgments barely cover (:attr:`thin_calibrations`) stay at their mode.
         """
         pt = self.aggregation.point()
         lam, lam0 = pt["lam"], pt.get("lam0")
@@ -221,6 +230,11 @@ class RTCFit:
             rng = np.random.default_rng(seed)
             th = self.rank.draws("theta")
             A, B = self.calibration.draws("A"), self.calibration.draws("B")
+            thin = self.thin_calibrations
+            if thin.any():  # what the judgments cannot inform stays at its mode (docs/calibration.md)
+                cp = self.calibration.point()
+                A, B = A.copy(), B.copy()
+                A[:, thin], B[:, thin] = cp["A"][thin], cp["B"][thin]
             L = self.aggregation.draws("lam")
             L0 = self.aggregation.draws("lam0") if "lam0" in self.aggregation.spec.names else None
             it, ic, ia = (rng.integers(len(th), size=draws), rng.integers(len(A), size=draws),

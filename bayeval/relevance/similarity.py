@@ -26,6 +26,7 @@ from scipy.special import expit
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
+from bayeval.relevance._idata import Observed
 from bayeval.relevance._kernels import CoefPrior, logistic_logpost, logistic_newton
 from bayeval.relevance.config import SimilarityPrior
 
@@ -264,7 +265,7 @@ class SimilarityRegression(RelevanceModel):
         p0 = 0.0 if self.prior.intercept_sd is None else 1.0 / self.prior.intercept_sd ** 2
         return CoefPrior(np.zeros(m + 1), np.r_[p0, np.full(m, self.prior.penalty)], np.zeros(m + 1), np.zeros(m + 1))
 
-    def _mode(self, warm_start: SimilarityRegression | None = None) -> Mode:
+    def mode(self, warm_start: SimilarityRegression | None = None) -> Mode:
         """Newton per topic; with ``warm_start`` (an earlier fitted model with the same prior) a topic
         with the same feature documents, targets and weights reuses its solution."""
         T = len(self.topics)
@@ -339,16 +340,15 @@ class SimilarityRegression(RelevanceModel):
                 pm.Bernoulli("relevant", logit_p=pt.concatenate(etas), observed=y_obs.astype(np.int64))
         return model
 
-    def _observed(self):
+    def observed(self):
         """The judged rows of every topic (label ``topic:row``): Bernoulli ``relevant``."""
-        from bayeval.relevance._idata import Observed
 
         judged = self._judged_rows()
         labels = np.array([f"{t}:{i}" for t, j in zip(self.topics, judged, strict=True) for i in np.flatnonzero(j)])
         y = np.concatenate([y[j] for y, j in zip(self.y, judged, strict=True)]) if judged else np.zeros(0)
         return Observed("relevant", "judged_row", labels, y, np.ones(len(y)))
 
-    def _linear_predictor(self, params: dict) -> np.ndarray:
+    def linear_predictor(self, params: dict) -> np.ndarray:
         beta0, beta = np.asarray(params["beta0"]), np.asarray(params["beta"])
         off = self._offsets()
         parts = []
@@ -357,7 +357,7 @@ class SimilarityRegression(RelevanceModel):
             parts.append(beta[..., off[t]:off[t + 1]] @ X.T + beta0[..., t, None])
         return np.concatenate(parts, axis=-1) if parts else np.zeros(beta0.shape[:-1] + (0,))
 
-    def _prior_draws(self, size: int, rng: np.random.Generator):
+    def prior_draws(self, size: int, rng: np.random.Generator):
         """β ~ Normal(0, 1/√λ), β0 ~ Normal(0, intercept_sd); None when β0 is flat."""
         if self.prior.intercept_sd is None:
             return None

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import expit
 
 from bayeval.errors import BayevalInputError
-from bayeval.relevance.aggregation import ExpertAggregation
+from bayeval.relevance.aggregation import ExpertAggregation, expert_features
 from bayeval.relevance.calibration import PlattCalibration
 from bayeval.relevance.config import AggregationPrior, CalibrationPrior, SimilarityPrior
 from bayeval.relevance.rank_coefficients import RankCoefficients
@@ -81,7 +81,6 @@ def simulate_aggregation(lam, lam0: float | None = None, n_docs: int = 2000, fea
                          alpha: float = 1.0, beta: float = 1.0, seed=None) -> ExpertAggregation:
     r"""Documents with expert probabilities :math:`q_{ij}\sim U(0.02, 0.98)` and relevance
     ~ Bernoulli(σ(λ₀ + Σ λ_j f(q_ij)))."""
-    from bayeval.relevance.aggregation import expert_features
 
     lam = np.asarray(lam, dtype=np.float64).reshape(-1)
     rng = _rng(seed)

@@ -22,7 +22,7 @@ from bayeval.selection.pooling import DepthPoolSelector, IncrementalPoolSelector
 from bayeval.selection.results import Candidate, PairSimulation, SelectionStatus, SimulationResult
 from bayeval.selection.rtc import RefitSelector, RTCSelector
 from bayeval.selection.selector import MTCSelector, Selector
-from bayeval.selection.simulate import judge_until_done, simulate, true_differences
+from bayeval.selection.simulate import judge_until, judge_until_done, simulate, true_differences
 from bayeval.selection.weights import (
     ap_coefficients,
     ap_weights,
@@ -51,6 +51,7 @@ __all__ = [
     "ap_coefficients",
     "ap_weights",
     "gain_values",
+    "judge_until",
     "judge_until_done",
     "linear_bounds",
     "linear_weights",

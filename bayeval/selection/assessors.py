@@ -5,38 +5,25 @@ is answered **nonrelevant (grade 0)**, the rule trec_eval applies to unjudged do
 in :attr:`QrelsAssessor.missing` so that a report can say how often it happened.
 
 A human assessor works through files: :func:`write_requests` writes the documents to judge as a csv
-with an empty ``grade`` column, the person fills it in, and :func:`read_judgments` reads it back (csv
-with a header naming ``topic``, ``docno``, ``grade``, or TREC qrels lines ``topic iteration docno grade``,
-or ``topic docno grade``).
+with an empty ``grade`` column, the person fills it in, and :func:`~bayeval.io.judgments.read_judgments` reads it
+back (csv with a header naming ``topic``, ``docno``, ``grade``, or TREC qrels lines ``topic iteration docno grade``,
+or ``topic docno grade``; it lives in :mod:`bayeval.io` with every other reader and is re-exported here).
 """
 
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from bayeval.data.qrels import Qrels
-from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.errors import BayevalInputError
+from bayeval.io.judgments import JudgmentLine, read_judgments
 from bayeval.selection.results import Candidate
 
 __all__ = ["SOURCES", "JudgmentLine", "QrelsAssessor", "read_judgments", "write_requests"]
 
 SOURCES = ("human", "qrels", "model", "initial")
-_GRADE_NAMES = ("grade", "relevance", "rel", "judgment", "label")
-
-
-@dataclass(frozen=True)
-class JudgmentLine:
-    """One judgment read from a file, with the line it came from."""
-
-    topic: str
-    docno: str
-    grade: int
-    line: int
 
 
 class QrelsAssessor:
@@ -103,69 +90,3 @@ def write_requests(candidates: Iterable[Candidate], out) -> int:
     finally:
         if close:
             out.close()
-
-
-def _grade(text: str, path: str, line: int) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            f = float(text)
-        except ValueError:
-            f = None
-        if f is not None and f.is_integer():
-            return int(f)
-        raise FileFormatError(path, line, f"grade {text!r} is not an integer") from None
-
-
-def read_judgments(path) -> list[JudgmentLine]:
-    """Read a file of judgments: csv with a header, qrels lines, or ``topic docno grade`` lines.
-
-    Blank lines and lines starting with ``#`` are skipped. A csv row with an empty grade is an error
-    (a request not yet answered). Raises :class:`~bayeval.errors.FileFormatError` naming the line.
-    """
-    path = os.fspath(path)
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
-        text = fh.read()
-    lines = text.splitlines()
-    first = next((k for k, ln in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")), None)
-    if first is None:
-        return []
-    out: list[JudgmentLine] = []
-    if "," in lines[first]:
-        reader = csv.reader(io.StringIO(text))
-        header = None
-        for lineno, row in enumerate(reader, start=1):
-            if not row or not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
-                continue
-            if header is None:
-                header = [c.strip().lower() for c in row]
-                if "topic" not in header or "docno" not in header:
-                    raise FileFormatError(path, lineno, "csv header must name the columns 'topic', 'docno' and "
-                                          "'grade'")
-                gcol = next((header.index(n) for n in _GRADE_NAMES if n in header), None)
-                if gcol is None:
-                    raise FileFormatError(path, lineno, "csv header has no 'grade' column")
-                tcol, dcol = header.index("topic"), header.index("docno")
-                continue
-            if len(row) < len(header):
-                raise FileFormatError(path, lineno, f"expected {len(header)} fields, got {len(row)}")
-            g = row[gcol].strip()
-            if not g:
-                raise FileFormatError(path, lineno, f"no grade for document {row[dcol].strip()!r}")
-            out.append(JudgmentLine(row[tcol].strip(), row[dcol].strip(), _grade(g, path, lineno), lineno))
-        return out
-    for lineno, ln in enumerate(lines, start=1):
-        f = ln.split()
-        if not f or f[0].startswith("#"):
-            continue
-        if len(f) == 4:
-            topic, docno, g = f[0], f[2], f[3]
-        elif len(f) == 3:
-            topic, docno, g = f
-        else:
-            raise FileFormatError(path, lineno, f"expected 'topic iteration docno grade' or 'topic docno grade', "
-                                  f"got {len(f)} fields")
-        out.append(JudgmentLine(topic, docno, _grade(g, path, lineno), lineno))
-    return out

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+import numpy as np
 import pandas as pd
 
 from bayeval.data.qrels import Qrels
@@ -27,6 +28,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError, FileFormatError
+from bayeval.io.qrels import write_qrels
 from bayeval.selection.assessors import SOURCES, JudgmentLine, read_judgments
 from bayeval.selection.measure import SelectionMeasure
 from bayeval.selection.methods import SELECTION_METHODS, make_selector
@@ -50,6 +52,13 @@ CREATE TABLE selections (id INTEGER PRIMARY KEY AUTOINCREMENT, batch INTEGER NOT
                          topic TEXT NOT NULL, docno TEXT NOT NULL, score REAL, run_a TEXT, run_b TEXT,
                          judgments INTEGER NOT NULL, time TEXT NOT NULL);
 """
+
+_SAMPLES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS samples (topic TEXT NOT NULL, docno TEXT NOT NULL, stratum TEXT NOT NULL,
+                                    inclusion REAL NOT NULL, drawn INTEGER NOT NULL, scheme TEXT NOT NULL,
+                                    position INTEGER NOT NULL, time TEXT NOT NULL, PRIMARY KEY (topic, docno))
+"""
+SAMPLE_SCHEMES = ("rank", "p")
 
 _SETTINGS = ("measure", "alpha", "method", "depth", "default_p", "refit_every", "config", "seed", "moments",
              "gain", "max_grade", "pool_depth", "relevance_level")
@@ -282,10 +291,20 @@ class Campaign:
             self.selector()
 
     # ----------------------------------------------------------------- operations
-    def next(self, n: int = 20) -> list[Candidate]:
-        """Propose the next ``n`` documents to judge and log them as one batch of the selection history."""
+    def next(self, n: int = 20, *, stay_on: str | None = None, tolerance: float = 0.0) -> list[Candidate]:
+        """Propose the next ``n`` documents to judge and log them as one batch of the selection history.
+
+        Documents drawn by :meth:`draw_sample` and not judged yet come first (score ``nan``), in their random
+        order; the selector's picks fill the rest. ``stay_on`` and ``tolerance`` (``n=1``): keep the assessor
+        on that topic while a document there is worth at least ``1 - tolerance`` of the best anywhere
+        (:meth:`Selector.select`).
+        """
         sel = self.selector()
-        cands = sel.select(n)
+        cands = self._pending_sample(n)
+        if len(cands) < n:
+            taken = {(c.topic, c.docno) for c in cands}
+            picks = sel.select(n - len(cands) + len(taken), stay_on=stay_on, tolerance=tolerance)
+            cands += [c for c in picks if (c.topic, c.docno) not in taken][: n - len(cands)]
         if cands:
             now = _now()
             conn = self._conn
@@ -398,11 +417,12 @@ class Campaign:
 
     def judge(self, assessor, *, budget: int | None = None, source: str | None = None) -> int:
         """Run the judging loop against ``assessor`` (``judge(topic, docno) -> grade``), one committed
-        judgment at a time, until done or ``budget`` judgments; returns how many were made."""
+        judgment at a time, until done (and every drawn document judged) or ``budget`` judgments; returns how
+        many were made."""
         sel = self.selector()
         made = 0
         src = source or getattr(assessor, "source", "human")
-        while not sel.done and (budget is None or made < budget):
+        while (not sel.done or self._pending_sample(1)) and (budget is None or made < budget):
             cands = self.next(1)
             if not cands:
                 break
@@ -430,12 +450,118 @@ class Campaign:
 
     def export_qrels(self, path) -> int:
         """Write every judgment (initial ones included) as a TREC qrels file; returns the line count."""
-        from bayeval.io.qrels import write_qrels
 
         f = self.judgments()
         q = Qrels.from_frame(f[["topic", "docno", "grade"]], relevance_level=int(self.settings["relevance_level"]))
         write_qrels(q, path)
         return len(f)
+
+    # ----------------------------------------------------------------- random samples of the pool
+    def draw_sample(self, share: float, *, scheme: str = "rank", probabilities=None, floor: float = 0.05,
+                    seed: int = 0) -> int:
+        """Draw a random share of each topic's pool to judge, beside the selector's picks; returns how many.
+
+        The pool is every document of the stored rankings. ``scheme="rank"``: strata by the best rank any target
+        run gives the document, rates 10 : 5 : 2 (as xinfAP samples); ``scheme="p"``: proportional to
+        ``probabilities`` (a :class:`~bayeval.data.RelevanceProbabilities`, ``default_p`` where absent) with a
+        ``floor``, as statAP samples (:mod:`bayeval.sampling.design`). Every pooled document's stratum and
+        inclusion probability, and whether it was drawn, are written in one transaction (table ``samples``): a
+        process killed while drawing leaves the draw complete or absent. A campaign holds one draw.
+        """
+        from bayeval.sampling.design import poisson_draw, proportional_inclusion, rank_inclusion, rank_stratum
+
+        if scheme not in SAMPLE_SCHEMES:
+            raise BayevalInputError(f"scheme: must be one of {', '.join(SAMPLE_SCHEMES)}, got {scheme!r}")
+        conn = self._conn
+        if self._has_samples() and conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0]:
+            raise BayevalInputError(f"campaign: {self.path} already holds a random sample")
+        frame = pd.read_sql_query("SELECT topic, docno, MIN(rank) AS best FROM rankings GROUP BY topic, docno "
+                                  "ORDER BY topic, docno", conn)
+        rng = np.random.default_rng(seed)
+        rows = []
+        for topic, g in frame.groupby("topic", sort=True):
+            docs, best = g["docno"].to_numpy(), g["best"].to_numpy()
+            if scheme == "rank":
+                pi, stratum = rank_inclusion(best, share), rank_stratum(best) + 1
+            else:
+                p = (np.full(len(docs), float(self.settings["default_p"])) if probabilities is None
+                     else probabilities.lookup(topic, docs, float(self.settings["default_p"])))
+                pi, stratum = proportional_inclusion(p, share, floor), np.zeros(len(docs), dtype=np.int32)
+            drawn = poisson_draw(pi, rng)
+            order = rng.permutation(len(docs))  # the order in which drawn documents are served
+            rows += [(str(topic), str(docs[i]), str(stratum[i]), float(pi[i]), int(drawn[i]), scheme, int(k))
+                     for k, i in enumerate(order)]
+        now = _now()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(_SAMPLES_SCHEMA)
+            if conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0]:  # another process drew meanwhile
+                raise BayevalInputError(f"campaign: {self.path} already holds a random sample")
+            conn.executemany("INSERT INTO samples (topic, docno, stratum, inclusion, drawn, scheme, position, time) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(*r, now) for r in rows])
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return sum(r[4] for r in rows)
+
+    def _has_samples(self) -> bool:
+        return self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'samples'"
+                                  ).fetchone() is not None
+
+    def _pending_sample(self, n: int) -> list[Candidate]:
+        if not self._has_samples():
+            return []
+        rows = self._conn.execute(
+            "SELECT s.topic, s.docno FROM samples s WHERE s.drawn = 1 AND NOT EXISTS (SELECT 1 FROM judgments j "
+            "WHERE j.topic = s.topic AND j.docno = s.docno) ORDER BY s.position, s.topic LIMIT ?", (int(n),)).fetchall()
+        return [Candidate(t, d, float("nan")) for t, d in rows]
+
+    def samples(self) -> pd.DataFrame:
+        """The pool with its random draw: ``topic, docno, stratum, inclusion, drawn, scheme, grade`` (``grade``:
+        the judgment where one is recorded, else NaN). Empty when no sample was drawn."""
+        cols = ["topic", "docno", "stratum", "inclusion", "drawn", "scheme", "grade"]
+        if not self._has_samples():
+            return pd.DataFrame(columns=cols)
+        return pd.read_sql_query(
+            "SELECT s.topic, s.docno, s.stratum, s.inclusion, s.drawn, s.scheme, j.grade FROM samples s LEFT JOIN "
+            "judgments j ON j.topic = s.topic AND j.docno = s.docno ORDER BY s.topic, s.docno", self._conn)[cols]
+
+    def chosen_by(self) -> pd.DataFrame:
+        """Every judgment with how it was chosen: ``topic, docno, grade, chosen`` (``sample`` — drawn at random,
+        with its ``inclusion`` probability —, ``initial`` or ``selection``) and ``inclusion`` (NaN unless sampled)."""
+        f = self.judgments()[["topic", "docno", "grade", "source"]]
+        s = self.samples()
+        s = s[s["drawn"] == 1][["topic", "docno", "inclusion"]]
+        out = f.merge(s, on=["topic", "docno"], how="left")
+        out["chosen"] = np.where(out["inclusion"].notna(), "sample",
+                                 np.where(out["source"] == "initial", "initial", "selection"))
+        return out[["topic", "docno", "grade", "chosen", "inclusion"]]
+
+    def export_prels(self, path) -> int:
+        """Write the judged documents of the random draw as prels ``topic docno grade scheme inclusion``
+        (what :func:`bayeval.sampling.stat_measures` reads); returns the line count."""
+        s = self.samples()
+        s = s[(s["drawn"] == 1) & s["grade"].notna()]
+        with open(path, "w", encoding="utf-8") as fh:
+            for r in s.itertuples(index=False):
+                fh.write(f"{r.topic} {r.docno} {int(r.grade)} {r.scheme} {r.inclusion:.10g}\n")
+        return len(s)
+
+    def export_sample(self, path) -> int:
+        """Write the pool as NIST's stratified sample ``topic 0 docno stratum rel`` (``rel`` the grade of drawn
+        and judged documents, ``-1`` otherwise) for xinfAP; only for a rank-stratified draw. Returns the lines."""
+        s = self.samples()
+        if not len(s):
+            raise BayevalInputError(f"campaign: {self.path} holds no random sample (draw one first)")
+        if (s["scheme"] != "rank").any():
+            raise BayevalInputError("campaign: the sample is proportional to p, not stratified: export prels")
+        with open(path, "w", encoding="utf-8") as fh:
+            for r in s.itertuples(index=False):
+                rel = int(r.grade) if r.drawn == 1 and pd.notna(r.grade) else -1
+                fh.write(f"{r.topic} 0 {r.docno} {r.stratum} {rel}\n")
+        return len(s)
 
     def __repr__(self) -> str:
         return f"Campaign({self.path!r}, method={self.settings['method']}, measure={self.settings['measure']})"

@@ -8,11 +8,12 @@ from collections.abc import Callable
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.methods import SELECTION_METHODS
+from bayeval.relevance import SimilarityConfig, SimilarityEstimator, load_config, smoothed_probabilities
 from bayeval.selection.pooling import DepthPoolSelector, IncrementalPoolSelector
 from bayeval.selection.rtc import RefitSelector, RTCSelector
 from bayeval.selection.selector import MTCSelector, Selector
 
-__all__ = ["ESTIMATING_METHODS", "SELECTION_METHODS", "make_selector"]
+__all__ = ["ESTIMATING_METHODS", "SELECTION_METHODS", "SELECTORS", "make_selector"]
 
 ESTIMATING_METHODS = ("mtc+one", "mtc+sim")
 """MTC with p re-estimated every ``refit_every`` judgments: per-topic plus-one smoothing, or the
@@ -28,32 +29,48 @@ def make_selector(method: str, data: RankData, *, refit_every: int = 10, config=
     :func:`bayeval.relevance.similarity.cosine_from_texts`); its regression uses ``config`` when that is a
     similarity configuration, else ``"similarity-default"``.
     """
-    if method == "mtc":
-        return MTCSelector(data, **kwargs)
-    if method == "rtc":
-        return RTCSelector(data, refit_every=refit_every, config=config, seed=seed, **kwargs)
-    if method == "mtc+one":
-        from bayeval.relevance import smoothed_probabilities
+    build = SELECTORS.get(method)
+    if build is None:
+        raise BayevalInputError(f"method: must be one of {', '.join(SELECTION_METHODS + ESTIMATING_METHODS)}, "
+                                f"got {method!r}")
+    options = {"refit_every": refit_every, "config": config, "seed": seed, "pool_depth": pool_depth,
+               "similarity": similarity}
+    return build(data, options, kwargs)
 
-        return RefitSelector(data, smoothed_probabilities, refit_every=refit_every, method=method, **kwargs)
-    if method == "mtc+sim":
-        from bayeval.relevance import SimilarityEstimator, load_config
-        from bayeval.relevance.config import SimilarityConfig
 
-        if not callable(similarity):
-            raise BayevalInputError("similarity: mtc+sim needs a similarity function (topic, rows, features)")
-        cfg = load_config(config)  # the default, an RTC configuration, means: the similarity default
-        est = SimilarityEstimator(cfg if isinstance(cfg, SimilarityConfig) else "similarity-default")
-        return RefitSelector(data, _SimilarityRefit(est, similarity), refit_every=refit_every, method=method,
-                             **kwargs)
-    if method == "pool" and pool_depth is None:
-        return IncrementalPoolSelector(data, **kwargs)
-    if method in ("pool", "depth-pool"):
-        if pool_depth is None:
-            raise BayevalInputError("pool_depth: depth-pool needs a pool depth")
-        return DepthPoolSelector(data, pool_depth=pool_depth, **kwargs)
-    raise BayevalInputError(f"method: must be one of {', '.join(SELECTION_METHODS + ESTIMATING_METHODS)}, "
-                            f"got {method!r}")
+def _mtc_one(data, o, kw):
+
+    return RefitSelector(data, smoothed_probabilities, refit_every=o["refit_every"], method="mtc+one", **kw)
+
+
+def _mtc_sim(data, o, kw):
+
+    if not callable(o["similarity"]):
+        raise BayevalInputError("similarity: mtc+sim needs a similarity function (topic, rows, features)")
+    cfg = load_config(o["config"])  # the default, an RTC configuration, means: the similarity default
+    est = SimilarityEstimator(cfg if isinstance(cfg, SimilarityConfig) else "similarity-default")
+    return RefitSelector(data, _SimilarityRefit(est, o["similarity"]), refit_every=o["refit_every"],
+                         method="mtc+sim", **kw)
+
+
+def _depth_pool(data, o, kw):
+    if o["pool_depth"] is None:
+        raise BayevalInputError("pool_depth: depth-pool needs a pool depth")
+    return DepthPoolSelector(data, pool_depth=o["pool_depth"], **kw)
+
+
+#: The selector of each method name, ``(data, options, kwargs) -> Selector``: every name of
+#: :data:`~bayeval.methods.SELECTION_METHODS` and :data:`ESTIMATING_METHODS`, once.
+SELECTORS = {
+    "mtc": lambda data, o, kw: MTCSelector(data, **kw),
+    "rtc": lambda data, o, kw: RTCSelector(data, refit_every=o["refit_every"], config=o["config"], seed=o["seed"],
+                                           **kw),
+    "pool": lambda data, o, kw: (IncrementalPoolSelector(data, **kw) if o["pool_depth"] is None
+                                 else _depth_pool(data, o, kw)),
+    "depth-pool": _depth_pool,
+    "mtc+one": _mtc_one,
+    "mtc+sim": _mtc_sim,
+}
 
 
 class _SimilarityRefit:

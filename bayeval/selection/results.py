@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
+from bayeval.stats.forecast import forecast_scores
 
 __all__ = ["Candidate", "PairSimulation", "SelectionStatus", "SimulationResult"]
 
@@ -174,10 +175,19 @@ class SimulationResult:
         return float(np.mean(c)) if c else float("nan")
 
     @property
+    def topic_stay(self) -> float:
+        """Share of consecutive judgments on the same topic: :math:`\\frac{1}{n-1}\\sum_{i>1}
+        [t_i = t_{i-1}]` over the :attr:`history` (NaN with fewer than two judgments). An assessor re-reads a
+        topic statement at each change (docs/judging.md, "Staying on a topic")."""
+        topics = [h[0] for h in self.history]
+        if len(topics) < 2:
+            return float("nan")
+        return float(np.mean([a == b for a, b in zip(topics[1:], topics[:-1], strict=True)]))
+
+    @property
     def scores(self):
         """Proper scores of every target pair's P(Δ < 0) against the true sign
         (:class:`~bayeval.stats.forecast.ForecastScores`: Brier, log score, sharpness)."""
-        from bayeval.stats.forecast import forecast_scores
 
         return forecast_scores([p.p_less for p in self.pairs], np.round([p.true_delta for p in self.pairs], 12))
 
@@ -192,6 +202,7 @@ class SimulationResult:
         scores = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in asdict(self.scores).items()}
         return {"method": self.method, "measure": self.measure, "alpha": self.alpha, "judgments": self.judgments,
                 "missing": self.missing, "accuracy": None if np.isnan(self.accuracy) else self.accuracy,
+                "topic_stay": None if np.isnan(self.topic_stay) else self.topic_stay,
                 "scores": scores,
                 "pairs": [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in p.__dict__.items()}
                           for p in self.pairs]}
@@ -202,6 +213,8 @@ class SimulationResult:
         return (f"{self.method} on {self.measure}: {self.judgments} judgments ({self.missing} missing from the "
                 f"qrels), {n_dec}/{len(self.pairs)} pairs decided at {self.alpha:g}"
                 + ("" if np.isnan(acc) else f", {acc:.0%} of them right")
+                + ("" if np.isnan(self.topic_stay) else
+                   f"; {self.topic_stay:.0%} of consecutive judgments on the same topic")
                 + (f"\nP(Δ < 0) of the {len(self.pairs)} pairs: {self.scores.summary().partition(': ')[2]}"
                    if self.pairs else ""))
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.relevance import HierarchicalConfig, HierarchicalEstimator, RTCEstimator, load_config
 from bayeval.selection.selector import MTCSelector
 
 __all__ = ["RTCSelector", "RefitSelector"]
@@ -158,7 +159,6 @@ class RTCSelector(RefitSelector):
 
     def __init__(self, data: RankData, *, refit_every: int = 10, config="rtc-mtc", seed=0,
                  model_depth: int | None = None, **kwargs) -> None:
-        from bayeval.relevance import HierarchicalConfig, HierarchicalEstimator, RTCEstimator, load_config
 
         cfg = load_config(config)
         longest = max((int(tr.lengths.max(initial=0)) for tr in data), default=0) if isinstance(data, RankData) else 0

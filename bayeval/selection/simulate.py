@@ -10,6 +10,7 @@ import numpy as np
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
+from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError
 from bayeval.progress import track
 from bayeval.selection.assessors import QrelsAssessor
@@ -17,7 +18,7 @@ from bayeval.selection.methods import make_selector
 from bayeval.selection.results import PairSimulation, SimulationResult
 from bayeval.selection.selector import MTCSelector, Selector
 
-__all__ = ["judge_until_done", "simulate", "true_differences"]
+__all__ = ["judge_until", "judge_until_done", "simulate", "true_differences"]
 
 
 def _check_budget(budget) -> int | None:
@@ -28,27 +29,56 @@ def _check_budget(budget) -> int | None:
     return int(budget)
 
 
-def judge_until_done(selector: Selector, assessor, *, budget: int | None = None,
-                     progress: bool | None = None) -> int:
-    """Select one document at a time, ask ``assessor.judge(topic, docno)``, record; stop when done.
+def judge_until(selector: Selector, assessor, *, budget: int | None = None, until=None, after=None,
+                progress: bool | None = None, topic_tolerance: float = 0.0) -> int:
+    """Select one document at a time, ask ``assessor.judge(topic, docno)``, record; stop when ``until`` holds.
 
-    Stops when every target pair is decided (the selector's ``done``), nothing useful is left, or
-    ``budget`` judgments were made by this call. Returns the number of judgments made.
+    Parameters
+    ----------
+    selector : Selector
+    assessor
+        Anything with ``judge(topic, docno) -> grade`` (:class:`~bayeval.selection.QrelsAssessor`).
+    budget : int, optional
+        At most this many judgments by this call.
+    until : callable, optional
+        ``until(selector) -> bool``, asked before each judgment; default: the selector is ``done`` (every
+        target pair decided).
+    after : callable, optional
+        ``after(selector)``, called after each recorded judgment.
+    progress : bool, optional
+        Show a progress bar (default: only with a budget).
+    topic_tolerance : float, default 0.0
+        Keep the assessor on the topic of the last judgment while a document there scores at least
+        ``1 - topic_tolerance`` of the best (:meth:`Selector.select`; 0: the exact algorithm).
+
+    Returns
+    -------
+    int
+        The number of judgments made. It stops as well when nothing useful is left to judge.
     """
     budget = _check_budget(budget)
+    until = (lambda sel: sel.done) if until is None else until
     made = 0
+    last = selector.history[-1][0] if selector.history else None
     steps = itertools.count() if budget is None else range(budget)
     for _ in track(steps, total=budget, description=f"judging ({selector.method})",
                    enabled=False if progress is None and budget is None else progress):
-        if selector.done:
+        if until(selector):
             break
-        cands = selector.select(1)
+        cands = selector.select(1, stay_on=last, tolerance=topic_tolerance)
         if not cands:
             break
         c = cands[0]
         selector.record(c.topic, c.docno, assessor.judge(c.topic, c.docno))
+        last = c.topic
         made += 1
+        if after is not None:
+            after(selector)
     return made
+
+
+#: :func:`judge_until` with its default stop (every target pair decided), under its older name.
+judge_until_done = judge_until
 
 
 def true_differences(runs, qrels: Qrels, *, pairs=None, measure="AP", depth: int | None = None,
@@ -61,7 +91,7 @@ def true_differences(runs, qrels: Qrels, *, pairs=None, measure="AP", depth: int
 
 def simulate(runs: RunSet | Sequence[Run], qrels: Qrels, *, method: str = "mtc", measure="AP", alpha: float = 0.95,
              depth: int | None = 100, budget: int | None = None, pairs=None, initial: Qrels | None = None,
-             seed=0, progress: bool | None = None, **kwargs) -> SimulationResult:
+             seed=0, progress: bool | None = None, topic_tolerance: float = 0.0, **kwargs) -> SimulationResult:
     """Run a whole judging campaign against a qrels replay and score its decisions.
 
     Parameters
@@ -85,6 +115,9 @@ def simulate(runs: RunSet | Sequence[Run], qrels: Qrels, *, method: str = "mtc",
         Judgments available before the campaign starts.
     seed : int
         Seed of the relevance-model fits (RTC).
+    topic_tolerance : float
+        Stay on the last judged topic while a document there scores at least ``1 - topic_tolerance`` of the
+        best anywhere (:meth:`Selector.select`; default 0, the exact algorithm).
     **kwargs
         To the selector (``refit_every``, ``config``, ``pool_depth``, ``moments``, ``default_p``, ``gain``, ...).
 
@@ -108,7 +141,6 @@ def simulate(runs: RunSet | Sequence[Run], qrels: Qrels, *, method: str = "mtc",
     topics = sorted(set(runs.topics) & set(qrels.topics), key=lambda t: (len(t), t))
     if not topics:
         raise BayevalInputError("qrels: no topic in common with the runs")
-    from bayeval.data.topics import sort_topics
 
     topics = sort_topics(topics)
     data = RankData.build(runs, initial, depth=depth, topics=topics)
@@ -117,7 +149,7 @@ def simulate(runs: RunSet | Sequence[Run], qrels: Qrels, *, method: str = "mtc",
         kwargs["max_grade"] = max(top, qrels.relevance_level)
     selector = make_selector(method, data, pairs=pairs, measure=measure, alpha=alpha, seed=seed, **kwargs)
     assessor = QrelsAssessor(qrels)
-    judge_until_done(selector, assessor, budget=budget, progress=progress)
+    judge_until(selector, assessor, budget=budget, progress=progress, topic_tolerance=topic_tolerance)
     st = selector.status()
     truth = true_differences(runs, qrels, pairs=pairs, measure=measure, depth=depth, topics=topics,
                              gain=kwargs.get("gain", "exponential"))

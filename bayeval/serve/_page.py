@@ -15,23 +15,35 @@ def e(value) -> str:
 
 
 CSS = """
-body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
-header{display:flex;gap:1.5em;align-items:center;padding:.5em 1em;background:#234;color:#fff}
+*,*::before,*::after{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa;overflow-wrap:anywhere}
+header{display:flex;flex-wrap:wrap;gap:.4em 1.5em;align-items:center;padding:.5em 1em;background:#234;color:#fff}
 header form{margin-left:auto}
-main{display:grid;grid-template-columns:minmax(16em,1fr) 2fr;gap:1em;padding:1em}
-section{background:#fff;border:1px solid #ddd;border-radius:6px;padding:1em}
+main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,2fr);gap:1em;padding:1em}
+section{background:#fff;border:1px solid #ddd;border-radius:6px;padding:1em;min-width:0}
+h2{margin-top:0}
 .text{white-space:pre-wrap;line-height:1.45;max-height:60vh;overflow:auto}
 .missing{color:#a33;font-style:italic}
-.actions{grid-column:1/3;display:flex;gap:.5em;flex-wrap:wrap;align-items:center}
-.actions form{display:flex;gap:.5em;align-items:center}
+.same-topic summary{cursor:pointer;color:#456}
+.new-topic{border-left:4px solid #c80}
+.actions{grid-column:1/-1;display:flex;gap:.5em;flex-wrap:wrap;align-items:center}
+.actions form{display:flex;flex-wrap:wrap;gap:.5em;align-items:center}
 button{font-size:1.05em;padding:.45em .9em;border-radius:4px;border:1px solid #888;background:#eee;cursor:pointer}
 button.grade{background:#e8f0fe}
 kbd{border:1px solid #999;border-radius:3px;padding:0 .3em;font-size:.85em;background:#fff}
 table{border-collapse:collapse;width:100%}
 td,th{padding:.2em .5em;border-bottom:1px solid #eee;text-align:left}
-.progress{grid-column:1/3}
+.progress{grid-column:1/-1;overflow-x:auto}
 .decided{color:#175;font-weight:bold}
 .error{color:#a33}
+@media (max-width:720px){
+main{grid-template-columns:minmax(0,1fr);padding:.5em;gap:.5em}
+section{padding:.7em}
+.text{max-height:none}
+.actions{position:sticky;bottom:0;z-index:1;box-shadow:0 -2px 6px rgba(0,0,0,.12)}
+button{padding:.5em .7em}
+td,th{padding:.2em .3em}
+}
 """
 
 JS = """
@@ -67,6 +79,7 @@ def _shell(title: str, body: str, assessor: str | None = None, csrf: str = "", c
                f'<form method="post" action="/logout"><input type="hidden" name="csrf" value="{e(csrf)}">'
                '<button type="submit">change name</button></form>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{e(title)}</title><link rel=\"stylesheet\" href=\"/static/judge.css\">"
             "<script src=\"/static/judge.js\" defer></script></head><body>"
             f"<header><b>bayeval judge</b><span>{e(campaign)}</span>{who}</header>{body}</body></html>")
@@ -109,12 +122,18 @@ def _last(last, csrf: str) -> str:
 
 def item_page(*, campaign: str, assessor: str, csrf: str, item: Item, topic, text: str | None, grades,
               progress: Progress, last) -> str:
+    same = last is not None and last[0] == item.topic  # the statement was read for the last judgment
     if topic is None:
         topic_html = f'<p class="missing">No statement for topic {e(item.topic)} in the topics file.</p>'
     else:
-        topic_html = (f'<p><b>Title:</b> <span id="title">{e(topic.title)}</span></p>' +
-                      (f"<p><b>Description:</b> {e(topic.description)}</p>" if topic.description else "") +
-                      (f"<p><b>Narrative:</b> {e(topic.narrative)}</p>" if topic.narrative else ""))
+        rest = ((f"<p><b>Description:</b> {e(topic.description)}</p>" if topic.description else "") +
+                (f"<p><b>Narrative:</b> {e(topic.narrative)}</p>" if topic.narrative else ""))
+        title = f'<p><b>Title:</b> <span id="title">{e(topic.title)}</span></p>'
+        if same and rest:  # only the title; the statement one click away
+            topic_html = (title + '<details id="statement"><summary>same topic as your last judgment: show the '
+                          "statement</summary>" + rest + "</details>")
+        else:
+            topic_html = title + rest
     if text is None:
         doc_html = (f'<p class="missing" id="no-text">No text for document {e(item.docno)} in the texts file: '
                     "judge it from elsewhere, or skip it.</p>")
@@ -126,7 +145,8 @@ def item_page(*, campaign: str, assessor: str, csrf: str, item: Item, topic, tex
                       f"{e(GRADE_NAMES.get(g, f'grade {g}'))} <kbd>{g}</kbd></button>" for g in grades)
     pair = f" (moves {e(item.run_a)} vs {e(item.run_b)})" if item.run_a else ""
     body = ("<main>"
-            f'<section><h2>Topic <span id="topic">{e(item.topic)}</span></h2>{topic_html}</section>'
+            f'<section class="{"same-topic" if same else "new-topic"}"><h2>Topic <span id="topic">{e(item.topic)}'
+            f'</span>{"" if same or last is None else " <small>(new topic)</small>"}</h2>{topic_html}</section>'
             f'<section><h2>Document <span id="docno">{e(item.docno)}</span></h2>{doc_html}'
             f"<p><small>{pair}</small></p></section>"
             f'<section class="actions"><form method="post" action="/judge">{hidden}{buttons}</form>'

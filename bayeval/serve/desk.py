@@ -6,6 +6,11 @@ leased to another assessor or skipped by this one; it records a judgment through
 :meth:`Campaign.record` (committed to SQLite before it returns, labelled ``serve:NAME``) and undoes an
 assessor's last judgment with :meth:`Campaign.retract_last`.
 
+Staying on a topic: an assessor keeps the topic of their last judgment while a document there is worth
+at least ``1 - topic_tolerance`` of the best anywhere (:meth:`Selector.select`; default
+:data:`~bayeval.selection.selector.DEFAULT_TOPIC_TOLERANCE`), so that a topic statement is read once for a
+run of judgments, not once per document (docs/judging.md, "Staying on a topic").
+
 Leases: at most one document per assessor; a document leased to one assessor is not given to another
 until it is judged, skipped, or the lease is older than ``lease_seconds``. Leases and skips live in
 memory (a restarted server forgets them; judgments are all in the file). A judgment for a document the
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 
 from bayeval.errors import BayevalInputError
 from bayeval.selection.campaign import Campaign
+from bayeval.selection.selector import DEFAULT_TOPIC_TOLERANCE, check_tolerance
 
 __all__ = ["Desk", "Item", "LeaseConflict", "Progress"]
 
@@ -84,11 +90,17 @@ class Desk:
         After this long an unjudged lease may be handed to another assessor (default 600).
     clock : callable
         Monotonic seconds (tests pass a fake one).
+    topic_tolerance : float
+        Keep an assessor on their topic while a document there is worth at least ``1 - topic_tolerance`` of
+        the best anywhere (default :data:`~bayeval.selection.selector.DEFAULT_TOPIC_TOLERANCE`; 0: always
+        the campaign's best document).
     """
 
-    def __init__(self, campaign, *, lease_seconds: float = 600.0, clock=time.monotonic) -> None:
+    def __init__(self, campaign, *, lease_seconds: float = 600.0, clock=time.monotonic,
+                 topic_tolerance: float = DEFAULT_TOPIC_TOLERANCE) -> None:
         if not lease_seconds > 0:
             raise BayevalInputError(f"lease_seconds: must be positive, got {lease_seconds!r}")
+        self.topic_tolerance = check_tolerance(topic_tolerance)
         self.campaign = Campaign.open(campaign)
         self.name = os.path.basename(self.campaign.path)
         self.lease_seconds = float(lease_seconds)
@@ -157,6 +169,12 @@ class Desk:
         skipped = self._skipped.setdefault(assessor, set())
         skipped -= {k for k in skipped if sel.is_judged(*k)}  # judged by someone else since: no longer in the way
         blocked = {k for k in list(self._holder) if self._other_holder(assessor, k) is not None} | skipped
+        last = self.last(assessor)
+        if last is not None and self.topic_tolerance > 0.0:
+            stay = self.campaign.next(1, stay_on=last[0], tolerance=self.topic_tolerance)
+            if stay and stay[0].topic == last[0] and (stay[0].topic, stay[0].docno) not in blocked:
+                c = stay[0]
+                return self._lease(assessor, Item(c.topic, c.docno, c.run_a, c.run_b))
         n = 1 + len(blocked)  # the top n always hold one document that is neither leased nor skipped
         for c in self.campaign.next(n):
             if (c.topic, c.docno) not in blocked:

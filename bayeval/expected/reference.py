@@ -11,7 +11,9 @@ import itertools
 import numpy as np
 from numba import njit
 
-__all__: list[str] = []
+__all__ = ["ap_by_precision", "ap_values", "enumerate_moments", "legendre_exact_moments", "outcome_probabilities",
+           "outcomes", "paper_moments", "paper_moments_c", "paper_moments_delta", "paper_moments_delta_naive",
+           "weight_matrix"]
 
 
 def weight_matrix(ranks) -> np.ndarray:

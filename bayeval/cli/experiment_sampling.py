@@ -1,0 +1,122 @@
+"""``bayeval experiment sampling``: coverage and width of intervals from a random sample of the pool."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bayeval.cli._inputs import add_format_argument, positive_int
+from bayeval.cli._output import write_frame
+
+__all__ = ["register_sampling"]
+
+
+def _shares(text: str) -> tuple[float, ...]:
+    from bayeval.errors import BayevalInputError
+
+    try:
+        out = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        out = ()
+    if not out or any(not 0 < b <= 1 for b in out):
+        raise BayevalInputError(f"--budgets: comma-separated shares in (0, 1], got {text!r}")
+    return out
+
+
+def register_sampling(studies, parser_class) -> None:
+    smp = studies.add_parser("sampling", help="intervals from a random sample of the pool: sample alone, model "
+                                              "alone, model-assisted (docs/sampling.md)",
+                             description="Per trial and budget, a stratified random sample of each topic's pool; "
+                                         "MAP intervals and P(dMAP<0) from the sample alone (statAP), the "
+                                         "relevance model alone, and the model corrected by the sample.")
+    acts = smp.add_subparsers(dest="action", metavar="ACTION", parser_class=parser_class)
+    r = acts.add_parser("run", help="run or resume trials, writing the trial table",
+                        description="Run (or resume) sampling trials; trials already in --out are skipped.")
+    r.add_argument("collection", metavar="DIR", help="collection directory: runs/, qrels.txt[.gz], runs.tsv")
+    r.add_argument("--out", required=True, metavar="TABLE", help="trial table (.parquet or .csv), resumed if present")
+    r.add_argument("--trials", type=positive_int, default=20, help="number of trials 0..N-1 (default 20)")
+    r.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
+    r.add_argument("--budgets", type=_shares, default=(0.02, 0.05, 0.10, 0.20),
+                   help="shares of each topic's pool judged (default 0.02,0.05,0.1,0.2)")
+    r.add_argument("--depth", type=positive_int, default=100, metavar="D", help="pool and evaluation depth "
+                                                                               "(default 100)")
+    r.add_argument("--model", default="hier-default", help="relevance model configuration (default hier-default)")
+    r.add_argument("--pairs", type=positive_int, default=200, help="run pairs per trial (default 200)")
+    r.add_argument("--seed", type=int, default=1, help="study seed (default 1)")
+    r.set_defaults(func=_run)
+    s = acts.add_parser("stats", help="coverage, width, RMSE, tau and proper scores per budget and method")
+    s.add_argument("table", metavar="TABLE")
+    s.add_argument("--reliability", action="store_true",
+                   help="instead: reliability of P(dMAP<0) per budget and method (Wilson-interval bins)")
+    add_format_argument(s)
+    s.set_defaults(func=_stats)
+    f = acts.add_parser("figure", help="coverage and width of the 95%% MAP interval against the budget")
+    f.add_argument("table", metavar="TABLE")
+    f.add_argument("--out", required=True, metavar="PNG")
+    f.set_defaults(func=_figure)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from bayeval.experiments import load_collection
+    from bayeval.experiments.sampling import SAMPLING_COLUMNS, SamplingStudyConfig, run_sampling_trial
+    from bayeval.experiments.table import read_table, write_table
+
+    col = load_collection(args.collection, name=args.name)
+    cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
+                              seed=args.seed)
+    import os
+
+    frame = read_table(args.out, SAMPLING_COLUMNS) if os.path.exists(args.out) else None
+    done = set()
+    if frame is not None:
+        mine = frame[(frame.collection == col.name) & (frame.seed == cfg.seed)]
+        done = set(int(t) for t in mine.trial.unique())
+    for trial in range(args.trials):
+        if trial in done:
+            continue
+        rows = run_sampling_trial(col, cfg, trial)
+        frame = rows if frame is None else pd.concat([frame, rows], ignore_index=True)
+        write_table(frame, args.out, SAMPLING_COLUMNS)
+        print(f"bayeval: trial {trial} of {col.name} written", file=sys.stderr)
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from bayeval.experiments.sampling import SAMPLING_COLUMNS, sampling_reliability, sampling_statistics
+    from bayeval.experiments.table import read_table
+
+    frame = read_table(args.table, SAMPLING_COLUMNS)
+    write_frame(sampling_reliability(frame)[0] if args.reliability else sampling_statistics(frame), args.format)
+    return 0
+
+
+def _figure(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bayeval.experiments.sampling import SAMPLING_COLUMNS, sampling_statistics
+    from bayeval.experiments.table import read_table
+
+    st = sampling_statistics(read_table(args.table, SAMPLING_COLUMNS))
+    st = st[st.group == "all"]
+    cols = sorted(st.collection.unique())
+    fig, axes = plt.subplots(2, len(cols), figsize=(4.5 * len(cols), 6), squeeze=False)
+    for j, c in enumerate(cols):
+        for method, g in st[st.collection == c].groupby("method"):
+            g = g.sort_values("budget")
+            axes[0, j].plot(100 * g.budget, 100 * g.coverage, marker="o", label=method)
+            axes[1, j].plot(100 * g.budget, g.width, marker="o", label=method)
+        axes[0, j].axhspan(93, 97, color="0.9")
+        axes[0, j].set_title(c)
+        axes[0, j].set_ylabel("coverage of 95% MAP interval (%)")
+        axes[1, j].set_ylabel("mean interval width (log scale)")
+        axes[1, j].set_yscale("log")
+        axes[1, j].set_xlabel("budget (% of the pool judged)")
+        axes[0, j].legend()
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=110)
+    return 0

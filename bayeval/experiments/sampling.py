@@ -1,0 +1,250 @@
+"""The sampling study: how well do intervals built from a random sample of the pool hold, and how narrow are they?
+
+One trial draws, for one budget (a share of each topic's depth-``depth`` pool), a stratified Bernoulli sample
+of the pool — strata by the best rank any run gives a document (1-10, 11-30, 31-depth), sampled at rates in
+the ratio 10 : 5 : 2 (as the TREC-8 sample of docs/sampling.md), scaled so that the expected number of
+judgments is the budget — and estimates every run's MAP and a random set of run pairs' ΔMAP three ways:
+
+- ``sample``: statAP (the sample alone; :func:`bayeval.sampling.assisted_measures` with weight 0);
+- ``model``: the relevance model fitted on the sampled judgments alone, E and Var of MAP and P(ΔMAP < 0) from
+  :mod:`bayeval.expected` (sampled documents fixed at their judgment);
+- ``assisted``: the same model's p for every pooled document, corrected by the sample (tuned weight).
+
+The truth is MAP at the same depth with every pooled document judged (the complete qrels). The trial table
+(:data:`SAMPLING_COLUMNS`) has one row per trial × budget × method × run (``kind = "run"``) or run pair
+(``kind = "pair"``); a study is resumable (trials already in the file are skipped). Statistics:
+:func:`sampling_statistics`; the page: docs/sampling.md.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bayeval.data.qrels import Qrels, TopicJudgments
+from bayeval.data.rankdata import RankData
+from bayeval.data.sample import StratifiedSample, TopicSample
+from bayeval.errors import BayevalInputError
+from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
+
+__all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
+           "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
+
+SAMPLING_METHODS = ("sample", "model", "assisted")
+SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
+                    "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds")
+
+
+@dataclass(frozen=True)
+class SamplingStudyConfig:
+    """Settings of the sampling study.
+
+    Attributes
+    ----------
+    budgets : tuple of float
+        Shares of each topic's pool judged (expected), e.g. (0.02, 0.05, 0.10, 0.20).
+    depth : int
+        Pool depth and evaluation depth.
+    model : str
+        Relevance model configuration (``bayeval.relevance.estimate_probabilities``), fitted by MAP.
+    pairs : int
+        Run pairs drawn per trial for P(ΔMAP < 0).
+    methods : tuple of str
+    seed : int
+    """
+
+    budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
+    depth: int = 100
+    model: str = "hier-default"
+    pairs: int = 200
+    methods: tuple[str, ...] = SAMPLING_METHODS
+    seed: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.budgets or any(not 0 < b <= 1 for b in self.budgets):
+            raise BayevalInputError(f"budgets: shares in (0, 1], got {self.budgets!r}")
+        unknown = set(self.methods) - set(SAMPLING_METHODS)
+        if unknown:
+            raise BayevalInputError(f"methods: unknown {sorted(unknown)}; choose from {', '.join(SAMPLING_METHODS)}")
+
+
+def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random.Generator
+                     ) -> tuple[StratifiedSample, dict[str, np.ndarray]]:
+    """A stratified Bernoulli sample of each topic's pool (every document some run ranks within ``data.depth``)
+    and the inclusion probabilities, aligned with ``sample[t].docnos``."""
+    out, incl = {}, {}
+    for tr in data:
+        ranks = tr.ranks
+        retrieved = (ranks > 0).any(axis=1)
+        best = np.where(ranks > 0, ranks, np.iinfo(np.int32).max).min(axis=1)[retrieved]
+        docs = tr.docnos[retrieved]
+        tj = truth.topic_judgments.get(tr.topic)
+        grades = np.zeros(len(docs), dtype=np.int64)
+        if tj is not None:
+            pos = pd.Index(tj.docnos).get_indexer(docs)
+            grades = np.where(pos >= 0, np.maximum(tj.grades[np.maximum(pos, 0)], 0), 0)
+        pi = rank_inclusion(best, budget)
+        take = poisson_draw(pi, rng)
+        stratum = rank_stratum(best)
+        out[tr.topic] = TopicSample(docs, stratum, ("1", "2", "3"), np.where(take, grades, -1))
+        incl[tr.topic] = pi
+    return StratifiedSample(out), incl
+
+
+def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> pd.DataFrame:
+    """One trial: for every budget, a fresh sample and the estimates of every method (rows of the trial table)."""
+    from bayeval.expected import compare_systems, expected_measures
+    from bayeval.measures import evaluate
+    from bayeval.relevance import estimate_probabilities
+    from bayeval.sampling import assisted_measures
+
+    rng = np.random.default_rng([config.seed, trial])
+    runs = collection.runs(collection.run_names)
+    qrels = collection.qrels()
+    topics = collection.topics()
+    base = RankData.build(runs, None, depth=config.depth, topics=topics)
+    manual = set(collection.manual)
+    names = runs.names
+    S = len(names)
+    pool_q = Qrels({tr.topic: TopicJudgments(tr.docnos[(tr.ranks > 0).any(axis=1)],
+                                             np.zeros(int((tr.ranks > 0).any(axis=1).sum()), np.int64))
+                    for tr in base}, qrels.relevance_level)
+    truth_frame = evaluate(RankData.build(runs, _restrict(qrels, pool_q), depth=config.depth, topics=topics),
+                           "AP").to_frame()
+    true_map = truth_frame[truth_frame.topic == "all"].set_index("run").value.reindex(names).to_numpy()
+    ia, ib = np.triu_indices(S, 1)
+    pick = rng.choice(len(ia), size=min(config.pairs, len(ia)), replace=False)
+    ia, ib = ia[pick], ib[pick]
+    rows = []
+    for budget in config.budgets:
+        sample, incl = draw_pool_sample(base, qrels, budget, rng)
+        judged = Qrels({t: TopicJudgments(s.docnos[s.sampled], s.grades[s.sampled], incl[t][s.sampled])
+                        for t, s in sample.items()}, qrels.relevance_level)
+        n_judged = sum(int(s.sampled.sum()) for s in sample.values())
+        n_pool = sum(len(s) for s in sample.values())
+        est = None
+        for method in config.methods:
+            t0 = time.perf_counter()
+            weight = np.nan
+            if method in ("model", "assisted") and est is None:
+                est = estimate_probabilities(RankData.build(runs, judged, depth=config.depth, topics=topics),
+                                             config.model, fit="map", p_draws=None, seed=trial)
+            if method == "model":
+                data = RankData.build(runs, judged, depth=config.depth, topics=topics)
+                ev = expected_measures(data, est, measures="AP", method="delta")
+                m, v = ev.all_expected[0], ev.all_variance[0]
+                cmp = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
+                                      method="delta")
+                d, dv, pl = cmp.all_expected, cmp.all_variance, cmp.all_p_less
+            else:
+                probs = None
+                if method == "assisted":
+                    probs = _probabilities_of(est)
+                ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
+                                       inclusion=incl, cutoffs=(), depth=config.depth)
+                m, v = ev.mean("AP")
+                dd, se, p = ev.differences("AP")
+                d, dv, pl = dd[ia, ib], se[ia, ib] ** 2, p[ia, ib]
+                weight = ev.weight
+            secs = time.perf_counter() - t0
+            tau = stats.kendalltau(m, true_map).statistic
+            for s in range(S):
+                rows.append((collection.name, trial, config.seed, budget, config.depth, method, "run", names[s], "",
+                             names[s] in manual, m[s], np.sqrt(max(v[s], 0.0)), np.nan, true_map[s], n_judged,
+                             n_pool, weight, tau, secs))
+            for k in range(len(ia)):
+                a, b = ia[k], ib[k]
+                rows.append((collection.name, trial, config.seed, budget, config.depth, method, "pair", names[a],
+                             names[b], (names[a] in manual) or (names[b] in manual), d[k],
+                             np.sqrt(max(dv[k], 0.0)), pl[k], true_map[a] - true_map[b], n_judged, n_pool, weight,
+                             tau, secs))
+    return pd.DataFrame(rows, columns=list(SAMPLING_COLUMNS))
+
+
+def _restrict(qrels: Qrels, pool: Qrels) -> Qrels:
+    """The complete judgments of the pool's documents (documents outside the pool dropped)."""
+    out = {}
+    for t in pool.topics:
+        docs = pool[t].docnos
+        tj = qrels.topic_judgments.get(t)
+        grades = np.zeros(len(docs), dtype=np.int64)
+        if tj is not None:
+            pos = pd.Index(tj.docnos).get_indexer(docs)
+            grades = np.where(pos >= 0, tj.grades[np.maximum(pos, 0)], 0)
+        out[t] = TopicJudgments(docs, grades)
+    return Qrels(out, qrels.relevance_level)
+
+
+def _probabilities_of(est):
+    """The model's point p of every document it scored (sampled ones included: the prediction, not the label)."""
+    from bayeval.data.probabilities import RelevanceProbabilities
+
+    return RelevanceProbabilities({t: dict(zip(d, p.tolist(), strict=True))
+                                   for t, d, p in zip(est.topics, est.docnos, est.p, strict=True)})
+
+
+def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Per collection × budget × method × run group (automatic / manual / all): coverage of the ``level``
+    interval of MAP, mean width, RMSE, Kendall τ, and for pairs the Brier score of P(ΔMAP < 0), the share of
+    calls at ≥ 0.95 and their accuracy, and accuracy at ≥ 0.99."""
+    z = stats.norm.ppf(0.5 + level / 2)
+    out = []
+    keys = ["collection", "budget", "method"]
+    for key, g in frame.groupby(keys, sort=True):
+        runs, pairs = g[g.kind == "run"], g[g.kind == "pair"]
+        for group, sel_r, sel_p in (("automatic", ~runs.manual, ~pairs.manual), ("manual", runs.manual, pairs.manual),
+                                    ("all", runs.manual | True, pairs.manual | True)):
+            r, p = runs[sel_r.to_numpy()], pairs[sel_p.to_numpy()]
+            if not len(r):
+                continue
+            cover = np.mean(np.abs(r.estimate - r.truth) <= z * r.se)
+            width = np.mean(2 * z * r.se)
+            rmse = float(np.sqrt(np.mean((r.estimate - r.truth) ** 2)))
+            y = (p.truth < 0).astype(float).to_numpy()
+            pl = p.p_less.to_numpy()
+            conf = np.maximum(pl, 1 - pl)
+            right = (pl >= 0.5) == (y == 1)
+            c95, c99 = conf >= 0.95, conf >= 0.99
+            out.append((*key, group, len(r), cover, width, rmse, r.groupby("trial").tau.first().mean(),
+                        float(np.mean((pl - y) ** 2)) if len(p) else np.nan,
+                        float(np.mean(c95)) if len(p) else np.nan,
+                        float(np.mean(right[c95])) if c95.any() else np.nan,
+                        float(np.mean(right[c99])) if c99.any() else np.nan,
+                        r.judgments.mean() / r.pool.mean()))
+    return pd.DataFrame(out, columns=[*keys, "group", "n", "coverage", "width", "rmse", "tau", "brier",
+                                      "calls95", "right95", "right99", "judged_share"])
+
+
+def sampling_reliability(frame: pd.DataFrame, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Reliability of P(ΔMAP < 0) per collection × budget × method × pair group (all / automatic / manual: a pair
+    is manual when either run is), with the Wilson-interval bins of :func:`bayeval.experiments.proper_scores`.
+
+    Returns
+    -------
+    summary, bins : pandas.DataFrame
+        ``summary``: ``collection, budget, method, split, group, pairs, brier, bins, inconsistent`` (bins whose
+        Wilson interval misses the bin's mean forecast); ``bins``: every reliability bin.
+    """
+    from bayeval.experiments.statistics import proper_scores
+
+    rows, bins = [], []
+    for (col, budget), g in frame[frame.kind == "pair"].groupby(["collection", "budget"], sort=True):
+        runs = frame[(frame.collection == col) & (frame.kind == "run")]
+        manual = sorted(set(runs[runs.manual].run_a))
+        scored = pd.DataFrame({"method": g.method, "confidence": "design", "pair_type": "any", "run_a": g.run_a,
+                               "run_b": g.run_b, "p_less": g.p_less, "true_delta": g.truth})
+        proper, rel = proper_scores(scored, manual=manual or None, level=level)
+        proper = proper[proper.split != "pair_type"]
+        rel = rel[rel.split != "pair_type"].assign(collection=col, budget=budget)
+        for r in proper.itertuples(index=False):
+            sub = rel[(rel.method == r.method) & (rel.split == r.split) & (rel.group == r.group)]
+            rows.append((col, budget, r.method, r.split, r.group, r.pairs, r.brier, len(sub),
+                         int((~sub.consistent.astype(bool)).sum())))
+        bins.append(rel)
+    summary = pd.DataFrame(rows, columns=["collection", "budget", "method", "split", "group", "pairs", "brier",
+                                          "bins", "inconsistent"])
+    return summary, (pd.concat(bins, ignore_index=True) if bins else pd.DataFrame())

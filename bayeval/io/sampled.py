@@ -1,0 +1,74 @@
+"""Reading and writing NIST's stratified-sample qrels, the file ``sample_eval.pl`` reads.
+
+Five whitespace-separated columns ``topic iteration docno stratum rel``: one line per *pooled* document;
+``rel`` is the judged grade (an integer >= 0) where the document was sampled and ``-1`` where it was pooled but
+not sampled; ``stratum`` is any label. Files may be gzip-compressed (the :mod:`bayeval.io` helpers); blank lines
+and ``#`` lines are skipped. Errors are one line naming file and line: a wrong number of columns, a grade that is
+not an integer >= -1, a document listed twice for a topic, an empty file.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from bayeval.data.sample import NOT_SAMPLED, StratifiedSample, TopicSample
+from bayeval.errors import FileFormatError
+from bayeval.io._files import decode, is_comment, read_bytes, split_lines
+
+__all__ = ["read_stratified_sample", "write_stratified_sample"]
+
+_LAYOUT = "topic iteration docno stratum rel"
+
+
+def read_stratified_sample(path: str | os.PathLike) -> StratifiedSample:
+    """Read a stratified-sample qrels file ``topic iteration docno stratum rel`` (plain or gzip).
+
+    Raises
+    ------
+    FileFormatError
+        Naming file and line: not five columns, ``rel`` not an integer >= -1, a document listed twice
+        for one topic, no data line.
+    """
+    path = str(path)
+    per_topic: dict[str, tuple[list, list, list, dict, dict]] = {}
+    for lineno, raw in enumerate(split_lines(read_bytes(path)), start=1):
+        if is_comment(raw):
+            continue
+        fields = raw.split()
+        if len(fields) != 5:
+            raise FileFormatError(path, lineno, f"expected 5 columns '{_LAYOUT}', found {len(fields)}")
+        try:
+            grade = int(fields[4])
+        except ValueError:
+            grade = None
+        if grade is None or grade < NOT_SAMPLED or grade >= 2**62:
+            raise FileFormatError(path, lineno, f"rel {fields[4].decode('utf-8', 'replace')[:20]!r} is not an "
+                                                "integer >= -1 (-1: pooled, not sampled)")
+        topic = decode(fields[0], path, lineno)
+        docno = decode(fields[2], path, lineno)
+        label = decode(fields[3], path, lineno)
+        docs, strata, grades, seen, labels = per_topic.setdefault(topic, ([], [], [], {}, {}))
+        if docno in seen:
+            raise FileFormatError(path, lineno, f"document {docno!r} listed twice for topic {topic!r} "
+                                                f"(first on line {seen[docno]})")
+        seen[docno] = lineno
+        docs.append(docno)
+        strata.append(labels.setdefault(label, len(labels)))
+        grades.append(grade)
+    if not per_topic:
+        raise FileFormatError(path, None, "empty file: no pooled documents")
+    return StratifiedSample({
+        t: TopicSample(np.array(d, dtype=object), np.array(s, dtype=np.int32), tuple(lab),
+                       np.array(g, dtype=np.int64))
+        for t, (d, s, g, _, lab) in per_topic.items()})
+
+
+def write_stratified_sample(sample: StratifiedSample, path: str | os.PathLike) -> None:
+    """Write ``sample`` as ``topic 0 docno stratum rel`` (``rel = -1`` where not sampled)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for t in sample.topics:
+            s = sample[t]
+            for d, c, g in zip(s.docnos, s.strata, s.grades, strict=True):
+                fh.write(f"{t} 0 {d} {s.labels[c]} {int(g)}\n")

@@ -1,0 +1,19 @@
+"""Estimating measures from judgments sampled at random with known inclusion probabilities.
+
+* :func:`inferred_measures` — xinfAP, infNDCG and iP@k from a stratified sample (Yilmaz, Kanoulas & Aslam,
+  SIGIR 2008), exactly as NIST's ``sample_eval.pl`` computes them.
+* :func:`stat_measures` — statAP and statP@k with design-based variance estimates from judgments with inclusion
+  probabilities (Aslam, Pavlu & Yilmaz, SIGIR 2006).
+* :func:`assisted_measures` — model-assisted (prediction-powered) AP and P@k: a model's predictions for every
+  pooled document corrected by the random sample, with design-based variances, covariances and P(Δ < 0).
+
+Designs that draw such samples (rank strata, proportional to p): :mod:`bayeval.sampling.design`.
+Formulas and papers: docs/sampling.md.
+"""
+
+from bayeval.sampling.assisted import AssistedEvaluation, assisted_measures
+from bayeval.sampling.inferred import InferredEvaluation, inferred_measures
+from bayeval.sampling.statistical import StatEvaluation, stat_measures
+
+__all__ = ["AssistedEvaluation", "InferredEvaluation", "StatEvaluation", "assisted_measures", "inferred_measures",
+           "stat_measures"]

@@ -1,0 +1,72 @@
+"""Array kernels of the model-assisted (prediction-powered) estimates of AP and P@k for one topic.
+
+Every document of the pool gets a *corrected label* ``z_d = λ p_d + I_d (x_d - λ p_d) / π_d`` (``p_d`` the
+model's prediction, ``I_d`` whether it was sampled, ``π_d`` its inclusion probability): under Poisson sampling
+the ``z_d`` are independent with ``E z_d = x_d``, so any measure's numerator that is multilinear in the labels
+(precision at k, AP's ``Σ_d x_d prec@r(d)``, R) evaluated at ``z`` is unbiased. Variances by linearisation
+(docs/sampling.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["assisted_topic", "tuned_weight"]
+
+
+def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: np.ndarray, resid: np.ndarray,
+                   coef: np.ndarray, r_hat: float, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """Estimates and per-document influences of every system for one topic.
+
+    Parameters
+    ----------
+    z_ranked : ndarray, shape (S, D)
+        Corrected labels in each system's rank order (0 past the end of a list and for unpooled documents).
+    lengths : ndarray of int, shape (S,)
+    rank_of_sampled : ndarray of int, shape (S, n)
+        1-based rank of each sampled document in each system, 0 where not retrieved (within depth).
+    resid : ndarray, shape (n,)
+        ``x_e - λ p_e`` of each sampled document.
+    coef : ndarray, shape (n,)
+        ``(1 - π_e) / π_e²``.
+    r_hat : float
+        ``R̂ = Σ_{d ∈ pool} z_d``.
+    cutoffs : tuple of int
+
+    Returns
+    -------
+    dict: ``AP`` and ``P{k}``, shape (S,); ``AP_g`` and ``P{k}_g``, shape (S, n), the influences
+    ``g_se = √coef_e · resid_e · ∂θ_s/∂x_e``, whose products give the variance and covariance estimates
+    ``Cov̂(θ_s, θ_s') = Σ_e g_se g_s'e``.
+    """
+    S, D = z_ranked.shape
+    rank = np.arange(1, D + 1, dtype=np.float64)
+    cum = np.cumsum(z_ranked, axis=1)
+    above = cum - z_ranked
+    num = np.sum(z_ranked * (1.0 + above) / rank, axis=1)
+    ap = num / r_hat if r_hat > 0 else np.zeros(S)
+    zr = z_ranked / rank
+    below = np.cumsum(zr[:, ::-1], axis=1)[:, ::-1] - zr
+    dnum = (1.0 + above) / rank + below                                 # ∂N/∂x at each rank, (S, D)
+    got = rank_of_sampled > 0
+    idx = np.maximum(rank_of_sampled - 1, 0)
+    dnum_e = np.where(got, np.take_along_axis(dnum, idx, axis=1), 0.0)  # (S, n)
+    w = np.sqrt(coef) * resid
+    out: dict[str, np.ndarray] = {"AP": ap}
+    out["AP_g"] = w[None, :] * (dnum_e - ap[:, None]) / r_hat if r_hat > 0 else np.zeros_like(dnum_e)
+    rows = np.arange(S)
+    for k in cutoffs:
+        last = np.clip(np.minimum(lengths, k) - 1, 0, None)
+        out[f"P{k}"] = np.where(lengths > 0, cum[rows, last], 0.0) / k if D else np.zeros(S)
+        out[f"P{k}_g"] = w[None, :] * ((rank_of_sampled > 0) & (rank_of_sampled <= k)) / k
+    return out
+
+
+def tuned_weight(x: np.ndarray, p: np.ndarray, coef: np.ndarray, spread: np.ndarray) -> float:
+    """The weight ``λ ∈ [0, 1]`` minimising the estimated variance ``Σ_e coef_e (x_e - λ p_e)² spread_e``
+    (summed over systems through ``spread_e = Σ_s (∂θ_s/∂x_e)²``): ``λ = Σ coef x p spread / Σ coef p² spread``,
+    the design-based analogue of PPI++'s power tuning (Angelopoulos, Duchi & Zrnic 2023)."""
+    den = float(np.sum(coef * p * p * spread))
+    if den <= 0:
+        return 0.0
+    return float(np.clip(np.sum(coef * x * p * spread) / den, 0.0, 1.0))

@@ -1,0 +1,190 @@
+"""Model-assisted (prediction-powered) estimates of AP and P@k: a model's predictions for every pooled document,
+corrected by a random sample (:func:`assisted_measures`).
+
+The model makes the estimates sharp; the random sample keeps them unbiased whatever the model: each pooled
+document's label is replaced by ``z_d = λ p_d + I_d (x_d - λ p_d) / π_d`` (the difference estimator of
+Särndal, Swensson & Wretman 1992 when ``λ = 1``; statAP when ``λ = 0``; prediction-powered inference with a
+tuned weight, Angelopoulos et al. 2023, in between). Variances, covariances between runs (so paired
+differences, where the common sample cancels) and ``P(Δ < 0)`` are design-based: they come from the sampling,
+not from the model. Formulas: docs/sampling.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bayeval.data.probabilities import RelevanceProbabilities
+from bayeval.data.rankdata import RankData
+from bayeval.data.run import Run, RunSet
+from bayeval.data.sample import StratifiedSample
+from bayeval.errors import BayevalInputError
+from bayeval.sampling._assisted_kernels import assisted_topic, tuned_weight
+
+__all__ = ["AssistedEvaluation", "assisted_measures"]
+
+
+@dataclass(frozen=True)
+class AssistedEvaluation:
+    """Model-assisted estimates with design-based variances.
+
+    Attributes
+    ----------
+    systems, topics, measures : tuple of str
+        ``measures``: ``AP``, ``P{k}`` …
+    values, variances : dict of str to ndarray, shape (S, T)
+        Per-topic estimates and variance estimates (NaN where a run has no result for the topic).
+    covariance : dict of str to ndarray, shape (S, S)
+        Estimated covariance of the runs' means over topics (each run averaged over the topics it has).
+    weight : float
+        The weight ``λ`` given to the predictions (one for all topics).
+    """
+
+    systems: tuple[str, ...]
+    topics: tuple[str, ...]
+    measures: tuple[str, ...]
+    values: dict[str, np.ndarray]
+    variances: dict[str, np.ndarray]
+    covariance: dict[str, np.ndarray]
+    weight: float
+
+    def mean(self, measure: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(mean over topics, its variance estimate)``, shape (S,) each."""
+        vals = self.values[measure]
+        has = ~np.isnan(vals)
+        return np.where(has, vals, 0.0).sum(axis=1) / np.maximum(has.sum(axis=1), 1), \
+            np.diag(self.covariance[measure]).copy()
+
+    def interval(self, measure: str, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Normal ``level`` interval of each run's mean."""
+        if not 0 < level < 1:
+            raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
+        m, v = self.mean(measure)
+        h = stats.norm.ppf(0.5 + level / 2) * np.sqrt(v)
+        return m - h, m + h
+
+    def differences(self, measure: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(Δ, se, P(Δ < 0))`` for every ordered pair, shape (S, S) each: ``Δ[a, b] = mean_a - mean_b``,
+        ``se² = C_aa + C_bb - 2 C_ab`` (paired: the shared sample cancels), ``P(Δ < 0) = Φ(-Δ / se)``
+        (0.5 on the diagonal; 0 or 1 where ``se = 0``)."""
+        m, _ = self.mean(measure)
+        c = self.covariance[measure]
+        d = m[:, None] - m[None, :]
+        var = np.maximum(np.diag(c)[:, None] + np.diag(c)[None, :] - 2 * c, 0.0)
+        se = np.sqrt(var)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(se > 0, stats.norm.cdf(-d / np.where(se > 0, se, 1.0)), (d < 0) + 0.5 * (d == 0))
+        return d, se, p
+
+    def to_frame(self, per_topic: bool = False) -> pd.DataFrame:
+        """Long frame ``run, topic, measure, value, se``."""
+        rows = []
+        for m in self.measures:
+            mean, var = self.mean(m)
+            for s, name in enumerate(self.systems):
+                if per_topic:
+                    for t, topic in enumerate(self.topics):
+                        if not np.isnan(self.values[m][s, t]):
+                            rows.append((name, topic, m, self.values[m][s, t], np.sqrt(self.variances[m][s, t])))
+                rows.append((name, "all", m, mean[s], np.sqrt(var[s])))
+        return pd.DataFrame(rows, columns=["run", "topic", "measure", "value", "se"])
+
+
+def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
+                      predictions: RelevanceProbabilities | None, *, weight: float | None = None,
+                      default: float = 0.0, inclusion: Mapping[str, np.ndarray] | None = None,
+                      cutoffs: tuple[int, ...] = (10, 30, 100), depth: int = 1000,
+                      relevance_level: int = 1) -> AssistedEvaluation:
+    """Model-assisted AP and P@k of every run, with design-based variances and covariances.
+
+    Parameters
+    ----------
+    runs : RunSet or sequence of Run
+    sample : StratifiedSample
+        The pool (every document that could have been sampled) and the sampled judgments.
+    predictions : RelevanceProbabilities or None
+        The model's probability of relevance of each pooled document (``default`` where not listed);
+        ``None`` predicts ``default`` everywhere.
+    weight : float in [0, 1], optional
+        ``λ``; default: tuned, one for all topics, to minimise the summed variance of the runs' AP
+        (1: difference estimator, 0: statAP).
+    inclusion : mapping topic -> ndarray, optional
+        Each pooled document's inclusion probability, aligned with ``sample[topic].docnos``; default the
+        stratum's sampling rate ``n_c / N_c``. Sampling is taken to be Poisson (independent draws).
+    cutoffs, depth, relevance_level
+        P@k cut-offs; ranks kept; the least grade counted relevant.
+
+    Notes
+    -----
+    Runs' documents outside the pool count as nonrelevant (as in trec_eval and ``sample_eval.pl``).
+    """
+    runs = runs if isinstance(runs, RunSet) else RunSet(tuple(runs))
+    if weight is not None and not 0.0 <= float(weight) <= 1.0:
+        raise BayevalInputError(f"weight: must lie in [0, 1], got {weight!r}")
+    if not 0.0 <= float(default) <= 1.0:
+        raise BayevalInputError(f"default: must lie in [0, 1], got {default!r}")
+    cutoffs = tuple(int(k) for k in cutoffs)
+    data = RankData.build(runs, sample.pool(), depth=int(depth))
+    S, T = len(runs), len(data.topics)
+    measures = ("AP", *[f"P{k}" for k in cutoffs])
+    values = {m: np.full((S, T), np.nan) for m in measures}
+    variances = {m: np.full((S, T), np.nan) for m in measures}
+    influence: dict[str, list[np.ndarray]] = {m: [] for m in measures}
+    has = np.zeros((S, T), dtype=bool)
+    prepared, tuning = [], []
+    for tr in data:
+        ts = sample[tr.topic]
+        pi = ts.inclusion if inclusion is None else np.asarray(inclusion[tr.topic], dtype=np.float64)
+        if pi.shape != (len(ts),) or np.any(ts.sampled & ~(pi > 0)) or np.any(pi > 1):
+            raise BayevalInputError(f"inclusion: topic {tr.topic!r} needs one probability in (0, 1] per pooled "
+                                    "document, positive for every sampled one")
+        p = (np.full(len(ts), float(default)) if predictions is None
+             else predictions.lookup(tr.topic, ts.docnos, float(default)))
+        x = (ts.grades >= relevance_level).astype(np.float64)
+        smp = ts.sampled
+        where = pd.Index(tr.docnos).get_indexer(ts.docnos)              # pooled docs in the topic's universe
+        ranks = tr.ranks[where[smp]].T.astype(np.int64)                 # (S, n)
+        coef = (1.0 - pi[smp]) / pi[smp] ** 2
+
+        prepared.append((p, x, smp, pi, tr, where, ranks, coef, cutoffs))
+        if weight is None:  # the variance's sensitivity to each sampled document, at λ = 1
+            first = _topic_pass(1.0, *prepared[-1])
+            resid = (x - p)[smp]
+            safe = np.where(resid != 0, resid, 1.0) * np.sqrt(coef)
+            spread = np.sum((first["AP_g"] / np.where(safe != 0, safe, 1.0)) ** 2, axis=0)
+            tuning.append((x[smp], p[smp], coef, spread))
+    if weight is None:
+        lam = tuned_weight(*(np.concatenate(parts) for parts in zip(*tuning, strict=True)))
+    else:
+        lam = float(weight)
+    for ti, args in enumerate(prepared):
+        tr = args[4]
+        res = _topic_pass(lam, *args)
+        ok = tr.has_results
+        has[:, ti] = ok
+        for m in measures:
+            values[m][ok, ti] = res[m][ok]
+            g = np.where(ok[:, None], res[f"{m}_g"], 0.0)
+            variances[m][ok, ti] = np.sum(g[ok] ** 2, axis=1)
+            influence[m].append(g)
+    n = np.maximum(has.sum(axis=1), 1).astype(np.float64)
+    covariance = {}
+    for m in measures:
+        c = np.zeros((S, S))
+        for g in influence[m]:
+            c += g @ g.T
+        covariance[m] = c / np.outer(n, n)
+    return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, lam)
+
+
+def _topic_pass(lam, p, x, smp, pi, tr, where, ranks, coef, cutoffs) -> dict:
+    """One topic's estimates at weight ``lam`` (corrected labels ``z`` laid out in every run's order)."""
+    z = lam * p + np.where(smp, (x - lam * p) / np.where(smp, pi, 1.0), 0.0)
+    z_doc = np.zeros(tr.n_docs)
+    z_doc[where] = z
+    return assisted_topic(tr.ranked_values(z_doc, 0.0), tr.lengths.astype(np.int64), ranks, (x - lam * p)[smp],
+                          coef, float(z.sum()), cutoffs)

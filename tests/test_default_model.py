@@ -1,0 +1,66 @@
+"""One default model at every door: what the calibration studies chose (docs/calibration.md)."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+from conftest import run_cli
+
+from bayeval.data import RankData
+from bayeval.relevance import estimate_probabilities
+from bayeval.relevance.config import list_configs
+from bayeval.relevance.defaults import DEFAULT_MODEL, model_help
+from bayeval.relevance.estimate import MODEL_KINDS
+from bayeval.synthetic import make_collection
+
+
+def _files(tmp_path):
+    from bayeval.io import write_qrels, write_run
+
+    col = make_collection(n_topics=5, n_systems=4, n_docs=120, depth=30, judged_depth=5, seed=6)
+    write_qrels(col.judgments, tmp_path / "q.txt")
+    runs = []
+    for run in col.runs:
+        write_run(run, tmp_path / run.name)
+        runs.append(str(tmp_path / run.name))
+    return col, str(tmp_path / "q.txt"), runs
+
+
+def test_the_python_api_and_every_command_default_to_the_studies_choice(tmp_path):
+    col, qrels, runs = _files(tmp_path)
+    assert DEFAULT_MODEL == "hier-default"
+    est = estimate_probabilities(RankData.build(col.runs, col.judgments))
+    assert est.model == "hier-default"
+    rc, out, err = run_cli("estimate", qrels, *runs, "--out", str(tmp_path / "p.txt"))
+    assert rc == 0, err
+    assert "hier-default" in out
+    rc, out, err = run_cli("evaluate", qrels, *runs, "--format", "csv")
+    assert rc == 0, err
+    rc, text, err = run_cli("evaluate", qrels, *runs)
+    assert rc == 0, err
+    assert "p from hier-default (map)" in text
+    rc, md, err = run_cli("report", qrels, *runs, "--fit", "map")
+    assert rc == 0, err
+    assert "p from hier-default" in md
+
+
+def test_the_unseen_relevant_documents_enter_by_default_for_the_hierarchical_model(tmp_path):
+    col, qrels, runs = _files(tmp_path)
+    rc, with_unseen, err = run_cli("evaluate", qrels, *runs, "--format", "csv")
+    assert rc == 0, err
+    rc, without, err = run_cli("evaluate", qrels, *runs, "--format", "csv", "--no-unseen")
+    assert rc == 0, err
+    a, b = pd.read_csv(io.StringIO(with_unseen)), pd.read_csv(io.StringIO(without))
+    # more relevant documents in R_t: every run's E[MAP] is lower
+    assert (a["expected"] < b["expected"]).all()
+
+
+def test_help_lists_every_model_kind_and_configuration():
+    text = model_help()
+    for name in (*MODEL_KINDS, *list_configs()):
+        assert name in text
+    for cmd in ("estimate", "evaluate", "report"):
+        rc, out, err = run_cli(cmd, "--help")
+        flat = " ".join(out.split())
+        assert rc == 0 and all(k in flat for k in MODEL_KINDS), cmd

@@ -1,0 +1,171 @@
+"""Model-assisted (prediction-powered) AP and P@k: exact unbiasedness by enumeration of every sample, agreement
+with statAP at λ = 0 and with ppi-python's PPI mean, and Monte Carlo coverage, width and paired differences."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from bayeval.data import Qrels, RankData, RelevanceProbabilities, Run, RunSet, StratifiedSample, TopicJudgments
+from bayeval.data.sample import TopicSample
+from bayeval.measures import evaluate
+from bayeval.sampling import assisted_measures, stat_measures
+from bayeval.sampling._assisted_kernels import assisted_topic
+
+CUTS = (3, 5)
+
+
+def _kernel(x, p, pi, inc, lam, L):
+    """One run ranking pool docs 0..L-1; returns estimates and variance estimates."""
+    z = lam * p + inc * (x - lam * p) / pi
+    smp = inc == 1
+    ranks = np.where(np.arange(len(x)) < L, np.arange(1, len(x) + 1), 0)[smp][None, :]
+    out = assisted_topic(z[None, :L], np.array([L]), ranks, (x - lam * p)[smp], ((1 - pi) / pi**2)[smp],
+                         float(z.sum()), CUTS)
+    r = {k: float(v[0]) for k, v in out.items() if not k.endswith("_g")}
+    r |= {f"{k[:-2]}_var": float(np.sum(v**2)) for k, v in out.items() if k.endswith("_g")}
+    return r | {"N": r["AP"] * float(z.sum()), "R": float(z.sum())}
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.6, 1.0])
+def test_unbiased_by_enumeration(lam):
+    x = np.array([1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0], dtype=float)
+    p = np.array([0.9, 0.3, 0.2, 0.7, 0.5, 0.1, 0.6, 0.2, 0.4, 0.8, 0.3])  # an imperfect model
+    pi = np.array([1.0, 0.5, 0.3, 0.8, 0.6, 0.25, 0.5, 0.9, 0.4, 0.35, 0.7])
+    L = 9
+    prec = np.cumsum(x[:L]) / np.arange(1, L + 1)
+    truth = {"N": float(np.sum(x[:L] * prec)), "R": float(x.sum())} | {f"P{k}": x[:k].sum() / k for k in CUTS}
+    mean: dict[str, float] = {}
+    sq: dict[str, float] = {}
+    for inc in itertools.product((0.0, 1.0), repeat=len(x)):
+        inc = np.array(inc)
+        w = float(np.prod(np.where(inc == 1, pi, 1 - pi)))
+        for k, v in _kernel(x, p, pi, inc, lam, L).items():
+            mean[k] = mean.get(k, 0.0) + w * v
+            sq[k] = sq.get(k, 0.0) + w * v * v
+    for k, v in truth.items():
+        assert mean[k] == pytest.approx(v, abs=1e-12), k
+    for k in CUTS:  # the variance estimate of a linear estimate is exactly unbiased
+        assert mean[f"P{k}_var"] == pytest.approx(sq[f"P{k}"] - mean[f"P{k}"] ** 2, abs=1e-12)
+
+
+def _collection(seed=3, topics=4, pool=150, systems=4, depth=100):
+    """Pools with known relevance, runs of varying quality, a stratified design (best rank <= 10: all sampled)."""
+    rng = np.random.default_rng(seed)
+    rows, truth, preds, design = [], {}, {}, {}
+    for t in range(topics):
+        topic = str(t + 1)
+        docs = np.array([f"d{t}_{i}" for i in range(pool)], dtype=object)
+        x = (rng.random(pool) < 0.25).astype(int)
+        score_best = np.full(pool, 10**6)
+        prev = None
+        for s in range(systems):
+            quality = 1.5 - 0.3 * s
+            score = quality * x + rng.normal(size=pool)
+            if s == 1:  # r1 is r0 perturbed: their difference is only measurable paired
+                score = prev + 0.4 * rng.normal(size=pool)
+            prev = score
+            top = np.argsort(-score)[:depth]
+            rows.append((f"r{s}", topic, docs[top], score[top]))
+            best = np.empty(pool, int)
+            best[np.argsort(-score)] = np.arange(1, pool + 1)
+            score_best = np.minimum(score_best, np.where(np.isin(np.arange(pool), top), best, 10**6))
+        truth[topic] = (docs, x)
+        preds[topic] = 1 / (1 + np.exp(-(2.5 * x - 1.2 + rng.normal(scale=1.0, size=pool))))
+        design[topic] = np.where(score_best <= 10, 1.0, 0.3)
+    runs = RunSet(tuple(
+        Run.from_arrays(name, np.concatenate([np.full(len(d), t) for n, t, d, _ in rows if n == name]),
+                        np.concatenate([d for n, _, d, _ in rows if n == name]),
+                        np.concatenate([sc for n, _, _, sc in rows if n == name]))
+        for name in sorted({r[0] for r in rows})))
+    return runs, truth, preds, design
+
+
+def _draw(truth, design, rng):
+    out = {}
+    for t, (docs, x) in truth.items():
+        inc = rng.random(len(x)) < design[t]
+        out[t] = TopicSample(docs, (design[t] < 1).astype(np.int32), ("1", "2"), np.where(inc, x, -1))
+    return StratifiedSample(out)
+
+
+def test_weight_zero_is_statap_and_ppi_agrees():
+    runs, truth, preds, design = _collection()
+    rng = np.random.default_rng(1)
+    sample = _draw(truth, design, rng)
+    incl = {t: design[t] for t in truth}
+    a0 = assisted_measures(runs, sample, None, weight=0.0, inclusion=incl)
+    judged = Qrels({t: TopicJudgments(s.docnos[s.sampled], s.grades[s.sampled], design[t][s.sampled])
+                    for t, s in sample.items()})
+    st = stat_measures(runs, judged, cutoffs=(10, 30, 100))
+    np.testing.assert_allclose(a0.values["AP"], st.values["statAP"], atol=1e-14)
+    np.testing.assert_allclose(a0.variances["AP"], st.variances["statAP"], atol=1e-14)
+    np.testing.assert_allclose(a0.variances["P10"], st.variances["statP10"], atol=1e-14)
+
+
+def test_pool_prevalence_matches_ppi_python():
+    ppi = pytest.importorskip("ppi_py")
+    rng = np.random.default_rng(5)
+    N, n = 300, 60
+    docs = np.array([f"d{i}" for i in range(N)], dtype=object)
+    x = (rng.random(N) < 0.3).astype(int)
+    p = np.clip(0.6 * x + 0.2 + rng.normal(scale=0.15, size=N), 0, 1)
+    sampled = np.zeros(N, bool)
+    sampled[rng.choice(N, n, replace=False)] = True
+    sample = StratifiedSample({"1": TopicSample(docs, np.zeros(N, np.int32), ("all",), np.where(sampled, x, -1))})
+    run = Run.from_arrays("all", np.full(N, "1"), docs, -np.arange(N, dtype=float))  # retrieves the whole pool
+    probs = RelevanceProbabilities({"1": dict(zip(docs, p, strict=True))})
+    for lam in (0.0, 0.5, 1.0):
+        ev = assisted_measures([run], sample, probs, weight=lam, cutoffs=(N,))
+        # P@N of a run retrieving the whole pool is the pool's prevalence: PPI's mean with π = n/N
+        ref = ppi.ppi_mean_pointestimate(x[sampled].astype(float), p[sampled], p, lam=lam)
+        assert ev.values[f"P{N}"][0, 0] == pytest.approx(float(np.squeeze(ref)), abs=1e-12)
+    # variance at λ = 0 (no imputed term in ppi): ours is Poisson-design, (1 - π)(s²/n + mean²/n)
+    ev = assisted_measures([run], sample, probs, weight=0.0, cutoffs=(N,))
+    lo, hi = ppi.ppi_mean_ci(x[sampled].astype(float), p[sampled], p, alpha=0.05, lam=0.0)
+    rect = (float(np.squeeze(hi)) - float(np.squeeze(lo))) / 2 / 1.959963984540054
+    pi = n / N
+    expect = (1 - pi) * (rect**2 + x[sampled].mean() ** 2 / n)
+    assert ev.variances[f"P{N}"][0, 0] == pytest.approx(expect, rel=1e-9)
+
+
+def test_monte_carlo_coverage_width_and_pairs():
+    runs, truth, preds, design = _collection()
+    true_q = Qrels({t: TopicJudgments(d, x) for t, (d, x) in truth.items()})
+    true_ap = evaluate(RankData.build(runs, true_q), "AP").to_frame()
+    true_map = true_ap[true_ap.topic == "all"].set_index("run").value.reindex(runs.names).to_numpy()
+    probs = RelevanceProbabilities({t: dict(zip(truth[t][0], preds[t], strict=True)) for t in truth})
+    incl = {t: design[t] for t in truth}
+    rng = np.random.default_rng(11)
+    draws = 250
+    est = {"tuned": [], "stat": []}
+    var = {"tuned": [], "stat": []}
+    cover = {"tuned": 0, "stat": 0}
+    width = {"tuned": 0.0, "stat": 0.0}
+    pair_cover, pair_est, pair_var = 0, [], []
+    for _ in range(draws):
+        sample = _draw(truth, design, rng)
+        for key, w in (("tuned", None), ("stat", 0.0)):
+            ev = assisted_measures(runs, sample, probs, weight=w, inclusion=incl)
+            m, v = ev.mean("AP")
+            lo, hi = ev.interval("AP")
+            est[key].append(m)
+            var[key].append(v)
+            cover[key] += np.sum((lo <= true_map) & (true_map <= hi))
+            width[key] += np.mean(hi - lo)
+            if key == "tuned":
+                d, se, _ = ev.differences("AP")
+                pair_cover += abs(d[0, 1] - (true_map[0] - true_map[1])) <= 1.96 * se[0, 1]
+                pair_est.append(d[0, 1])
+                pair_var.append(se[0, 1] ** 2)
+    n_int = draws * len(runs)
+    for key in est:
+        mc = np.var(np.array(est[key]), axis=0)
+        assert np.mean(var[key], axis=0) == pytest.approx(mc, rel=0.3), key
+        assert 0.90 <= cover[key] / n_int <= 0.985, key
+    assert 0.90 <= pair_cover / draws <= 0.99
+    assert np.mean(pair_var) == pytest.approx(np.var(pair_est), rel=0.3)  # paired: the shared sample cancels
+    # an informative model makes intervals narrower at the same sample
+    assert width["tuned"] < 0.85 * width["stat"]

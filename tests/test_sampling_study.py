@@ -1,0 +1,90 @@
+"""``bayeval experiment sampling``: the design's budget, the trial table, resuming, statistics, the figure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import run_cli
+
+from bayeval.data import RankData
+from bayeval.experiments import load_collection
+from bayeval.experiments.sampling import (
+    SAMPLING_COLUMNS,
+    SamplingStudyConfig,
+    draw_pool_sample,
+    run_sampling_trial,
+    sampling_statistics,
+)
+from bayeval.experiments.table import read_table
+from bayeval.sampling.design import proportional_inclusion, rank_inclusion
+from bayeval.synthetic import make_collection
+
+
+@pytest.fixture(scope="module")
+def coldir(tmp_path_factory, collection_dir_writer):
+    col = make_collection(n_topics=6, n_systems=5, n_docs=120, depth=40, judged_depth=40, seed=3)
+    return collection_dir_writer(col, tmp_path_factory.mktemp("col"))
+
+
+@pytest.mark.parametrize("budget", [0.02, 0.1, 0.5, 0.9])
+def test_inclusion_meets_the_budget_in_the_stratum_ratio(budget):
+    best = np.r_[np.arange(1, 11), np.repeat(np.arange(11, 31), 2), np.repeat(np.arange(31, 101), 3)]
+    pi = rank_inclusion(best, budget)
+    assert pi.sum() == pytest.approx(budget * len(best))
+    assert np.all((pi > 0) & (pi <= 1))
+    top, mid, low = pi[best <= 10], pi[(best > 10) & (best <= 30)], pi[best > 30]
+    if top.max() < 1:  # uncapped: rates 10 : 5 : 2
+        assert top[0] / mid[0] == pytest.approx(2) and mid[0] / low[0] == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize("share", [0.05, 0.3])
+def test_proportional_inclusion_follows_p_with_a_floor(share):
+    p = np.r_[np.zeros(50), np.linspace(0.01, 0.9, 150)]
+    pi = proportional_inclusion(p, share, floor=0.05)
+    assert pi.sum() == pytest.approx(share * len(p))
+    assert pi.min() > 0 and np.all(np.diff(pi[50:]) >= 0)
+    assert pi[-1] / pi[0] == pytest.approx(min(0.9 / 0.05, pi[-1] / pi[0]))
+
+
+def test_draw_pool_sample_is_seeded_and_covers_the_pool(coldir):
+    col = load_collection(coldir)
+    data = RankData.build(col.runs(col.run_names), None, depth=40)
+    s1, incl = draw_pool_sample(data, col.qrels(), 0.2, np.random.default_rng(5))
+    s2, _ = draw_pool_sample(data, col.qrels(), 0.2, np.random.default_rng(5))
+    for t in s1:
+        assert np.array_equal(s1[t].grades, s2[t].grades)
+        assert len(incl[t]) == len(s1[t])
+    share = sum(int(s.sampled.sum()) for s in s1.values()) / sum(len(s) for s in s1.values())
+    assert 0.1 < share < 0.3
+
+
+def test_trial_rows_and_statistics(coldir):
+    col = load_collection(coldir)
+    frame = run_sampling_trial(col, SamplingStudyConfig(budgets=(0.3,), depth=40, pairs=4), 0)
+    assert list(frame.columns) == list(SAMPLING_COLUMNS)
+    assert set(frame.method) == {"sample", "model", "assisted"}
+    assert (frame[frame.kind == "run"].groupby("method").size() == 5).all()
+    assert (frame[frame.kind == "pair"].groupby("method").size() == 4).all()
+    assert frame.se.ge(0).all() and frame.p_less.dropna().between(0, 1).all()
+    st = sampling_statistics(frame)
+    assert set(st.method) == {"sample", "model", "assisted"}
+    assert st.coverage.between(0, 1).all() and (st.width > 0).all()
+
+
+def test_cli_run_resumes_and_reports(coldir, tmp_path):
+    out = tmp_path / "t.csv"
+    argv = ["experiment", "sampling", "run", coldir, "--out", out, "--trials", "1", "--budgets", "0.3",
+            "--depth", "40", "--pairs", "3"]
+    rc, _, err = run_cli(*argv)
+    assert rc == 0, err
+    n = len(read_table(out, SAMPLING_COLUMNS))
+    rc, _, err = run_cli(*argv)  # resumed: trial 0 is there, nothing is added
+    assert rc == 0 and len(read_table(out, SAMPLING_COLUMNS)) == n
+    rc, text, err = run_cli("experiment", "sampling", "stats", out, "--format", "csv")
+    assert rc == 0 and "coverage" in text
+    rc, text, err = run_cli("experiment", "sampling", "stats", out, "--reliability", "--format", "csv")
+    assert rc == 0 and "inconsistent" in text, err
+    rc, _, err = run_cli("experiment", "sampling", "figure", out, "--out", tmp_path / "f.png")
+    assert rc == 0 and (tmp_path / "f.png").stat().st_size > 0
+    rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", out, "--budgets", "0,2")
+    assert rc == 2 and "--budgets" in err
