@@ -12,6 +12,8 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
   has no cutoff, so it computes RR, not RR@10);
 * ``pairs``: read the 100 runs to depth 100, then E, Var and P(Δ<0) of ΔMRR@10 for all 4,950 pairs
   (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs`, unjudged p = 0.05);
+* ``hier`` (run alone: ``--step hier``): the hierarchical relevance model's fast path (Laplace) on 10 of the
+  100 runs × 6,980 queries (depth 100), after building the per-topic ``RankData``;
 * ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
   LocalCluster, both timed after compilation, with the largest difference between the two.
 
@@ -141,6 +143,19 @@ def _step(name: str, args) -> dict:
         res = expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10)
         return {"read_s": t_read, "pairs": len(res.p_less), "calls_095": int(np.sum(np.maximum(
             res.p_less, 1 - res.p_less) >= 0.95))}
+    if name == "hier":
+        from bayeval.data.rankdata import RankData
+        from bayeval.io.qrels import read_qrels
+        from bayeval.io.runs import read_runs
+        from bayeval.relevance import estimate_probabilities
+
+        files = sorted((out / "wide").glob("*.tsv"))[:10]
+        data = RankData.build(read_runs(files, run_names="file"), read_qrels(out / "wide" / "qrels.txt"))
+        t_read = time.perf_counter()
+        est = estimate_probabilities(data, "hier", fit="laplace", p_draws=None, seed=1)
+        t_fit = time.perf_counter() - t_read
+        p_top = float(np.mean([np.mean(p[~tr.judged]) for p, tr in zip(est.arrays(), data, strict=True)]))
+        return {"read_s": t_read, "fit_s": t_fit, "topics": len(data), "mean_p_unjudged": p_top}
     if name == "pairs-dask":
         from distributed import Client, LocalCluster
 

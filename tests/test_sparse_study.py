@@ -65,3 +65,18 @@ def test_no_relevant_topic_is_an_error():
     q = Qrels.from_frame(pd.DataFrame({"topic": ["1"], "docno": ["a"], "grade": [0]}))
     with pytest.raises(BayevalInputError, match="no topic has a relevant"):
         sparse_labels(q, np.random.default_rng(0))
+
+
+def test_trials_on_dask_give_the_same_numbers():
+    import pytest
+
+    distributed = pytest.importorskip("distributed")
+    col = make_collection(n_topics=8, n_systems=4, n_docs=60, depth=30, judged_depth=30, seed=9)
+    local = run_sparse_study(col.runs, col.qrels, trials=2, seed=3, model="rtc")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = run_sparse_study(col.runs, col.qrels, trials=2, seed=3, model="rtc",
+                                  scheduler=cluster.scheduler_address)
+    pd.testing.assert_frame_equal(remote.pairs, local.pairs, check_exact=False, rtol=0, atol=1e-12)
+    cols = ["trial", "topics", "tau_trec_eval", "tau_bayeval", "rmse_trec_eval", "rmse_bayeval"]
+    pd.testing.assert_frame_equal(remote.trials[cols], local.trials[cols], check_exact=False, rtol=0, atol=1e-12)

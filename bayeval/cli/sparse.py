@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from bayeval.cli._inputs import positive_int
+from bayeval.cli._inputs import add_depth_argument, positive_int
 
 __all__ = ["register_sparse"]
 
@@ -28,6 +28,9 @@ def register_sparse(studies, parser_class) -> None:
     s.add_argument("--method", default="delta", choices=("delta", "paper", "exact"),
                    help="moments of the expected measure (default delta)")
     s.add_argument("--max-pairs", type=positive_int, default=None, help="pairs scored per trial (default all)")
+    add_depth_argument(s, study=True)
+    s.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="Dask scheduler address (tcp://host:8786): run the trials on that cluster")
     s.add_argument("--out", default=None, metavar="TABLE", help="write the pair table (.csv or .parquet)")
     s.set_defaults(func=_sparse)
 
@@ -38,7 +41,8 @@ def _sparse(args: argparse.Namespace) -> int:
 
     col = load_collection(args.collection)
     study = run_sparse_study(col.runs(col.run_names), col.qrels(), trials=args.trials, seed=args.seed,
-                             measure=args.measure, model=args.model, method=args.method, max_pairs=args.max_pairs)
+                             measure=args.measure, model=args.model, method=args.method, max_pairs=args.max_pairs,
+                             depth=args.depth, scheduler=args.scheduler)
     print(study.summary())
     print(study.reliability().to_string(index=False))
     if args.out:

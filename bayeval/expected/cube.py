@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from bayeval.cluster import dask_client
 from bayeval.data.rankcube import RankCube
 from bayeval.errors import BayevalInputError
 from bayeval.expected._results import p_less_normal
@@ -194,26 +195,13 @@ def _chunk_sums(docs, p, ia, ib, e, v):
 
 def _on_dask(scheduler, docs, p, ia, ib, e, v, chunks: int | None, timeout: float = 30.0):
     """Sums of :func:`_chunk_sums` over topic chunks run as Dask tasks on ``scheduler`` (address or Client)."""
-    try:
-        from distributed import Client
-    except ImportError as exc:  # pragma: no cover - distributed is in the dask extra
-        raise BayevalInputError("scheduler: a Dask scheduler needs the 'distributed' package "
-                                "(pip install bayeval[dask])") from exc
-    own = not isinstance(scheduler, Client)
-    try:
-        client = Client(scheduler, timeout=f"{timeout}s") if own else scheduler
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise BayevalInputError(f"scheduler: cannot connect to {scheduler!r} ({exc})") from exc
-    try:
+    with dask_client(scheduler, timeout) as client:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         n_chunks = max(1, min(docs.shape[1], chunks or 4 * n_workers))
         bounds = np.linspace(0, docs.shape[1], n_chunks + 1).astype(int)
         futures = [client.submit(_chunk_sums, docs[:, a:b], p[:, a:b], ia, ib, e[:, a:b], v[:, a:b], pure=False)
                    for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
         parts = client.gather(futures)
-    finally:
-        if own:
-            client.close()
     return sum(x[0] for x in parts), sum(x[1] for x in parts)
 
 

@@ -15,11 +15,13 @@ Report: docs/sparse-labels.md.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from bayeval.cluster import dask_client
 from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import RunSet
@@ -94,8 +96,35 @@ class SparseStudy:
                 f"pairs: trec_eval-on-sparse sign right {100 * sparse_right:.1f}%; bayeval {self.scores().summary()}")
 
 
+def _trial(i: int, runs: RunSet, deep: Qrels, seed: int, measure: str, model: str, method: str,
+           max_pairs: int | None, depth: int | None) -> tuple[dict, pd.DataFrame]:
+    """One trial: the sparse labels of ``np.random.default_rng([seed, i])``, both evaluations, their scores."""
+    rng = np.random.default_rng([seed, i])
+    t0 = time.perf_counter()
+    sparse = sparse_labels(deep, rng)
+    data = RankData.build(runs, sparse, depth=depth)
+    truth = evaluate(RankData.build(runs, deep, topics=data.topics, depth=depth), measure).mean()[0]
+    trec = evaluate(data, measure).mean()[0]
+    est = estimate_probabilities(data, model, seed=int(rng.integers(2**31)))
+    bayes = expected_measures(data, est, measures=(measure,), method=method).all_expected[0]
+    ia, ib = np.triu_indices(len(data.systems), k=1)
+    if max_pairs is not None and max_pairs < len(ia):
+        keep = np.sort(rng.choice(len(ia), size=max_pairs, replace=False))
+        ia, ib = ia[keep], ib[keep]
+    cmp = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)), measure=measure,
+                          method=method)
+    row = {"trial": i, "topics": len(data.topics), "tau_trec_eval": kendall_tau(trec, truth),
+           "tau_bayeval": kendall_tau(bayes, truth), "rmse_trec_eval": rmse(trec, truth),
+           "rmse_bayeval": rmse(bayes, truth), "seconds": time.perf_counter() - t0}
+    pairs = pd.DataFrame({"trial": i, "run_a": np.array(data.systems)[ia], "run_b": np.array(data.systems)[ib],
+                          "p_less": cmp.all_p_less, "true_delta": truth[ia] - truth[ib],
+                          "sparse_delta": trec[ia] - trec[ib]})
+    return row, pairs
+
+
 def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 0, measure: str = "AP",
-                     model: str = "rtc", method: str = "delta", max_pairs: int | None = None) -> SparseStudy:
+                     model: str = "rtc", method: str = "delta", max_pairs: int | None = None,
+                     depth: int | None = None, scheduler=None, connect_timeout: float = 30.0) -> SparseStudy:
     r"""Run the sparse-label study (module notes) on ``runs`` judged by ``deep``.
 
     Parameters
@@ -114,6 +143,13 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
         Moment method of :func:`~bayeval.expected.compare_systems`.
     max_pairs : int, optional
         Score a random subset of this many pairs per trial (all pairs by default).
+    depth : int, optional
+        Evaluate every run on its top ``depth`` documents, for the truth too (default: whole runs).
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address or client: each trial is one task (the same numbers as locally, since a trial
+        depends only on ``seed`` and its index).
+    connect_timeout : float
+        Seconds to wait for the scheduler.
 
     Returns
     -------
@@ -121,26 +157,12 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
     """
     if not isinstance(trials, (int, np.integer)) or trials < 1:
         raise BayevalInputError(f"trials: must be a positive integer, got {trials!r}")
-    rows, pair_frames = [], []
-    for i in range(trials):
-        rng = np.random.default_rng([seed, i])
-        sparse = sparse_labels(deep, rng)
-        data = RankData.build(runs, sparse)
-        truth = evaluate(RankData.build(runs, deep, topics=data.topics), measure).mean()[0]
-        trec = evaluate(data, measure).mean()[0]
-        est = estimate_probabilities(data, model, seed=int(rng.integers(2**31)))
-        bayes = expected_measures(data, est, measures=(measure,), method=method).all_expected[0]
-        n_s = len(data.systems)
-        ia, ib = np.triu_indices(n_s, k=1)
-        if max_pairs is not None and max_pairs < len(ia):
-            keep = np.sort(rng.choice(len(ia), size=max_pairs, replace=False))
-            ia, ib = ia[keep], ib[keep]
-        cmp = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)), measure=measure,
-                              method=method)
-        rows.append({"trial": i, "topics": len(data.topics), "tau_trec_eval": kendall_tau(trec, truth),
-                     "tau_bayeval": kendall_tau(bayes, truth), "rmse_trec_eval": rmse(trec, truth),
-                     "rmse_bayeval": rmse(bayes, truth)})
-        pair_frames.append(pd.DataFrame({
-            "trial": i, "run_a": np.array(data.systems)[ia], "run_b": np.array(data.systems)[ib],
-            "p_less": cmp.all_p_less, "true_delta": truth[ia] - truth[ib], "sparse_delta": trec[ia] - trec[ib]}))
+    args = (runs, deep, seed, measure, model, method, max_pairs, depth)
+    if scheduler is None:
+        results = [_trial(i, *args) for i in range(trials)]
+    else:
+        with dask_client(scheduler, connect_timeout) as client:
+            results = client.gather([client.submit(_trial, i, *args, pure=False) for i in range(trials)])
+    rows = [r for r, _ in results]
+    pair_frames = [f for _, f in results]
     return SparseStudy(measure, str(model), pd.DataFrame(rows), pd.concat(pair_frames, ignore_index=True))
