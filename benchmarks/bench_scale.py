@@ -169,11 +169,13 @@ def _step(name: str, args) -> dict:
         t0 = time.perf_counter()
         data = RankData.build(read_runs(files, run_names="file"), read_qrels(out / "sparse" / "qrels.txt"))
         t_build = time.perf_counter() - t0
+        peak_build = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         t0 = time.perf_counter()
         est = estimate_probabilities(data, "sparse", p_draws=25, seed=1)
         t_fit = time.perf_counter() - t0
         p_unj = float(np.mean(np.concatenate([p[~tr.judged] for p, tr in zip(est.p, data, strict=True)])))
         return {"build_s": t_build, "fit_s": t_fit, "fit_over_build": t_fit / t_build, "topics": len(data),
+                "peak_after_build_mb": peak_build,
                 "mean_p_unjudged": p_unj}
     if name == "pairs-dask":
         from distributed import Client, LocalCluster

@@ -48,7 +48,7 @@ from its Beta posterior; the same draw holds in every topic (the rate is shared)
 methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of p.
 
 Everything is vectorised over topics: the runs' lists of all topics are laid end to end once and the counts,
-cells and document means are ``bincount`` calls.
+cells are ``bincount`` calls and the document means one sparse product.
 
 References
 ----------
@@ -200,17 +200,17 @@ class SparseLabelModel:
         return self.unjudged_rate(theta, rbar)
 
 
-def _doc_means(layout: RankLayout, cell: np.ndarray, rates: np.ndarray) -> np.ndarray:
-    """Mean over the runs retrieving each document of its cell's rate; ``rates`` (..., S·B) → (..., n_docs)."""
+def _doc_means(layout: RankLayout, cell: np.ndarray, n_cells: int, rates: np.ndarray) -> np.ndarray:
+    """Mean over the runs retrieving each document of its cell's rate; ``rates`` (..., cells) → (..., n_docs).
+
+    One sparse (documents × cells) averaging matrix, so draws cost a sparse product, not a copy per position.
+    """
+    from scipy import sparse
+
     count = np.bincount(layout.doc, minlength=layout.n_docs).astype(np.float64)
     inv = np.where(count > 0, 1.0 / np.maximum(count, 1.0), 0.0)
-    if rates.ndim == 1:
-        return np.bincount(layout.doc, weights=rates[cell], minlength=layout.n_docs) * inv
-    # draws: a sparse (positions × documents) sum, one bincount over (draw, document) pairs
-    nd = rates.shape[0]
-    idx = (np.arange(nd)[:, None] * layout.n_docs + layout.doc[None, :]).ravel()
-    tot = np.bincount(idx, weights=rates[:, cell].ravel(), minlength=nd * layout.n_docs)
-    return tot.reshape(nd, layout.n_docs) * inv
+    avg = sparse.csr_matrix((inv[layout.doc], (layout.doc, cell)), shape=(layout.n_docs, n_cells))  # sums dups
+    return np.asarray((avg @ np.atleast_2d(rates).T).T).reshape(*rates.shape[:-1], layout.n_docs)
 
 
 def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, relevant_shape: float = 4.0,
@@ -265,11 +265,11 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
     draws = None
     if p_draws:
         rates = fit.draw(int(p_draws), rng).reshape(int(p_draws), -1)
-        flat_draws = _doc_means(layout, cell, rates).astype(np.float32)
+        flat_draws = _doc_means(layout, cell, rates.shape[1], rates).astype(np.float32)
         p_flat = flat_draws.mean(axis=0, dtype=np.float64)
         draws = tuple(np.ascontiguousarray(x) for x in np.split(flat_draws, layout.offsets[1:-1], axis=1))
     else:
-        p_flat = _doc_means(layout, cell, fit.draw(1000, rng).mean(axis=0).ravel())
+        p_flat = _doc_means(layout, cell, n_bins * layout.n_systems, fit.draw(1000, rng).mean(axis=0).ravel())
     ps = tuple(np.split(p_flat, layout.offsets[1:-1]))
     return RelevanceEstimate(tuple(data.topics), tuple(tr.docnos for tr in data),
                              tuple(np.asarray(tr.judged) for tr in data), ps, draws, model=model,
