@@ -109,3 +109,15 @@ def test_registered_kind_and_config(truth, tmp_path):
     bad.write_text('kind = "sparse"\nbin_edges = [2, 5]\n')
     with pytest.raises(BayevalInputError, match="bin_edges"):
         load_config(bad)
+
+
+def test_sparse_study_uses_the_model_and_m_one_is_trec_eval():
+    """The study's default model; with R̄ = 1 its expected measure is trec_eval's on the sparse labels."""
+    from bayeval.experiments.sparse import run_sparse_study
+    from bayeval.relevance.config import SparseLabelConfig
+
+    col = make_collection(n_topics=12, n_systems=4, n_docs=60, depth=30, judged_depth=60, seed=5)
+    st = run_sparse_study(col.runs, col.qrels, trials=1, seed=2)
+    assert st.model == "sparse" and np.isfinite(st.trials["tau_bayeval"]).all()
+    flat = run_sparse_study(col.runs, col.qrels, trials=1, seed=2, model=SparseLabelConfig(relevant_mean=1.0))
+    assert flat.trials["rmse_bayeval"].iloc[0] == pytest.approx(flat.trials["rmse_trec_eval"].iloc[0], abs=1e-9)
