@@ -168,4 +168,5 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
             results = client.gather([client.submit(_trial, i, *args, pure=False) for i in range(trials)])
     rows = [r for r, _ in results]
     pair_frames = [f for _, f in results]
-    return SparseStudy(measure, getattr(model, "name", str(model)), pd.DataFrame(rows), pd.concat(pair_frames, ignore_index=True))
+    return SparseStudy(measure, getattr(model, "name", str(model)), pd.DataFrame(rows),
+                       pd.concat(pair_frames, ignore_index=True))
