@@ -174,9 +174,12 @@ def _step(name: str, args) -> dict:
         est = estimate_probabilities(data, "sparse", p_draws=25, seed=1)
         t_fit = time.perf_counter() - t0
         p_unj = float(np.mean(np.concatenate([p[~tr.judged] for p, tr in zip(est.p, data, strict=True)])))
+        top10 = [np.unique(tr.ranked[:, :10][tr.ranked[:, :10] >= 0]) for tr in data]
+        p_top10 = float(np.mean(np.concatenate([p[i[~tr.judged[i]]] for p, tr, i in zip(est.p, data, top10,
+                                                                                         strict=True)])))
         return {"build_s": t_build, "fit_s": t_fit, "fit_over_build": t_fit / t_build, "topics": len(data),
                 "peak_after_build_mb": peak_build,
-                "mean_p_unjudged": p_unj}
+                "mean_p_unjudged": p_unj, "mean_p_unjudged_top10": p_top10}
     if name == "pairs-dask":
         from distributed import Client, LocalCluster
 
