@@ -13,7 +13,7 @@ rank-coefficient model; ``extra``: extra expert columns; ``stage_methods``; the 
 unseen relevant documents by default. Callers ask these instead of testing kinds.
 
 A TOML file has a top-level ``kind`` (``"rtc"``, ``"similarity"``, ``"hierarchical"``, ``"uniform"``,
-``"smoothed"``), an
+``"smoothed"``, ``"sparse"``), an
 optional ``description``, and one table per stage::
 
     kind = "rtc"

@@ -84,7 +84,7 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
         studies' choice: docs/calibration.md; add the unseen relevant documents with
         :func:`bayeval.relevance.unseen.with_unseen`, as the command line does by default).
         ``"rtc"``, ``"hier"`` (the hierarchical model, :mod:`.hierarchical`), ``"similarity"``, ``"uniform"``,
-        ``"smoothed"`` (their ``-default`` configuration),
+        ``"smoothed"``, ``"sparse"`` (sparse labels, :mod:`.sparse_labels`) (their ``-default`` configuration),
         the name of a shipped configuration (``"rtc-mtc"``, …), a TOML path, or a config object.
     fit : {"map", "laplace", "mcmc", "vi"}
         Fit method (ignored by the point baselines).
