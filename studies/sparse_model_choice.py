@@ -24,6 +24,7 @@ def main() -> None:
     ap.add_argument("collection")
     ap.add_argument("--means", default="1,2,5,10,30,60", help="comma-separated prior means μ")
     ap.add_argument("--pooling", type=float, default=0.1, help="κ (default 0.1)")
+    ap.add_argument("--shape", type=float, default=0.5, help="Gamma shape k of R̄ - 1 (default 0.5)")
     ap.add_argument("--trials", type=int, default=1)
     ap.add_argument("--depth", type=int, default=100)
     args = ap.parse_args()
@@ -31,9 +32,12 @@ def main() -> None:
     runs, qrels = col.runs(col.run_names), col.qrels()
     for m in (float(x) for x in args.means.split(",")):
         t0 = time.perf_counter()
-        cfg = SparseLabelConfig(relevant_mean=m, pooling=args.pooling, name=f"sparse-mu{m:g}-k{args.pooling:g}")
+        cfg = SparseLabelConfig(relevant_mean=m, pooling=args.pooling, relevant_shape=args.shape,
+                                name=f"sparse-mu{m:g}-kappa{args.pooling:g}-k{args.shape:g}")
         st = run_sparse_study(runs, qrels, trials=args.trials, depth=args.depth, model=cfg)
-        print(f"μ={m:g} κ={args.pooling:g}: " + st.summary().replace("\n", " | ")
+        bins = st.reliability()
+        print(f"μ={m:g} κ={args.pooling:g} k={args.shape:g}: " + st.summary().replace("\n", " | ")
+              + f" | inconsistent bins {int((~bins['consistent']).sum())}"
               + f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
 
 
