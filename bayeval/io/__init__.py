@@ -20,6 +20,7 @@ from bayeval.io.frames import (
     runs_to_frame,
 )
 from bayeval.io.judgments import JudgmentLine, read_judgments
+from bayeval.io.pools import Contributions, RunGroups, read_contributions, read_run_groups
 from bayeval.io.probabilities import read_probabilities, write_probabilities
 from bayeval.io.qrels import parse_grade, read_prels, read_qrels, write_qrels
 from bayeval.io.runs import read_run, read_runs, write_run
@@ -29,7 +30,9 @@ from bayeval.io.texts import read_embeddings, read_texts
 
 __all__ = [
     "CollectionCheck",
+    "Contributions",
     "JudgmentLine",
+    "RunGroups",
     "check_collection",
     "decode",
     "identifier",
@@ -41,6 +44,7 @@ __all__ = [
     "qrels_to_frame",
     "quoted",
     "read_bytes",
+    "read_contributions",
     "read_cranfield",
     "read_embeddings",
     "read_judgments",
@@ -48,6 +52,7 @@ __all__ = [
     "read_probabilities",
     "read_qrels",
     "read_run",
+    "read_run_groups",
     "read_run_table",
     "read_runs",
     "read_stratified_sample",
