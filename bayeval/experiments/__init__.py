@@ -46,7 +46,7 @@ from bayeval.experiments.statistics import (
     robustness_statistics,
     wilson_interval,
 )
-from bayeval.experiments.table import COLUMNS, completed_trials, read_table, write_table
+from bayeval.io.trials import COLUMNS, completed_trials, read_table, write_table
 
 __all__ = [
     "COLUMNS",
