@@ -10,6 +10,7 @@ and :func:`quoted` (a field quoted in a message, at most 80 characters).
 
 from bayeval.io._files import decode, identifier, is_comment, quoted, read_bytes, read_text, split_lines
 from bayeval.io.check import CollectionCheck, check_collection
+from bayeval.io.collection import TestCollection, load_collection
 from bayeval.io.cranfield import read_cranfield
 from bayeval.io.frames import (
     qrels_from_frame,
@@ -33,10 +34,12 @@ __all__ = [
     "Contributions",
     "JudgmentLine",
     "RunGroups",
+    "TestCollection",
     "check_collection",
     "decode",
     "identifier",
     "is_comment",
+    "load_collection",
     "manual_runs",
     "parse_grade",
     "qrels_from_frame",
