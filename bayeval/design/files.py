@@ -1,23 +1,8 @@
 """Files of the design workflow: the design csv, the run → site table, per-topic scores.
 
-Read by :mod:`bayeval.io.designs` (all file reading is in ``bayeval.io``); :func:`read_sites` is re-exported here.
-
-Design csv (written by :func:`write_design`, read by :func:`read_design`)::
-
-    topic,block,S1,S2,S3,S4
-    1,0,1,1,1,1
-    2,1,1,1,0,0
-
-one row per topic in design order, ``block`` 0 for the all-site baseline, one column per site with
-1 = the site's runs contributed judgments to the topic, 0 = held out (``+``/``-``, ``yes``/``no``,
-``true``/``false``, ``contribute``/``held-out`` are read too). The ``block`` column is optional.
-
-Sites table (:func:`read_sites`): tab-, comma- or space-separated, with a header naming a ``run``
-column and a ``site`` (or ``group``) column — TREC's ``runs.tsv`` works as is — or two columns
-``run site`` without a header.
-
-Scores (:func:`read_scores`): csv (or tsv) with columns ``run, topic, value`` and optionally
-``measure``, as written by ``bayeval measures --per-topic --format csv``.
+Their formats are described, and the files parsed, in :mod:`bayeval.io.designs` (all file reading is in
+``bayeval.io``); here the parsed frames become a :class:`~bayeval.design.Design` and
+:class:`~bayeval.design.TopicScores`, and :func:`read_sites` is re-exported.
 """
 
 from __future__ import annotations
@@ -38,14 +23,12 @@ def write_design(design: Design, path: str | os.PathLike) -> None:
 
 
 def read_design(path: str | os.PathLike) -> Design:
-    """Read a design csv (see the module notes; :func:`bayeval.io.designs.read_design_frame`).
+    """Read a design csv as a :class:`~bayeval.design.Design`.
 
     Raises
     ------
     FileFormatError
-        Naming the file and line: no ``topic`` column, fewer than two sites, a repeated site or
-        topic, a cell that is neither contribute nor held out, a bad block number, a topic no site
-        contributes to.
+        Naming the file and line, as :func:`bayeval.io.designs.read_design_frame` lists.
     """
     frame = read_design_frame(path)
     try:

@@ -1,5 +1,6 @@
-"""Reading and writing every file bayeval takes: runs, qrels, prels, probabilities, judgments, texts, run tables,
-Cranfield.
+"""Reading and writing every file bayeval takes: runs, qrels, prels, probabilities, judgments, stratified samples,
+texts and topics (the judging page's sources), run tables, pool files, design files, trial tables, test collections
+(:func:`load_collection`), Cranfield.
 
 All file reading lives here (docs/data.md lists the formats and the irregularities each reader
 tolerates). The helpers :func:`read_bytes`, :func:`read_text` and :func:`split_lines` are public for
