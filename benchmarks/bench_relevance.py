@@ -6,7 +6,7 @@ A. Fast-path RTC fit (rank coefficients → Platt calibration → expert aggrega
    models, each given the previous stage's fast-path estimate, with and without PyMC's compilation; the
    largest parameter difference between the two shows they solve the same problem.
 B. NUTS on the expert-aggregation model of the 10-run held-out protocol (depth-10 pool of all 129 runs as
-   judgments, the ten runs of ``bench_relevance_heldout.TREC8_SYSTEMS`` at depth 100; ``rtc-default``):
+   judgments, the ten runs of ``TREC8_SYSTEMS`` in studies/relevance_heldout.py at depth 100; ``rtc-default``):
    4 chains × 1000 tuning + 1000 draws.
    Goal ≤ 5 minutes with r-hat < 1.01. Reference: the fast path's MAP and Laplace fits of the same model.
 

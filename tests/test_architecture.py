@@ -1,6 +1,6 @@
 """The packages keep their own doors: no cross-package use of an underscore name (docs/architecture.md).
 
-A module of ``bayeval/<package>/`` (or of ``benchmarks/``) may use another package only through its
+A module of ``bayeval/<package>/`` (or of ``benchmarks/``, ``studies/``) may use another package only through its
 public names: no ``from bayeval.expected._engine import ...``, no ``from bayeval.x import _name`` and no
 ``module._name`` on a module of another package. Inside its own package a module may use any name.
 The walk reads every import with :mod:`ast` (function-local ones too).
@@ -68,7 +68,7 @@ def crossings(path: Path, module: str) -> list[str]:
 
 
 def _files():
-    for top in ("bayeval", "benchmarks"):
+    for top in ("bayeval", "benchmarks", "studies"):
         for path in sorted((ROOT / top).rglob("*.py")):
             rel = path.relative_to(ROOT).with_suffix("")
             parts = list(rel.parts)

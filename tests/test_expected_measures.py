@@ -493,3 +493,24 @@ def test_thin_draws_keeps_evenly_spaced_rows_shared_by_every_topic():
     assert thin_draws(draws, 300)[0].shape == (200, 3) and thin_draws([np.ones(3)], 5)[0].shape == (3,)
     with pytest.raises(BayevalInputError, match="closed_form_draws"):
         thin_draws(draws, 1)
+
+
+def test_every_moment_method_is_registered_and_only_monte_carlo_takes_r_prec():
+    """The moment vocabulary and the API's table agree: each named method runs under its own name, R-prec
+    (no closed form) is Monte Carlo's alone, and the one-ranking functions refuse Monte Carlo."""
+    from bayeval.expected import ap_moments
+    from bayeval.methods import CLOSED_FORM_METHODS, MOMENT_METHODS
+
+    col = make_collection(n_topics=2, n_systems=3, n_docs=40, depth=15, judged_depth=5, seed=4)
+    data = RankData.build(col.runs, col.judgments)
+    for method in MOMENT_METHODS:
+        assert expected_measures(data, default_p=0.2, method=method, draws=50).method == method
+        assert compare_systems(data, default_p=0.2, method=method, draws=50).method == method
+        if method in CLOSED_FORM_METHODS:
+            with pytest.raises(BayevalInputError, match="R-prec"):
+                expected_measures(data, default_p=0.2, measures=["R-prec"], method=method)
+            ap_moments([1, 2, 0], [0.5, 0.5, 0.5], method=method)
+        else:
+            expected_measures(data, default_p=0.2, measures=["R-prec"], method=method, draws=50)
+            with pytest.raises(BayevalInputError, match="analytic"):
+                ap_moments([1, 2, 0], [0.5, 0.5, 0.5], method=method)

@@ -385,3 +385,19 @@ def test_one_trec8_trial(shared_data):
     # truth: MAP at depth 100 on the complete qrels lies in (0, 1) for these runs
     assert f["true_map_a"].between(0, 1).all()
     assert "READWARE" in "".join(col.manual) or len(col.manual) > 0
+
+
+def test_render_scores_is_the_report_s_proper_scores_of_the_chosen_rows():
+    """studies/calibration_tables.py prints render_scores: the Brier and log score of each chosen
+    (method, confidence), as proper_scores computes them, and nothing of the rows left out."""
+    from bayeval.experiments.report import render_scores
+    from bayeval.experiments.statistics import proper_scores
+
+    p = [0.55, 0.35, 0.65, 0.03, 1.0, 0.92, 0.2, 0.8]
+    d = [-1, 1, 1, 1, -1, 1, 1, -1]
+    frame = pd.concat([_frame(p, d), _frame(p[::-1], d, method="other")], ignore_index=True)
+    text = render_scores(frame, [("m", "delta")])
+    brier = float(proper_scores(frame)[0].query("method == 'm' and split == 'all'").brier.iloc[0])
+    assert f"| {brier:.4f} |" in text
+    assert "other" not in text
+    assert "| P(ΔMAP < 0) | m / delta |" in text  # the reliability table's head

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bayeval.cli._inputs import add_format_argument, positive_int
+from bayeval.cli._inputs import add_depth_argument, add_format_argument, positive_int
 from bayeval.cli._output import write_frame
 
 __all__ = ["register_sampling"]
@@ -38,21 +38,20 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
     r.add_argument("--budgets", type=_shares, default=(0.02, 0.05, 0.10, 0.20),
                    help="shares of each topic's pool judged (default 0.02,0.05,0.1,0.2)")
-    r.add_argument("--depth", type=positive_int, default=100, metavar="D", help="pool and evaluation depth "
-                                                                               "(default 100)")
+    add_depth_argument(r, study=True)  # the pool and evaluation depth
     r.add_argument("--model", default="hier-default", help="relevance model configuration (default hier-default)")
     r.add_argument("--pairs", type=positive_int, default=200, help="run pairs per trial (default 200)")
     r.add_argument("--seed", type=int, default=1, help="study seed (default 1)")
     r.set_defaults(func=_run)
     s = acts.add_parser("stats", help="coverage, width, RMSE, tau and proper scores per budget and method")
-    s.add_argument("table", metavar="TABLE")
+    s.add_argument("table", metavar="TABLE", help="trial table written by 'experiment sampling run'")
     s.add_argument("--reliability", action="store_true",
                    help="instead: reliability of P(dMAP<0) per budget and method (Wilson-interval bins)")
     add_format_argument(s)
     s.set_defaults(func=_stats)
     f = acts.add_parser("figure", help="coverage and width of the 95%% MAP interval against the budget")
-    f.add_argument("table", metavar="TABLE")
-    f.add_argument("--out", required=True, metavar="PNG")
+    f.add_argument("table", metavar="TABLE", help="trial table written by 'experiment sampling run'")
+    f.add_argument("--out", required=True, metavar="PNG", help="figure file to write (.png, .pdf or .svg)")
     f.set_defaults(func=_figure)
 
 

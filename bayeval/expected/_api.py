@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -28,10 +29,10 @@ _MAX_NODES = 2048
 # argument checks (every error names the argument)
 
 
-def _check_method(method) -> str:
+def _check_method(method) -> _MomentMethod:
     if method not in MOMENT_METHODS:
         raise BayevalInputError(f"method: must be one of {', '.join(map(repr, MOMENT_METHODS))}, got {method!r}")
-    return method
+    return _METHODS[method]
 
 
 def _check_nodes(nodes) -> int:
@@ -63,8 +64,8 @@ def _check_data(data) -> RankData:
     return data
 
 
-def _check_spec(spec: Measure, method: str, argument: str) -> None:
-    if spec.name == "R-prec" and method != "mc":
+def _check_spec(spec: Measure, method: _MomentMethod, argument: str) -> None:
+    if spec.name == "R-prec" and method.closed_form:
         raise BayevalInputError(
             f"{argument}: R-prec has no closed form here (its cutoff is the random R); use method='mc'")
 
@@ -149,6 +150,113 @@ def _resolve_pairs(data: RankData, pairs) -> tuple[np.ndarray, np.ndarray]:
         idx_a.append(out[0])
         idx_b.append(out[1])
     return np.array(idx_a, dtype=np.int64), np.array(idx_b, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# the moment methods, registered once: the public functions dispatch through _METHODS
+
+
+def _analytic_measures(data, probs, specs, bar, *, rows, n_draws, seed, nodes, method):
+    """Closed form per topic and system, over posterior rows by the law of total variance."""
+    shape = (len(specs), len(data.systems), len(data))
+    expected, variance, within = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    per_draw_sum = np.zeros((*shape[:2], rows)) if rows is not None else None
+    for t in bar:
+        ranked, lengths, judged, grades = _topic_arrays(data[t])
+        for i, spec in enumerate(specs):
+            e, v, w, e_d = _over_draws(partial(eng.analytic_system_moments, ranked, lengths, judged, grades,
+                                               spec=spec, method=method, nodes=nodes), probs[t])
+            expected[i, :, t], variance[i, :, t], within[i, :, t] = e, v, w
+            if e_d is not None:
+                per_draw_sum[i] += e_d.T
+    return (expected, variance, *_mean_over_topics(expected, within, per_draw_sum))
+
+
+def _mc_measures(data, probs, specs, bar, *, rows, n_draws, seed, nodes):
+    """Monte Carlo: the measures of ``n_draws`` sampled relevance vectors, the same draws in every topic."""
+    shape = (len(specs), len(data.systems), len(data))
+    expected, variance = np.zeros(shape), np.zeros(shape)
+    rng = _rng(seed)
+    per_draw_mean = np.zeros((*shape[:2], n_draws))
+    for t in bar:
+        ranked, lengths, judged, grades = _topic_arrays(data[t])
+        x = eng.sample_relevance(probs[t], n_draws, rng)
+        for i, spec in enumerate(specs):
+            vals = eng.mc_measure_values(x, ranked, lengths, judged, grades, spec)
+            expected[i, :, t] = vals.mean(axis=1)
+            variance[i, :, t] = vals.var(axis=1, ddof=1)
+            per_draw_mean[i] += vals
+    per_draw_mean /= len(data)
+    return expected, variance, per_draw_mean.mean(axis=2), per_draw_mean.var(axis=2, ddof=1)
+
+
+def _analytic_pairs(data, probs, spec, pa, pb, bar, *, rows, n_draws, seed, nodes, method):
+    """Closed form per pair and topic; P(Δ < 0) from the normal approximation."""
+    shape = (len(pa), len(data))
+    e, v, within = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    per_draw_sum = np.zeros((len(pa), rows)) if rows is not None else None
+    for t in bar:
+        ranked, lengths, judged, grades = _topic_arrays(data[t])
+        e[:, t], v[:, t], within[:, t], e_d = _over_draws(partial(
+            eng.analytic_pair_moments, ranked, lengths, judged, grades, spec=spec, method=method, nodes=nodes,
+            pa=pa, pb=pb), probs[t])
+        if e_d is not None:
+            per_draw_sum += e_d.T
+    map_e, map_v = _mean_over_topics(e, within, per_draw_sum)
+    return e, v, p_less_normal(e, v), map_e, map_v, p_less_normal(map_e, map_v)
+
+
+def _mc_pairs(data, probs, spec, pa, pb, bar, *, rows, n_draws, seed, nodes):
+    """Monte Carlo: every pair and topic from the same draws; a tie counts one half."""
+    rng = _rng(seed)
+    values = np.empty((len(data), len(data.systems), n_draws))
+    for t in bar:
+        ranked, lengths, judged, grades = _topic_arrays(data[t])
+        x = eng.sample_relevance(probs[t], n_draws, rng)
+        values[t] = eng.mc_measure_values(x, ranked, lengths, judged, grades, spec)
+    shape = (len(pa), len(data))
+    e, v, p_less = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    map_e, map_v, map_p = np.zeros(len(pa)), np.zeros(len(pa)), np.zeros(len(pa))
+    if len(pa):
+        mck.pair_draw_stats(values, pa, pb, e, v, p_less, map_e, map_v, map_p)
+    return e, v, p_less, map_e, map_v, map_p
+
+
+@dataclass(frozen=True)
+class _MomentMethod:
+    """One moment method: its per-system and per-pair moments and what the public functions need to know.
+
+    ``closed_form``: analytic given p (Monte Carlo alone takes ``draws`` and ``seed`` and computes R-prec);
+    ``heavy``: a progress bar by default even on a small collection; ``per_node``: its work grows with ``nodes``.
+    """
+
+    name: str
+    system_moments: Callable
+    pair_moments: Callable
+    closed_form: bool = True
+    heavy: bool = False
+    per_node: bool = False
+
+
+def _closed_form(name: str, **kind) -> _MomentMethod:
+    return _MomentMethod(name, partial(_analytic_measures, method=name), partial(_analytic_pairs, method=name),
+                         **kind)
+
+
+_METHODS = {
+    "paper": _closed_form("paper"),
+    "delta": _closed_form("delta"),
+    "exact": _closed_form("exact", heavy=True, per_node=True),
+    "mc": _MomentMethod("mc", _mc_measures, _mc_pairs, closed_form=False, heavy=True),
+}
+"""The moment methods (keys: :data:`bayeval.methods.MOMENT_METHODS`)."""
+
+
+def _check_analytic(method, function: str, instead: str) -> str:
+    m = _check_method(method)
+    if not m.closed_form:
+        raise BayevalInputError(f"method: {function} is analytic; use {instead}(..., method={m.name!r})")
+    return m.name
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,56 +352,26 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
     True
     """
     data = _check_data(data)
-    method = _check_method(method)
+    m = _check_method(method)
     nodes = _check_nodes(nodes)
     if isinstance(measures, str) or not isinstance(measures, Sequence):
         measures = [measures]
-    specs = [EXPECTED.require(m, "measures") for m in measures]
+    specs = [EXPECTED.require(x, "measures") for x in measures]
     if not specs:
         raise BayevalInputError("measures: give at least one measure")
     names = [str(s) for s in specs]
     if len(set(names)) != len(names):
         raise BayevalInputError(f"measures: duplicates in {names}")
     for spec in specs:
-        _check_spec(spec, method, "measures")
-    probs = resolve(data, probabilities, default_p, allow_draws=True, method=method)
+        _check_spec(spec, m, "measures")
+    probs = resolve(data, probabilities, default_p, allow_draws=True, method=m.name)
     rows = probs[0].shape[0] if probs and probs[0].ndim == 2 else None
-    n_sys, n_top, n_meas = len(data.systems), len(data), len(specs)
-    expected = np.zeros((n_meas, n_sys, n_top))
-    variance = np.zeros((n_meas, n_sys, n_top))
-    within = np.zeros((n_meas, n_sys, n_top))
-    per_draw_sum = np.zeros((n_meas, n_sys, rows)) if (rows is not None and method != "mc") else None
-    n_draws = None
-    if method == "mc":
-        n_draws = _check_draws(draws, rows)
-        rng = _rng(seed)
-        per_draw_mean = np.zeros((n_meas, n_sys, n_draws))
-    big = method in ("mc", "exact") or sum(tr.n_docs for tr in data) > 200_000
-    for t in track(range(n_top), total=n_top, description="expected measures", enabled=_show(progress, big)):
-        tr = data[t]
-        ranked, lengths, judged, grades = _topic_arrays(tr)
-        p = probs[t]
-        if method == "mc":
-            x = eng.sample_relevance(p, n_draws, rng)
-            for i, spec in enumerate(specs):
-                vals = eng.mc_measure_values(x, ranked, lengths, judged, grades, spec)
-                expected[i, :, t] = vals.mean(axis=1)
-                variance[i, :, t] = vals.var(axis=1, ddof=1)
-                per_draw_mean[i] += vals
-        else:
-            for i, spec in enumerate(specs):
-                e, v, w, e_d = _over_draws(partial(eng.analytic_system_moments, ranked, lengths, judged, grades,
-                                                   spec=spec, method=method, nodes=nodes), p)
-                expected[i, :, t], variance[i, :, t], within[i, :, t] = e, v, w
-                if e_d is not None:
-                    per_draw_sum[i] += e_d.T
-    if method == "mc":
-        per_draw_mean /= n_top
-        mean_e = per_draw_mean.mean(axis=2)
-        mean_v = per_draw_mean.var(axis=2, ddof=1)
-    else:
-        mean_e, mean_v = _mean_over_topics(expected, within, per_draw_sum)
-    return ExpectedEvaluation(tuple(names), tuple(data.systems), tuple(data.topics), method, expected, variance,
+    big = m.heavy or sum(tr.n_docs for tr in data) > 200_000
+    bar = track(range(len(data)), total=len(data), description="expected measures", enabled=_show(progress, big))
+    n_draws = None if m.closed_form else _check_draws(draws, rows)
+    expected, variance, mean_e, mean_v = m.system_moments(data, probs, specs, bar, rows=rows, n_draws=n_draws,
+                                                          seed=seed, nodes=nodes)
+    return ExpectedEvaluation(tuple(names), tuple(data.systems), tuple(data.topics), m.name, expected, variance,
                               mean_e, mean_v, n_draws)
 
 
@@ -355,47 +433,22 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
     ((3, 4), ['run_a', 'run_b', 'topic', 'measure'])
     """
     data = _check_data(data)
-    method = _check_method(method)
+    m = _check_method(method)
     nodes = _check_nodes(nodes)
     spec = EXPECTED.require(measure, "measure")
-    _check_spec(spec, method, "measure")
+    _check_spec(spec, m, "measure")
     pa, pb = _resolve_pairs(data, pairs)
-    probs = resolve(data, probabilities, default_p, allow_draws=True, method=method)
+    probs = resolve(data, probabilities, default_p, allow_draws=True, method=m.name)
     rows = probs[0].shape[0] if probs and probs[0].ndim == 2 else None
     n_pairs, n_top = len(pa), len(data)
-    e = np.zeros((n_pairs, n_top))
-    v = np.zeros((n_pairs, n_top))
     work = n_pairs * sum(int(tr.lengths.mean()) if tr.n_systems else 0 for tr in data)
-    big = work * (nodes if method == "exact" else 1) > 20_000_000 or (method == "mc" and n_pairs > 1000)
-    bar = track(range(n_top), total=n_top, description=f"pairs x topics ({spec}, {method})",
+    big = work * (nodes if m.per_node else 1) > 20_000_000 or (not m.closed_form and n_pairs > 1000)
+    bar = track(range(n_top), total=n_top, description=f"pairs x topics ({spec}, {m.name})",
                 enabled=_show(progress, big))
-    n_draws = None
-    if method == "mc":
-        n_draws = _check_draws(draws, rows)
-        rng = _rng(seed)
-        values = np.empty((n_top, len(data.systems), n_draws))
-        for t in bar:
-            ranked, lengths, judged, grades = _topic_arrays(data[t])
-            x = eng.sample_relevance(probs[t], n_draws, rng)
-            values[t] = eng.mc_measure_values(x, ranked, lengths, judged, grades, spec)
-        p_less = np.zeros((n_pairs, n_top))
-        map_e, map_v, map_p = np.zeros(n_pairs), np.zeros(n_pairs), np.zeros(n_pairs)
-        if n_pairs:
-            mck.pair_draw_stats(values, pa, pb, e, v, p_less, map_e, map_v, map_p)
-    else:
-        within = np.zeros((n_pairs, n_top))
-        per_draw_sum = np.zeros((n_pairs, rows)) if rows is not None else None
-        for t in bar:
-            ranked, lengths, judged, grades = _topic_arrays(data[t])
-            e[:, t], v[:, t], within[:, t], e_d = _over_draws(partial(
-                eng.analytic_pair_moments, ranked, lengths, judged, grades, spec=spec, method=method, nodes=nodes,
-                pa=pa, pb=pb), probs[t])
-            if e_d is not None:
-                per_draw_sum += e_d.T
-        p_less = p_less_normal(e, v)
-        map_e, map_v = _mean_over_topics(e, within, per_draw_sum)
-        map_p = p_less_normal(map_e, map_v)
-    return PairwiseComparison(str(spec), method, tuple(data.systems), tuple(data.topics), pa, pb, e, v, p_less,
+    n_draws = None if m.closed_form else _check_draws(draws, rows)
+    e, v, p_less, map_e, map_v, map_p = m.pair_moments(data, probs, spec, pa, pb, bar, rows=rows, n_draws=n_draws,
+                                                       seed=seed, nodes=nodes)
+    return PairwiseComparison(str(spec), m.name, tuple(data.systems), tuple(data.topics), pa, pb, e, v, p_less,
                               map_e, map_v, map_p, n_draws)
 
 
@@ -484,9 +537,7 @@ def ap_moments(ranks, p, *, method: str = "exact", nodes: int = 64, cutoff: int 
     >>> [round(x, 3) for x in ap_moments(ranks, p, method="exact")]
     [0.817, 0.065]
     """
-    method = _check_method(method)
-    if method == "mc":
-        raise BayevalInputError("method: ap_moments is analytic; use expected_measures(..., method='mc')")
+    method = _check_analytic(method, "ap_moments", "expected_measures")
     p = _check_p(p)
     order = _ranking_from_ranks(ranks, len(p), "ranks")
     ranked, lengths = _stack([order])
@@ -513,9 +564,7 @@ def delta_ap_moments(ranks_a, ranks_b, p, *, method: str = "exact", nodes: int =
     >>> round(delta_ap_moments([1, 2, 0], [2, 1, 0], [0.9, 0.3, 0.5], method="paper")[0], 4)
     0.1765
     """
-    method = _check_method(method)
-    if method == "mc":
-        raise BayevalInputError("method: delta_ap_moments is analytic; use compare_systems(..., method='mc')")
+    method = _check_analytic(method, "delta_ap_moments", "compare_systems")
     p = _check_p(p)
     orders = [_ranking_from_ranks(ranks_a, len(p), "ranks_a"), _ranking_from_ranks(ranks_b, len(p), "ranks_b")]
     ranked, lengths = _stack(orders)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from bayeval.experiments.statistics import BIN_LABELS, RobustnessStatistics, robustness_statistics
 
-__all__ = ["PAPER", "render_report"]
+__all__ = ["PAPER", "render_report", "render_scores"]
 
 # carterette2007: accuracy per confidence bin (0.5-0.6 ... >= 0.99), W-bar, median judged, mean tau.
 PAPER = {
@@ -206,6 +206,29 @@ def _goals(st: RobustnessStatistics, paper_key: str, tau_goal: float | None) -> 
         lines.append(f"| mean τ ≥ {tau_goal} | ≥ {tau_goal} (paper {p['tau']:.3f}) | {best.mean_tau:.3f} | "
                      f"{'✅' if best.mean_tau >= tau_goal else '❌'} |")
     return lines
+
+
+def render_scores(frame: pd.DataFrame, methods, *, manual=()) -> str:
+    """The page's tables of how right P(ΔMAP < 0) is, for the ``methods`` of a trial table.
+
+    The proper scores (Brier, log score, sharpness and the right share of the calls at ≥ 0.95 and ≥ 0.99, over
+    all pairs, by pair type and, with ``manual``, automatic against manual), the reliability bins with their
+    Wilson intervals, and one summary row per method (accuracy, W̄, judgments, mean τ) — the tables of
+    docs/calibration.md (``studies/calibration_tables.py`` prints them).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A trial table.
+    methods : sequence of (method, confidence)
+        The rows, in order.
+    manual : sequence of str
+        Manual run tags (adds the automatic/manual split).
+    """
+    methods = [tuple(mc) for mc in methods]
+    keep = pd.Series(list(zip(frame["method"], frame["confidence"], strict=True)), index=frame.index).isin(methods)
+    st = robustness_statistics(frame[keep], manual=manual or None)
+    return "\n".join([*_proper(st, methods), "", *_reliability(st, methods), "", *_overall(st)]) + "\n"
 
 
 def render_report(frame: pd.DataFrame, *, title: str, command: str, paper_key: str = "adhoc99",

@@ -281,7 +281,7 @@ class TrialContext:
 
 def prepare_trial(collection, config: RobustnessConfig, trial: int) -> TrialContext:
     """The runs, judgments and seeds of trial ``trial``: the start of :func:`run_trial`, for studies that
-    look at a trial's judgments in their own way (benchmarks/calibration_of_p.py)."""
+    look at a trial's judgments in their own way (studies/calibration_of_p.py)."""
     if not isinstance(config, RobustnessConfig):
         raise BayevalInputError(f"config: expected a RobustnessConfig, got {type(config).__name__}")
     trial = _check_int("trial", trial, 0)
@@ -373,7 +373,7 @@ def run_trial(collection, config: RobustnessConfig, trial: int, *, reuse: dict |
     reuse : dict, optional
         Selections of this trial made by an earlier call with the same selection settings (``k``, ``c``,
         ``depth``, ``alpha``, ``budget``, ``selection_config``, ``refit_every``, ``seed``), filled in place:
-        a comparison of estimates on the same judgments (benchmarks/calibration_study.py) judges once.
+        a comparison of estimates on the same judgments (studies/calibration_study.py) judges once.
 
     Returns
     -------

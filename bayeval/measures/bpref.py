@@ -48,6 +48,14 @@ def bpref(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int, num_nonrel: 
     >>> bpref(np.array([[True, False, True]]), np.array([[False, True, False]]), 2, 3)
     array([0.75])
     """
+    return mean_over_relevant(rel, judged_nonrel, num_rel, num_nonrel, lambda above, r, n: np.where(
+        above > 0, 1.0 - np.minimum(above, r) / max(min(r, n), 1), 1.0))
+
+
+def mean_over_relevant(rel, judged_nonrel, num_rel, num_nonrel, term) -> np.ndarray:
+    r""":math:`\frac1R\sum_{r \text{ relevant, retrieved}} \mathrm{term}(n_r, R, N)`, :math:`n_r` the judged
+    nonrelevant documents ranked above :math:`r` (0 when :math:`R = 0`): bpref and RankEff, which differ in the term.
+    """
     rel = as_rank_matrix(rel, "rel")
     judged_nonrel = as_rank_matrix(judged_nonrel, "judged_nonrel")
     check_same_shape(judged_nonrel, rel, "judged_nonrel")
@@ -56,6 +64,4 @@ def bpref(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int, num_nonrel: 
     if num_rel == 0:
         return np.zeros(rel.shape[0])
     above = np.cumsum(judged_nonrel, axis=1)  # at a relevant rank this counts strictly-above nonrelevant
-    denom = max(min(num_rel, num_nonrel), 1)
-    term = np.where(above > 0, 1.0 - np.minimum(above, num_rel) / denom, 1.0)
-    return sequential_sum(np.where(rel, term, 0.0)) / num_rel
+    return sequential_sum(np.where(rel, term(above, num_rel, num_nonrel), 0.0)) / num_rel

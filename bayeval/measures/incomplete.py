@@ -6,6 +6,7 @@ import numpy as np
 
 from bayeval.measures._summation import sequential_sum
 from bayeval.measures._validate import as_rank_matrix, check_count, check_cutoff, check_same_shape
+from bayeval.measures.bpref import mean_over_relevant
 
 __all__ = ["INFAP_EPSILON", "inferred_ap", "judged_at", "rank_effectiveness"]
 
@@ -111,16 +112,8 @@ def rank_effectiveness(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int,
     >>> rank_effectiveness(np.array([[1, 0, 1]], bool), np.array([[0, 1, 0]], bool), 2, 4)
     array([0.875])
     """
-    rel = as_rank_matrix(rel, "rel")
-    judged_nonrel = as_rank_matrix(judged_nonrel, "judged_nonrel")
-    check_same_shape(judged_nonrel, rel, "judged_nonrel")
-    num_rel = check_count(num_rel, "num_rel")
-    num_nonrel = check_count(num_nonrel, "num_nonrel")
-    if num_rel == 0:
-        return np.zeros(rel.shape[0])
-    above = np.cumsum(judged_nonrel, axis=1)
-    term = 1.0 - above / num_nonrel if num_nonrel > 0 else np.ones(rel.shape)
-    return sequential_sum(np.where(rel, term, 0.0)) / num_rel
+    return mean_over_relevant(rel, judged_nonrel, num_rel, num_nonrel,
+                              lambda above, r, n: 1.0 - above / n if n > 0 else np.ones(above.shape))
 
 
 def judged_at(judged: np.ndarray, k: int) -> np.ndarray:

@@ -317,6 +317,10 @@ class HierarchyPrior:
     run_effect_df : float
         :math:`\nu` of the Student-t run effect; > 2, so that its variance :math:`\sigma_s^2\nu/(\nu-2)`,
         which enters the marginalisation, exists. Unused with ``run_effect = "normal"``.
+    offsets : {"in_sample", "transfer"}
+        The RTC log-odds of the judged documents that the map to p is learned on: from the chain fitted on
+        every judgment, or from the chain refitted without the judgments of each document's judged run
+        (:mod:`bayeval.relevance.transfer`).
     """
 
     intercept_sd: float = 2.0
@@ -330,8 +334,10 @@ class HierarchyPrior:
     run_training: str = "complete"
     run_effect: str = "normal"
     run_effect_df: float = 4.0
+    offsets: str = "in_sample"
 
     def __post_init__(self) -> None:
+        _choice("hierarchy.offsets", self.offsets, ("in_sample", "transfer"))
         _choice("hierarchy.run_training", self.run_training, ("complete", "all"))
         _choice("hierarchy.run_effect", self.run_effect, ("normal", "student_t"))
         _nonneg("hierarchy.run_effect_df", self.run_effect_df, positive=True)

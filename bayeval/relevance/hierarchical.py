@@ -838,13 +838,19 @@ class HierarchicalEstimator:
             rtc_fit = RTCEstimator(self.config.base, depth=self.depth).fit(data, "map")
         p0 = rtc_fit.probabilities(draws=None).p
         offsets = tuple(logit(np.clip(p, _CLIP, 1 - _CLIP)) for p in p0)
+        # the map to p is learned on the judged documents' log-odds: in sample, or transferred
+        learn = offsets
+        if self.config.hierarchy.offsets == "transfer":
+            from bayeval.relevance.transfer import transferred_offsets
+
+            learn = transferred_offsets(data, self.config.base, offsets)
         S = len(data.systems)
         o, tp, W, y = [], [], [], []
         complete = self.config.hierarchy.run_training == "complete"
         for t, tr in enumerate(data):
             j = np.asarray(tr.judged)
             Wt, _ = _membership(tr, S, complete_prefix(tr) if complete else None)
-            o.append(offsets[t][j])
+            o.append(learn[t][j])
             tp.append(np.full(int(j.sum()), t))
             W.append(Wt[j])
             y.append(tr.relevant[j].astype(float))

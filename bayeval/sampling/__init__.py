@@ -6,6 +6,8 @@
   probabilities (Aslam, Pavlu & Yilmaz, SIGIR 2006).
 * :func:`assisted_measures` — model-assisted (prediction-powered) AP and P@k: a model's predictions for every
   pooled document corrected by the random sample, with design-based variances, covariances and P(Δ < 0).
+* :func:`recalibrate` — the model's p recalibrated on the pool by the random sample (inverse-probability-
+  weighted logistic recalibration).
 
 Designs that draw such samples (rank strata, proportional to p): :mod:`bayeval.sampling.design`.
 Formulas and papers: docs/sampling.md.
@@ -13,7 +15,8 @@ Formulas and papers: docs/sampling.md.
 
 from bayeval.sampling.assisted import AssistedEvaluation, assisted_measures
 from bayeval.sampling.inferred import InferredEvaluation, inferred_measures
+from bayeval.sampling.recalibration import Recalibration, recalibrate
 from bayeval.sampling.statistical import StatEvaluation, stat_measures
 
-__all__ = ["AssistedEvaluation", "InferredEvaluation", "StatEvaluation", "assisted_measures", "inferred_measures",
-           "stat_measures"]
+__all__ = ["AssistedEvaluation", "InferredEvaluation", "Recalibration", "StatEvaluation", "assisted_measures",
+           "inferred_measures", "recalibrate", "stat_measures"]

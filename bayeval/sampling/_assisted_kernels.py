@@ -15,7 +15,8 @@ __all__ = ["assisted_topic", "tuned_weight"]
 
 
 def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: np.ndarray, resid: np.ndarray,
-                   coef: np.ndarray, r_hat: float, cutoffs: tuple[int, ...]) -> dict[str, np.ndarray]:
+                   coef: np.ndarray, r_hat: float, cutoffs: tuple[int, ...], z_own: np.ndarray,
+                   x_own: np.ndarray, r_floor: float = 0.0) -> dict[str, np.ndarray]:
     """Estimates and per-document influences of every system for one topic.
 
     Parameters
@@ -32,6 +33,12 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     r_hat : float
         ``R̂ = Σ_{d ∈ pool} z_d``.
     cutoffs : tuple of int
+    z_own, x_own : ndarray, shape (n,)
+        Each sampled document's corrected label ``z_e`` and label ``x_e``: its AP derivative is evaluated with
+        ``z_e`` put back to ``x_e`` (see docs/sampling.md, "Variances").
+    r_floor : float
+        A known lower bound of R (the sampled relevant documents' count): ``R̂`` is taken as
+        ``max(R̂, r_floor)``, for the estimate and its derivatives.
 
     Returns
     -------
@@ -40,6 +47,8 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     ``Cov̂(θ_s, θ_s') = Σ_e g_se g_s'e``.
     """
     S, D = z_ranked.shape
+    r_raw = float(r_hat)
+    r_hat = max(r_raw, float(r_floor))
     rank = np.arange(1, D + 1, dtype=np.float64)
     cum = np.cumsum(z_ranked, axis=1)
     above = cum - z_ranked
@@ -53,7 +62,14 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     dnum_e = np.where(got, np.take_along_axis(dnum, idx, axis=1), 0.0)  # (S, n)
     w = np.sqrt(coef) * resid
     out: dict[str, np.ndarray] = {"AP": ap}
-    out["AP_g"] = w[None, :] * (dnum_e - ap[:, None]) / r_hat if r_hat > 0 else np.zeros_like(dnum_e)
+    # Each sampled document's derivative is taken with its own label at its value x_e instead of its
+    # corrected label z_e = x_e + δ_e: AP is linear in z_e alone (N - δ_e ∂N/∂z_e, R̂ - δ_e), and evaluating
+    # at z_e would shrink the derivative exactly for the documents whose weight 1/π_e inflates R̂.
+    delta = z_own - x_own                                               # (n,)
+    r_own = np.maximum(r_raw - delta, r_floor)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ap_own = np.where(r_own > 0, (num[:, None] - delta[None, :] * dnum_e) / r_own[None, :], 0.0)
+        out["AP_g"] = np.where(r_own > 0, w[None, :] * (dnum_e - ap_own) / r_own[None, :], 0.0)
     rows = np.arange(S)
     for k in cutoffs:
         last = np.clip(np.minimum(lengths, k) - 1, 0, None)

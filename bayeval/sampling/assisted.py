@@ -41,7 +41,8 @@ class AssistedEvaluation:
     covariance : dict of str to ndarray, shape (S, S)
         Estimated covariance of the runs' means over topics (each run averaged over the topics it has).
     weight : float
-        The weight ``λ`` given to the predictions (one for all topics).
+        The weight ``λ`` given to the predictions (one for all topics; a tuned one is then shrunk per topic
+        by ``m_t / (m_t + shrink)``, see :func:`assisted_measures`).
     """
 
     systems: tuple[str, ...]
@@ -98,7 +99,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
                       predictions: RelevanceProbabilities | None, *, weight: float | None = None,
                       default: float = 0.0, inclusion: Mapping[str, np.ndarray] | None = None,
                       cutoffs: tuple[int, ...] = (10, 30, 100), depth: int = 1000,
-                      relevance_level: int = 1) -> AssistedEvaluation:
+                      relevance_level: int = 1, shrink: float = 50.0) -> AssistedEvaluation:
     """Model-assisted AP and P@k of every run, with design-based variances and covariances.
 
     Parameters
@@ -117,14 +118,24 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         stratum's sampling rate ``n_c / N_c``. Sampling is taken to be Poisson (independent draws).
     cutoffs, depth, relevance_level
         P@k cut-offs; ranks kept; the least grade counted relevant.
+    shrink : float >= 0
+        With a tuned weight, topic t uses ``λ_t = λ · m_t / (m_t + shrink)``, ``m_t = Σ_d π_d`` its expected
+        number of draws: a design quantity, so ``z`` stays unbiased, while a topic with few draws leans on the
+        sample alone (50: chosen on Robust 2003, docs/sampling.md). Ignored when ``weight`` is given.
 
     Notes
     -----
-    Runs' documents outside the pool count as nonrelevant (as in trec_eval and ``sample_eval.pl``).
+    Runs' documents outside the pool count as nonrelevant (as in trec_eval and ``sample_eval.pl``). A topic's
+    ``R̂`` is at least its sampled relevant count (a known lower bound of R); a topic's AP and P@k estimates are
+    clipped to [0, 1] and their influences scaled so that the topic's variance is at most 1/4 (Popoviciu's
+    bound for a quantity in [0, 1]).
     """
     runs = runs if isinstance(runs, RunSet) else RunSet(tuple(runs))
     if weight is not None and not 0.0 <= float(weight) <= 1.0:
         raise BayevalInputError(f"weight: must lie in [0, 1], got {weight!r}")
+    if not float(shrink) >= 0.0:
+        raise BayevalInputError(f"shrink: must be >= 0, got {shrink!r}")
+    shrink = float(shrink)
     if not 0.0 <= float(default) <= 1.0:
         raise BayevalInputError(f"default: must lie in [0, 1], got {default!r}")
     cutoffs = tuple(int(k) for k in cutoffs)
@@ -163,12 +174,17 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         lam = float(weight)
     for ti, args in enumerate(prepared):
         tr = args[4]
-        res = _topic_pass(lam, *args)
+        expected = float(np.sum(args[3]))                              # Σ π: the topic's expected draws
+        res = _topic_pass(lam * expected / (expected + shrink) if weight is None else lam, *args)
         ok = tr.has_results
         has[:, ti] = ok
         for m in measures:
-            values[m][ok, ti] = res[m][ok]
+            # AP and P@k lie in [0, 1]: the estimate is projected onto it (never farther from the truth) and
+            # the influences scaled so that a topic's variance stays within Popoviciu's bound 1/4
+            values[m][ok, ti] = np.clip(res[m][ok], 0.0, 1.0)
             g = np.where(ok[:, None], res[f"{m}_g"], 0.0)
+            norm = np.sqrt(np.sum(g * g, axis=1, keepdims=True))
+            g = g * np.minimum(1.0, 0.5 / np.where(norm > 0, norm, 1.0))
             variances[m][ok, ti] = np.sum(g[ok] ** 2, axis=1)
             influence[m].append(g)
     n = np.maximum(has.sum(axis=1), 1).astype(np.float64)
@@ -187,4 +203,5 @@ def _topic_pass(lam, p, x, smp, pi, tr, where, ranks, coef, cutoffs) -> dict:
     z_doc = np.zeros(tr.n_docs)
     z_doc[where] = z
     return assisted_topic(tr.ranked_values(z_doc, 0.0), tr.lengths.astype(np.int64), ranks, (x - lam * p)[smp],
-                          coef, float(z.sum()), cutoffs)
+                          coef, float(z.sum()), cutoffs, z[smp], x[smp],
+                          r_floor=float(x[smp].sum()))

@@ -14,7 +14,7 @@ judgments). Prints markdown (docs/expected.md holds a copy of the output).
 
 Usage::
 
-    python benchmarks/bench_expected_accuracy.py [--data PATH] [--p 0.5 0.1] [--draws 20000] [--seed 1]
+    python studies/expected_accuracy.py [--data PATH] [--p 0.5 0.1] [--draws 20000] [--seed 1]
 """
 
 from __future__ import annotations

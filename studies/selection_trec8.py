@@ -4,8 +4,8 @@ For each pair the full TREC-8 qrels are the assessor; a campaign runs until P(Δ
 <= 1 - alpha (or the budget ends), and the decided sign is checked against ΔMAP on the full qrels
 (runs cut to depth 100, unjudged documents nonrelevant).
 
-    python benchmarks/selection_trec8.py --pairs 50 --seed 0 --methods mtc,rtc --out /tmp/sel_trec8.json
-    python benchmarks/selection_trec8.py --pairs 50 --seed 0 --methods rtc --automatic   # automatic runs only
+    python studies/selection_trec8.py --pairs 50 --seed 0 --methods mtc,rtc --out /tmp/sel_trec8.json
+    python studies/selection_trec8.py --pairs 50 --seed 0 --methods rtc --automatic   # automatic runs only
 
 Needs ../shared/data/trec8. Prints one markdown table (docs/judging.md quotes it).
 """

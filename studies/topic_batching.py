@@ -7,8 +7,8 @@ Printed per tolerance: the share of consecutive judgments on the same topic (poo
 total judgments against tau = 0 (the extra cost, in %), the median of the per-pair ratios, and decided /
 right decisions.
 
-    python benchmarks/topic_batching.py ../shared/data/robust03 --pairs 20 --seed 0 --tau 0,0.1,0.2,0.3,0.5
-    python benchmarks/topic_batching.py ../shared/data/trec8 --pairs 20 --seed 0 --tau 0,0.2
+    python studies/topic_batching.py ../shared/data/robust03 --pairs 20 --seed 0 --tau 0,0.1,0.2,0.3,0.5
+    python studies/topic_batching.py ../shared/data/trec8 --pairs 20 --seed 0 --tau 0,0.2
 
 The tolerance is chosen on Robust 2003 and reported on TREC-8 (out of sample).
 """

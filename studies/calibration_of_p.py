@@ -12,7 +12,7 @@ the same runs and the same judgments per trial number.
 
 Usage::
 
-    python benchmarks/calibration_of_p.py ../shared/data/robust03 --trials 6 [--configs hier-default,rtc-default]
+    python studies/calibration_of_p.py ../shared/data/robust03 --trials 6 [--configs hier-default,rtc-default]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Do the data ask for heavy-tailed run effects? ``hier-default`` (Normal u_s) against ``hier-t`` (Student-t u_s).
 
-On the held-out protocol of ``bench_relevance_heldout.py`` (:func:`bayeval.relevance.shallow_pool_split`: the
+On the held-out protocol of ``relevance_heldout.py`` (:func:`bayeval.relevance.shallow_pool_split`: the
 depth-10 pool of all runs as judgments, ten runs spread over the official MAP ranking at depth 100, targets =
 their retrieved documents outside the pool with an official judgment), each model is fitted by the fast path
 (Laplace, hyperparameters integrated over importance-weighted points) on the same base RTC fit, and scored by
@@ -14,7 +14,7 @@ their retrieved documents outside the pool with an official judgment), each mode
 - the held-out log loss of p (posterior predictive mean of 200 draws) on the targets, with the paired
   difference against the Normal model and its standard error.
 
-With ``--paired TABLE`` it reads instead a trial table of ``benchmarks/calibration_study.py`` run with
+With ``--paired TABLE`` it reads instead a trial table of ``studies/calibration_study.py`` run with
 ``--variants hier+unseen,hier-t+unseen`` and prints the paired difference (t − Normal) of the Brier and log
 score of P(ΔMAP < 0) (per pair, :mod:`bayeval.stats.forecast`) and of Kendall's τ, averaged per trial, with
 the standard error over trials.
@@ -30,9 +30,9 @@ out-of-sample collection and is only run when named (after the choice). Prints a
 
 Usage::
 
-    python benchmarks/heavy_tails.py [--data PATH] [--collections robust03 synthetic] [--df 4 10]
-    python benchmarks/heavy_tails.py --paired r03-t.parquet [--confidence mc]
-    python benchmarks/heavy_tails.py --trial-evidence ../shared/data/robust03 --trials 30
+    python studies/heavy_tails.py [--data PATH] [--collections robust03 synthetic] [--df 4 10]
+    python studies/heavy_tails.py --paired r03-t.parquet [--confidence mc]
+    python studies/heavy_tails.py --trial-evidence ../shared/data/robust03 --trials 30
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from bench_relevance_heldout import _robust_systems  # the ten runs of the held-out protocol (same folder)
+from relevance_heldout import _robust_systems  # the ten runs of the held-out protocol (same folder)
 
 from bayeval.io import read_qrels, read_runs
 from bayeval.relevance import HierarchicalEstimator, shallow_pool_split
@@ -65,7 +65,7 @@ def _split(name: str, data_dir: Path):
         qrels = read_qrels(d / "qrels.txt.gz")
         runs = read_runs(sorted((d / "runs").glob("input.*.gz")))
     if name == "trec8":
-        from bench_relevance_heldout import TREC8_SYSTEMS
+        from relevance_heldout import TREC8_SYSTEMS
 
         systems = TREC8_SYSTEMS
     else:

@@ -1,13 +1,13 @@
 """Write a synthetic collection in the layout of ../shared/data (``runs/input.<tag>``, ``qrels.txt``, ``runs.tsv``).
 
-The robustness studies (benchmarks/calibration_study.py, ``bayeval experiment robustness run``) read a
+The robustness studies (studies/calibration_study.py, ``bayeval experiment robustness run``) read a
 collection directory; this writes one from :func:`bayeval.synthetic.make_collection`, whose truth is known.
 ``runs.tsv`` marks the systems drawn with ``--independent`` (they do not share the document effect, as TREC's
 manual runs find what the others miss) as ``manual``, so the tables split pairs by them as they split TREC-8's.
 
 Usage (the collection docs/calibration.md chose on)::
 
-    python benchmarks/make_synthetic_collection.py synth-ind --topics 50 --systems 30 --docs 1000 \\
+    python studies/make_synthetic_collection.py synth-ind --topics 50 --systems 30 --docs 1000 \\
         --base-rate 0.05 --independent 8 --seed 11
 """
 

@@ -15,7 +15,7 @@ Variants (``--variants``, comma-separated):
 
 Usage::
 
-    python benchmarks/calibration_study.py ../shared/data/robust03 --trials 20 --out r03-variants.parquet \\
+    python studies/calibration_study.py ../shared/data/robust03 --trials 20 --out r03-variants.parquet \\
         --variants bayes0,hier,hier+unseen,hier-cs2+unseen [--workers 2] [--no-base] [--condense]
 
 ``--condense`` scores against condensed lists (every run keeps only the documents the qrels judge), so

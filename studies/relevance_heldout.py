@@ -18,7 +18,7 @@ also with Laplace draws (posterior predictive p: the mean of 200 draws). Prints 
 
 Usage::
 
-    python benchmarks/bench_relevance_heldout.py [--data PATH] [--collections trec8 robust03] [--mcmc]
+    python studies/relevance_heldout.py [--data PATH] [--collections trec8 robust03] [--mcmc]
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ on the Cranfield 1400 collection (``../shared/data/cranfield``), with the shallo
 
 Usage::
 
-    python benchmarks/bench_relevance_cranfield.py [--data PATH]
+    python studies/relevance_cranfield.py [--data PATH]
 """
 
 from __future__ import annotations
