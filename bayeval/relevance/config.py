@@ -324,7 +324,7 @@ class HierarchyPrior:
     extrapolation : {"none", "unseen_run"}
         With ``"unseen_run"`` the unjudged documents that no judged run retrieves (a judged run of a topic:
         its top ``coverage_depth`` all judged; :func:`bayeval.expected.extrapolation.beyond_judged_runs`)
-        share one more effect :math:`g\sim N(0,\sigma_0+\sigma_1)^2` in every draw, over all topics and
+        share one more effect :math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` in every draw, over all topics and
         runs: the prior of a run the judgments do not cover at all (:math:`h_s=1`), as if an unseen run had
         retrieved them (docs/calibration.md, "Extrapolation in the open").
     """

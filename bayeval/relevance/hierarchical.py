@@ -30,6 +30,14 @@ probit approximation :math:`E_Z[\sigma(\kappa m+Z)]\approx\sigma(m)` for :math:`
 their prior does not move E[p] (contrast :func:`bayeval.relevance.run_effect_draws`, whose zero-mean noise
 on the log-odds raises every small p). Only the judgments move it, through the posterior of a and u.
 
+**Extrapolation** (``extrapolation = "unseen_run"``, ``models/hier-extrap.toml``): the set :math:`U_t` of
+unjudged documents that no judged run retrieves (:func:`bayeval.expected.extrapolation.beyond_judged_runs`,
+depth ``coverage_depth``) gets one more term :math:`g\,\mathbb 1[i\in U_t]`,
+:math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` shared over topics and runs — the prior of a run effect with
+:math:`h_s=1` — drawn in the predictive draws of p and added to :math:`v_i` in :math:`\kappa_i`. It is
+not in the likelihood (no judged document is in :math:`U_t`), so the fit is unchanged; E[MAP] of a run
+whose documents no judged run saw becomes as uncertain as the calibration of an uncovered run.
+
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
 The fast path sets h by the Laplace approximation of the marginal likelihood,
