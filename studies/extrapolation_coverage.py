@@ -8,7 +8,7 @@ docs/calibration.md ("Extrapolation in the open") reports the figures.
 
 Synthetic (the generator knows the complete truth)::
 
-    python studies/extrapolation_coverage.py --seeds 4 --k 2,all
+    python studies/extrapolation_coverage.py --seeds 8 --k 2,4,all [--model hier-extrap]
 
 A collection directory (complete truth = its qrels; runs condensed to the documents the qrels judge)::
 
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     ap.add_argument("--held", type=int, default=2, help="held-out runs per split")
     ap.add_argument("--model", default="hier-default", help="relevance model (default: the default)")
     ap.add_argument("--p-draws", type=int, default=100, help="posterior draws of p")
-    ap.add_argument("--judged-depth", type=int, default=5, help="pool depth of the contributing runs")
+    ap.add_argument("--judged-depth", type=int, default=10, help="pool depth of the contributing runs")
     ap.add_argument("--depth", type=int, default=50, help="rank depth evaluated")
     ap.add_argument("--independent", type=int, default=3, help="synthetic: systems not sharing the document effect")
     ap.add_argument("--topics", type=int, default=12, help="synthetic: topics (real: first N topics)")
