@@ -3,7 +3,8 @@
 The judgments are a depth-``judged_depth`` pool of the *contributing* runs only; a held-out run's documents did
 not shape them. The held-out run is evaluated together with ``k`` contributing runs (``k`` small: 2–4; or all of
 them), with the default model (``hier-default``, Laplace, posterior draws of p), and its 95% interval of E[MAP]
-(E[MAP] ± 1.96 sd, the variance by ``mc`` over the draws of p: parameter and relevance uncertainty) is checked against its MAP under the complete judgments.
+(E[MAP] ± 1.96 sd, the variance by ``mc`` over the draws of p: parameter and relevance uncertainty) is
+checked against its MAP under the complete judgments.
 docs/calibration.md ("Extrapolation in the open") reports the figures.
 
 Synthetic (the generator knows the complete truth)::
@@ -12,7 +13,8 @@ Synthetic (the generator knows the complete truth)::
 
 A collection directory (complete truth = its qrels; runs condensed to the documents the qrels judge)::
 
-    python studies/extrapolation_coverage.py --collection ../shared/data/robust03 --seeds 3 --k 2,all --depth 100 --topics 20
+    python studies/extrapolation_coverage.py --collection ../shared/data/robust03 --seeds 3 --k 2,all \
+        --depth 100 --topics 20
 """
 
 from __future__ import annotations
