@@ -11,6 +11,7 @@ Variants (``--variants``, comma-separated):
 - ``hier``: the hierarchical model (``hier-default``);
 - ``hier+unseen``: the same with Chao's unseen relevant documents in R_t;
 - ``hier-t``/``hier-t+unseen``: the hierarchical model with Student-t run effects (``hier-t``);
+- ``hier-extrap``/``hier-extrap+unseen``: ``hier-default`` with the extrapolation effect (``hier-extrap``);
 - ``hier-csX``/``hier-csX+unseen``: ``hier-default`` with the coverage scale (half-normal scale of σ1) set to X.
 
 Usage::
@@ -46,8 +47,8 @@ def _variant(label: str, tmp: Path) -> dict:
     kw = {"unseen": extra == "unseen"}
     if name == "hier":
         kw["bayes_config"] = "hier-default"
-    elif name == "hier-t":
-        kw["bayes_config"] = "hier-t"
+    elif name in ("hier-t", "hier-extrap"):
+        kw["bayes_config"] = name
     elif name.startswith("hier-cs"):
         from bayeval.relevance.config import load_config, models_dir
 

@@ -309,3 +309,39 @@ def test_is_qrels_file_tells_qrels_from_runs(tmp_path):
     assert not is_qrels_file(_write(tmp_path / "r", "1 Q0 d1 1 2.5 t\n"))
     assert not is_qrels_file(_write(tmp_path / "msm", "1 d1 1 2.5\n"))  # MS MARCO run: a score last
     assert not is_qrels_file(tmp_path) and not is_qrels_file(tmp_path / "missing")
+
+
+def test_one_load_collection_reads_a_directory_lazily_and_files_at_once_as_the_readers_do(tmp_path):
+    from pathlib import Path
+
+    from bayeval.io import load_collection
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=3, n_systems=3, n_docs=30, depth=10, seed=5)
+    root = tmp_path / "col"
+    (root / "runs").mkdir(parents=True)
+    for run in reversed(col.runs):
+        write_run(run, root / "runs" / f"input.{run.name}")
+    write_qrels(col.qrels, root / "qrels.txt")
+    lazy = load_collection(root)
+    files = sorted(str(p) for p in (root / "runs").iterdir())
+    eager = load_collection(root / "qrels.txt", runs=files)
+    expect = read_runs(files)
+    assert eager.run_names == expect.names and set(lazy.run_names) == set(expect.names)
+    for a, b, c in zip(eager.runs(), expect, lazy.runs(expect.names), strict=True):
+        assert a.name == b.name == c.name
+        assert np.array_equal(a.docnos, b.docnos) and np.array_equal(a.docnos, c.docnos)
+        assert np.array_equal(a.scores, c.scores)
+    assert eager.qrels().topics == lazy.qrels().topics == read_qrels(root / "qrels.txt").topics
+    # the options both callers need: strict reading of files; the topic check of the commands
+    first = Path(files[0])
+    first.write_text(first.read_text() + first.read_text().splitlines()[0] + "\n")
+    with pytest.raises(BayevalInputError, match=rf"{first.name}:\d+: .*strict"):
+        load_collection(root / "qrels.txt", runs=files, strict=True)
+    other = tmp_path / "other.qrels"
+    other.write_text("zz 0 d1 1\n")
+    with pytest.raises(BayevalInputError, match="other.qrels: no topic in common with the runs"), \
+            pytest.warns(DataNotice, match="repeated document"):
+        load_collection(other, runs=files)
+    with pytest.raises(BayevalInputError, match="strict: applies to a collection given as files"):
+        load_collection(root, strict=True)

@@ -7,13 +7,12 @@ import argparse
 from bayeval.cli._output import FORMATS
 from bayeval.data.qrels import Qrels
 from bayeval.data.run import RunSet
-from bayeval.errors import BayevalInputError
-from bayeval.io.qrels import read_qrels
-from bayeval.io.runs import RUN_NAME_RULES, read_runs
+from bayeval.io.collection import load_collection
+from bayeval.io.runs import RUN_NAME_RULES
 
 __all__ = ["STUDY_DEPTH", "add_collection_arguments", "add_depth_argument", "add_format_argument",
-           "add_reading_arguments", "confidence", "level", "load_collection", "nonnegative_int", "number_in", "port",
-           "positive_int", "probability"]
+           "add_reading_arguments", "confidence", "level", "nonnegative_int", "number_in", "port",
+           "positive_int", "probability", "qrels_and_runs"]
 
 
 def number_in(cast, low=None, high=None, *, open_low: bool = False, open_high: bool = False, what: str):
@@ -83,10 +82,8 @@ def add_format_argument(parser: argparse.ArgumentParser, default: str = "table")
     parser.add_argument("--format", choices=FORMATS, default=default, help=f"output format (default {default})")
 
 
-def load_collection(args: argparse.Namespace) -> tuple[Qrels, RunSet]:
-    strict = getattr(args, "strict", False)
-    qrels = read_qrels(args.qrels, relevance_level=args.relevance_level, strict=strict)
-    runs = read_runs(args.runs, run_names=getattr(args, "run_names", "auto"), strict=strict)
-    if not set(runs.topics) & set(qrels.topics):
-        raise BayevalInputError(f"{args.qrels}: no topic in common with the runs")
-    return qrels, runs
+def qrels_and_runs(args: argparse.Namespace) -> tuple[Qrels, RunSet]:
+    """The qrels and runs named by :func:`add_collection_arguments` (:func:`bayeval.io.load_collection`)."""
+    col = load_collection(args.qrels, runs=list(args.runs), relevance_level=args.relevance_level,
+                          run_names=getattr(args, "run_names", "auto"), strict=getattr(args, "strict", False))
+    return col.qrels(), col.runs()

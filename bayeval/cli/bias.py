@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from bayeval.cli._flags import add_progress
-from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection, positive_int
+from bayeval.cli._inputs import add_collection_arguments, add_format_argument, positive_int, qrels_and_runs
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
 from bayeval.methods import CLOSED_FORM_METHODS
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from bayeval.data import RankData
 
-    qrels, runs = load_collection(args)
+    qrels, runs = qrels_and_runs(args)
     groups = read_run_groups(args.groups)
     groups.check_runs(runs.names, "RUN")
     if args.annotated:

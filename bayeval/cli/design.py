@@ -117,7 +117,7 @@ def _no_step(parser) -> int:
 
 # ------------------------------------------------------------------------------------------- inputs
 def _read_sites_table(path: str) -> dict[str, str]:
-    from bayeval.design.files import read_sites
+    from bayeval.io.designs import read_sites
 
     return read_sites(path)
 

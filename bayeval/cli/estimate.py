@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from bayeval.cli._flags import add_posterior_draws
-from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection, positive_int
+from bayeval.cli._inputs import add_collection_arguments, add_format_argument, positive_int, qrels_and_runs
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
 
         kw["texts" if args.texts else "embeddings"] = (read_texts(args.texts) if args.texts
                                                        else read_embeddings(args.embeddings))
-    qrels, runs = load_collection(args)
+    qrels, runs = qrels_and_runs(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     est = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
                                  seed=args.seed, draws=args.posterior_draws,

@@ -23,9 +23,9 @@ from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import (
     add_collection_arguments,
     add_format_argument,
-    load_collection,
     positive_int,
     probability,
+    qrels_and_runs,
 )
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         raise BayevalInputError("--measures: R-prec has no closed form (its cutoff is the random R); "
                                 "use --method mc")
     probs = read_probabilities(args.probabilities) if args.probabilities else None
-    qrels, runs = load_collection(args)
+    qrels, runs = qrels_and_runs(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
     from bayeval.display import describe_fit, describe_moments, describe_source, display_name

@@ -60,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from bayeval.experiments import load_collection
     from bayeval.experiments.sampling import SAMPLING_COLUMNS, SamplingStudyConfig, run_sampling_trial
-    from bayeval.experiments.table import read_table, write_table
+    from bayeval.io.trials import read_table, write_table
 
     col = load_collection(args.collection, name=args.name)
     cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
@@ -84,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _stats(args: argparse.Namespace) -> int:
     from bayeval.experiments.sampling import SAMPLING_COLUMNS, sampling_reliability, sampling_statistics
-    from bayeval.experiments.table import read_table
+    from bayeval.io.trials import read_table
 
     frame = read_table(args.table, SAMPLING_COLUMNS)
     write_frame(sampling_reliability(frame)[0] if args.reliability else sampling_statistics(frame), args.format)
@@ -98,7 +98,7 @@ def _figure(args: argparse.Namespace) -> int:
     import matplotlib.pyplot as plt
 
     from bayeval.experiments.sampling import SAMPLING_COLUMNS, sampling_statistics
-    from bayeval.experiments.table import read_table
+    from bayeval.io.trials import read_table
 
     st = sampling_statistics(read_table(args.table, SAMPLING_COLUMNS))
     st = st[st.group == "all"]

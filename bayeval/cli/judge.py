@@ -192,8 +192,8 @@ def _run_server(campaign: str, texts_path: str, topics_path: str | None, args) -
         from bayeval.serve.app import LOOPBACK, create_app
     except ModuleNotFoundError as exc:
         raise BayevalInputError(f"serve: {exc.name} is not installed; pip install 'bayeval[serve]'") from None
+    from bayeval.io.sources import load_texts, load_topics
     from bayeval.selection import Campaign
-    from bayeval.serve.sources import load_texts, load_topics
 
     Campaign.open(campaign).close()  # a bad campaign path fails before the texts are read
     texts = load_texts(texts_path)
@@ -217,7 +217,7 @@ def _serve(args) -> int:
 def _demo_serve(args) -> int:
     import os
 
-    from bayeval.serve.sources import cranfield_dir
+    from bayeval.io.sources import cranfield_dir
 
     if cranfield_dir(args.cranfield) is None:
         raise BayevalInputError(f"CRANFIELD_DIR: {args.cranfield} does not hold cran.all.1400.gz")

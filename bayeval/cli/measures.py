@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bayeval.cli._inputs import add_collection_arguments, add_format_argument, load_collection
+from bayeval.cli._inputs import add_collection_arguments, add_format_argument, qrels_and_runs
 from bayeval.cli._output import write_frame
 
 __all__ = ["register"]
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from bayeval.measures import evaluate, parse_measures
 
     measures = parse_measures(args.measures)
-    qrels, runs = load_collection(args)
+    qrels, runs = qrels_and_runs(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     result = evaluate(data, measures)
     frame = result.to_frame(per_topic=args.per_topic)

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
-from bayeval.cli._inputs import add_collection_arguments, level, load_collection, positive_int, probability
+from bayeval.cli._inputs import add_collection_arguments, level, positive_int, probability, qrels_and_runs
 from bayeval.cli.estimate import add_model_depth_argument
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS, MOMENT_METHODS
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from bayeval.data.rankdata import RankData
     from bayeval.reporting import make_report
 
-    qrels, runs = load_collection(args)
+    qrels, runs = qrels_and_runs(args)
     data = RankData.build(runs, qrels, depth=args.depth)
     probs = None
     if args.model is not None and args.default_p is not None:

@@ -37,8 +37,8 @@ def register_sparse(studies, parser_class) -> None:
 
 
 def _sparse(args: argparse.Namespace) -> int:
-    from bayeval.experiments.collection import load_collection
     from bayeval.experiments.sparse import run_sparse_study
+    from bayeval.io.collection import load_collection
 
     col = load_collection(args.collection)
     study = run_sparse_study(col.runs(col.run_names), col.qrels(), trials=args.trials, seed=args.seed,

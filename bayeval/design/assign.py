@@ -19,11 +19,9 @@ import pandas as pd
 
 from bayeval.design.plan import DesignPlan, plan_design
 from bayeval.errors import BayevalInputError
+from bayeval.io.designs import BLOCK, TOPIC
 
 __all__ = ["Design", "assign_design", "held_out_combinations"]
-
-#: reserved column names of a design table; every other column is a site
-TOPIC, BLOCK = "topic", "block"
 
 
 def held_out_combinations(n_sites: int, k: int) -> list[tuple[int, ...]]:

@@ -16,7 +16,6 @@
 See docs/robustness-trec8.md and docs/similarity-cranfield.md.
 """
 
-from bayeval.experiments.collection import TestCollection, load_collection
 from bayeval.experiments.execute import StudyRun, run_study
 from bayeval.experiments.robustness import (
     CONFIDENCES,
@@ -46,7 +45,8 @@ from bayeval.experiments.statistics import (
     robustness_statistics,
     wilson_interval,
 )
-from bayeval.experiments.table import COLUMNS, completed_trials, read_table, write_table
+from bayeval.io.collection import TestCollection, load_collection
+from bayeval.io.trials import COLUMNS, completed_trials, read_table, write_table
 
 __all__ = [
     "COLUMNS",

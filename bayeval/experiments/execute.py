@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
-from bayeval.experiments.collection import TestCollection
 from bayeval.experiments.robustness import RobustnessConfig
 from bayeval.experiments.similarity import SimilarityStudyConfig
-from bayeval.experiments.table import completed_trials, read_table, write_table
+from bayeval.io.collection import TestCollection
+from bayeval.io.trials import completed_trials, read_table, write_table
 from bayeval.progress import track
 
 __all__ = ["StudyRun", "run_study"]

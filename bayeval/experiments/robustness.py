@@ -38,7 +38,7 @@ from bayeval.data import RankData
 from bayeval.data.probabilities import probabilities_for
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
-from bayeval.experiments.table import COLUMNS
+from bayeval.io.trials import COLUMNS
 from bayeval.methods import CONFIDENCES, FIT_METHODS, STUDY_METHODS
 from bayeval.relevance import (
     HierarchicalConfig,

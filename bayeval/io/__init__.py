@@ -1,5 +1,6 @@
-"""Reading and writing every file bayeval takes: runs, qrels, prels, probabilities, judgments, texts, run tables,
-Cranfield.
+"""Reading and writing every file bayeval takes: runs, qrels, prels, probabilities, judgments, stratified samples,
+texts and topics (the judging page's sources), run tables, pool files, design files, trial tables, test collections
+(:func:`load_collection`), Cranfield.
 
 All file reading lives here (docs/data.md lists the formats and the irregularities each reader
 tolerates). The helpers :func:`read_bytes`, :func:`read_text` and :func:`split_lines` are public for
@@ -10,6 +11,7 @@ and :func:`quoted` (a field quoted in a message, at most 80 characters).
 
 from bayeval.io._files import decode, identifier, is_comment, quoted, read_bytes, read_text, split_lines
 from bayeval.io.check import CollectionCheck, check_collection
+from bayeval.io.collection import TestCollection, load_collection
 from bayeval.io.cranfield import read_cranfield
 from bayeval.io.frames import (
     qrels_from_frame,
@@ -20,6 +22,7 @@ from bayeval.io.frames import (
     runs_to_frame,
 )
 from bayeval.io.judgments import JudgmentLine, read_judgments
+from bayeval.io.pools import Contributions, RunGroups, read_contributions, read_run_groups
 from bayeval.io.probabilities import read_probabilities, write_probabilities
 from bayeval.io.qrels import parse_grade, read_prels, read_qrels, write_qrels
 from bayeval.io.runs import read_run, read_runs, write_run
@@ -29,11 +32,15 @@ from bayeval.io.texts import read_embeddings, read_texts
 
 __all__ = [
     "CollectionCheck",
+    "Contributions",
     "JudgmentLine",
+    "RunGroups",
+    "TestCollection",
     "check_collection",
     "decode",
     "identifier",
     "is_comment",
+    "load_collection",
     "manual_runs",
     "parse_grade",
     "qrels_from_frame",
@@ -41,6 +48,7 @@ __all__ = [
     "qrels_to_frame",
     "quoted",
     "read_bytes",
+    "read_contributions",
     "read_cranfield",
     "read_embeddings",
     "read_judgments",
@@ -48,6 +56,7 @@ __all__ = [
     "read_probabilities",
     "read_qrels",
     "read_run",
+    "read_run_groups",
     "read_run_table",
     "read_runs",
     "read_stratified_sample",

@@ -322,6 +322,12 @@ class HierarchyPrior:
         The RTC log-odds of the judged documents that the map to p is learned on: from the chain fitted on
         every judgment, or from the chain refitted without the judgments of each document's judged run
         (:mod:`bayeval.relevance.transfer`).
+    extrapolation : {"none", "unseen_run"}
+        With ``"unseen_run"`` the unjudged documents that no judged run retrieves (a judged run of a topic:
+        its top ``coverage_depth`` all judged; :func:`bayeval.expected.extrapolation.beyond_judged_runs`)
+        share one more effect :math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` in every draw, over all topics and
+        runs: the prior of a run the judgments do not cover at all (:math:`h_s=1`), as if an unseen run had
+        retrieved them (docs/calibration.md, "Extrapolation in the open").
     """
 
     intercept_sd: float = 2.0
@@ -336,8 +342,10 @@ class HierarchyPrior:
     run_effect: str = "normal"
     run_effect_df: float = 4.0
     offsets: str = "in_sample"
+    extrapolation: str = "none"
 
     def __post_init__(self) -> None:
+        _choice("hierarchy.extrapolation", self.extrapolation, ("none", "unseen_run"))
         _choice("hierarchy.offsets", self.offsets, ("in_sample", "transfer"))
         _choice("hierarchy.run_training", self.run_training, ("complete", "all"))
         _choice("hierarchy.run_effect", self.run_effect, ("normal", "student_t"))

@@ -30,6 +30,14 @@ probit approximation :math:`E_Z[\sigma(\kappa m+Z)]\approx\sigma(m)` for :math:`
 their prior does not move E[p] (contrast :func:`bayeval.relevance.run_effect_draws`, whose zero-mean noise
 on the log-odds raises every small p). Only the judgments move it, through the posterior of a and u.
 
+**Extrapolation** (``extrapolation = "unseen_run"``, ``models/hier-extrap.toml``): the set :math:`U_t` of
+unjudged documents that no judged run retrieves (:func:`bayeval.expected.extrapolation.beyond_judged_runs`,
+depth ``coverage_depth``) gets one more term :math:`g\,\mathbb 1[i\in U_t]`,
+:math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` shared over topics and runs — the prior of a run effect with
+:math:`h_s=1` — drawn in the predictive draws of p and added to :math:`v_i` in :math:`\kappa_i`. It is
+not in the likelihood (no judged document is in :math:`U_t`), so the fit is unchanged; E[MAP] of a run
+whose documents no judged run saw becomes as uncertain as the calibration of an uncovered run.
+
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
 The fast path sets h by the Laplace approximation of the marginal likelihood,
@@ -762,12 +770,16 @@ class HierarchicalFit:
             beta, a, u = xs[:, :2], xs[:, 2:2 + T], xs[:, 2 + T:]
             rtc_draws = self.rtc.probabilities(draws=draws, seed=rng).draws if self.rtc.has_draws else None
             var_run = self.model.run_var(hs)  # (draws, S)
+            var_g = self.extrapolation_var(hs)  # (draws,)
+            g = rng.standard_normal(draws) * np.sqrt(var_g)  # one unseen run's effect per draw
             dr = []
             for t, tr in enumerate(self.data):
                 W, _ = _membership(tr, len(self.data.systems))
-                kap = np.sqrt(1.0 + _PI8 * (hs[:, :1] ** 2 + (W.multiply(W) @ var_run.T).T))  # (draws, n_t)
+                U = self.extrapolated(tr).astype(np.float64)  # (n_t,)
+                v = hs[:, :1] ** 2 + (W.multiply(W) @ var_run.T).T + var_g[:, None] * U
+                kap = np.sqrt(1.0 + _PI8 * v)  # (draws, n_t)
                 o = self.offsets[t] if rtc_draws is None else logit(np.clip(rtc_draws[t], _CLIP, 1 - _CLIP))
-                eta = kap * (beta[:, :1] + beta[:, 1:] * o) + a[:, t:t + 1] + (W @ u.T).T
+                eta = kap * (beta[:, :1] + beta[:, 1:] * o) + a[:, t:t + 1] + (W @ u.T).T + g[:, None] * U
                 dr.append(expit(eta).astype(np.float32))
             dr = tuple(dr)
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
@@ -779,17 +791,41 @@ class HierarchicalFit:
             S = len(self.data.systems)
             W = vstack([_membership(tr, S)[0] for tr in self.data], format="csr")
             o = np.concatenate(self.offsets)
-            k = self.model.kappa(h, W)
+            U = np.concatenate([self.extrapolated(tr) for tr in self.data]).astype(np.float64)
+            var_g = float(self.extrapolation_var(h))
+            k = np.sqrt(self.model.kappa(h, W) ** 2 + _PI8 * var_g * U)
             X = EffectsDesign.from_parts(np.column_stack([k, k * o]),
                                          np.repeat(np.arange(len(self.data)), [tr.n_docs for tr in self.data]),
                                          len(self.data), W)
             with _single_thread_blas():
-                pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * X.quad_diag(M @ M.T)))
+                pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * (X.quad_diag(M @ M.T) + var_g * U)))
             p = tuple(np.split(pall, np.cumsum([tr.n_docs for tr in self.data])[:-1]))
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
                                  fits={"hierarchical": fr, **self.rtc.fits})
+
+    def extrapolated(self, tr) -> np.ndarray:
+        """Per document of topic ``tr``: does the extrapolation effect g reach it? (Unjudged and retrieved by no
+        run whose top ``coverage_depth`` is all judged; none with ``extrapolation = "none"``.)"""
+        if self.config.hierarchy.extrapolation == "none":
+            return np.zeros(tr.n_docs, dtype=bool)
+        from bayeval.expected.extrapolation import beyond_judged_runs
+
+        return beyond_judged_runs(tr, self.config.hierarchy.coverage_depth)
+
+    def extrapolation_var(self, hyper) -> np.ndarray:
+        r"""Variance of the extrapolation effect g at ``hyper`` (…, 3): the prior variance of the run effect of
+        a run the judgments do not cover (:math:`h_s=1`), :math:`(\sigma_0+\sigma_1)^2` (times
+        :math:`\nu/(\nu-2)` for the t); 0 with ``extrapolation = "none"``."""
+        hyper = np.asarray(hyper, dtype=np.float64)
+        v = (hyper[..., 1] + hyper[..., 2]) ** 2
+        if self.config.hierarchy.run_effect == "student_t":
+            nu = float(self.config.hierarchy.run_effect_df)
+            v = v * (nu / (nu - 2.0))
+        if self.config.hierarchy.extrapolation == "none":
+            v = np.zeros_like(v)
+        return v
 
     def summary(self):
         """Posterior summary of β, the hyperparameters and the run effects."""

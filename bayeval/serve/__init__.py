@@ -7,8 +7,8 @@
 See docs/judging.md.
 """
 
+from bayeval.io.sources import load_texts, load_topics
 from bayeval.serve.desk import Desk, Item, LeaseConflict, Progress
-from bayeval.serve.sources import load_texts, load_topics
 
 
 def create_app(*args, **kwargs):
