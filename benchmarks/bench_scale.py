@@ -14,6 +14,9 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
   (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs`, unjudged p = 0.05);
 * ``hier`` (run alone: ``--step hier``): the hierarchical relevance model's fast path (Laplace) on 10 of the
   100 runs × 6,980 queries (depth 100), after building the per-topic ``RankData``;
+* ``sparse`` (run alone: ``--step sparse``): the sparse-label relevance model
+  (:mod:`bayeval.relevance.sparse_labels`, 25 posterior draws) on 10 runs × ``--queries`` queries (depth 100,
+  written under ``--out``/sparse), timed against building the per-topic ``RankData`` in the same run;
 * ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
   LocalCluster, both timed after compilation, with the largest difference between the two.
 
@@ -156,6 +159,27 @@ def _step(name: str, args) -> dict:
         t_fit = time.perf_counter() - t_read
         p_top = float(np.mean([np.mean(p[~tr.judged]) for p, tr in zip(est.arrays(), data, strict=True)]))
         return {"read_s": t_read, "fit_s": t_fit, "topics": len(data), "mean_p_unjudged": p_top}
+    if name == "sparse":
+        from bayeval.data.rankdata import RankData
+        from bayeval.io.qrels import read_qrels
+        from bayeval.io.runs import read_runs
+        from bayeval.relevance import estimate_probabilities
+
+        files = _write_collection(out / "sparse", args.queries, 10, 100, 300, args.seed + 2, "sparse", True)
+        t0 = time.perf_counter()
+        data = RankData.build(read_runs(files, run_names="file"), read_qrels(out / "sparse" / "qrels.txt"))
+        t_build = time.perf_counter() - t0
+        peak_build = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        t0 = time.perf_counter()
+        est = estimate_probabilities(data, "sparse", p_draws=25, seed=1)
+        t_fit = time.perf_counter() - t0
+        p_unj = float(np.mean(np.concatenate([p[~tr.judged] for p, tr in zip(est.p, data, strict=True)])))
+        top10 = [np.unique(tr.ranked[:, :10][tr.ranked[:, :10] >= 0]) for tr in data]
+        p_top10 = float(np.mean(np.concatenate([p[i[~tr.judged[i]]] for p, tr, i in zip(est.p, data, top10,
+                                                                                         strict=True)])))
+        return {"build_s": t_build, "fit_s": t_fit, "fit_over_build": t_fit / t_build, "topics": len(data),
+                "peak_after_build_mb": peak_build,
+                "mean_p_unjudged": p_unj, "mean_p_unjudged_top10": p_top10}
     if name == "pairs-dask":
         from distributed import Client, LocalCluster
 

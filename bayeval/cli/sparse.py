@@ -24,7 +24,8 @@ def register_sparse(studies, parser_class) -> None:
     s.add_argument("--trials", type=positive_int, default=3, help="draws of the sparse labels (default 3)")
     s.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     s.add_argument("--measure", default="AP", help="measure (default AP)")
-    s.add_argument("--model", default="rtc", help="relevance model for the unjudged documents (default rtc)")
+    s.add_argument("--model", default="sparse", help="relevance model for the unjudged documents (default sparse: "
+                   "sparse-default, docs/sparse-labels.md; sparse-trec for a deep-pool ad hoc collection)")
     s.add_argument("--method", default="delta", choices=("delta", "paper", "exact"),
                    help="moments of the expected measure (default delta)")
     s.add_argument("--max-pairs", type=positive_int, default=None, help="pairs scored per trial (default all)")

@@ -4,7 +4,8 @@ From a collection with deep judgments, each trial keeps one relevant judgment pe
 (a sparse-label set: nothing judged nonrelevant), and evaluates every run two ways:
 
 * **trec_eval on the sparse labels** — every other document counts as nonrelevant;
-* **bayeval** — a relevance model fitted to the sparse labels gives each unjudged document a probability of
+* **bayeval** — a relevance model fitted to the sparse labels (by default the sparse-label model,
+  :mod:`bayeval.relevance.sparse_labels`) gives each unjudged document a probability of
   relevance; the expected measure ranks the runs and P(Δ<0) says how sure each pairwise call is.
 
 Both are scored against the deep judgments on the same topics: Kendall's τ of the run ranking and the RMSE of
@@ -123,7 +124,7 @@ def _trial(i: int, runs: RunSet, deep: Qrels, seed: int, measure: str, model: st
 
 
 def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 0, measure: str = "AP",
-                     model: str = "rtc", method: str = "delta", max_pairs: int | None = None,
+                     model: str = "sparse", method: str = "delta", max_pairs: int | None = None,
                      depth: int | None = None, scheduler=None, connect_timeout: float = 30.0) -> SparseStudy:
     r"""Run the sparse-label study (module notes) on ``runs`` judged by ``deep``.
 
@@ -138,7 +139,9 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
         A measure both :func:`~bayeval.measures.evaluate` and :func:`~bayeval.expected.compare_systems` know
         (``"AP"``, ``"P@10"``, ``"nDCG@10"``, …).
     model : str
-        Relevance model for :func:`~bayeval.relevance.estimate_probabilities`.
+        Relevance model for :func:`~bayeval.relevance.estimate_probabilities`; default ``"sparse"``, the
+        sparse-label model (:mod:`bayeval.relevance.sparse_labels`; ``"sparse-trec"`` on a deep-pool ad hoc
+        collection).
     method : str
         Moment method of :func:`~bayeval.expected.compare_systems`.
     max_pairs : int, optional
@@ -165,4 +168,5 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
             results = client.gather([client.submit(_trial, i, *args, pure=False) for i in range(trials)])
     rows = [r for r, _ in results]
     pair_frames = [f for _, f in results]
-    return SparseStudy(measure, str(model), pd.DataFrame(rows), pd.concat(pair_frames, ignore_index=True))
+    return SparseStudy(measure, getattr(model, "name", str(model)), pd.DataFrame(rows),
+                       pd.concat(pair_frames, ignore_index=True))

@@ -13,7 +13,7 @@ rank-coefficient model; ``extra``: extra expert columns; ``stage_methods``; the 
 unseen relevant documents by default. Callers ask these instead of testing kinds.
 
 A TOML file has a top-level ``kind`` (``"rtc"``, ``"similarity"``, ``"hierarchical"``, ``"uniform"``,
-``"smoothed"``), an
+``"smoothed"``, ``"sparse"``), an
 optional ``description``, and one table per stage::
 
     kind = "rtc"
@@ -53,6 +53,7 @@ __all__ = [
     "SimilarityConfig",
     "SimilarityPrior",
     "SmoothedConfig",
+    "SparseLabelConfig",
     "UniformConfig",
     "kinds_accepting",
     "list_configs",
@@ -432,11 +433,53 @@ class SmoothedConfig:
         _nonneg("b", self.b)
 
 
+@dataclass(frozen=True)
+class SparseLabelConfig:
+    r"""The sparse-label model (:mod:`bayeval.relevance.sparse_labels`): p from where the judged documents fall.
+
+    Attributes
+    ----------
+    relevant_mean : float
+        Prior mean :math:`\mu\ge 1` of the relevant documents per topic (:math:`\bar R`).
+    relevant_shape : float
+        Gamma shape of :math:`\bar R-1` (larger: surer of ``relevant_mean``).
+    bin_edges : tuple of int
+        First rank of each rank bin (starting at 1).
+    pooling : float
+        Strength of the pooled share across runs in each run's Beta posterior (a run's mean positions per bin).
+    """
+
+    relevant_mean: float = 2.0
+    relevant_shape: float = 0.5
+    bin_edges: tuple = (1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501)
+    pooling: float = 0.1
+    name: str = "sparse"
+    description: str = ""
+    kind: str = field(default="sparse", init=False)
+    accepts: ClassVar[frozenset] = frozenset()
+    gives_draws: ClassVar[bool] = True
+    unseen_by_default: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        _nonneg("relevant_mean", self.relevant_mean)
+        if self.relevant_mean < 1:
+            raise BayevalInputError(f"relevant_mean: must be >= 1, got {self.relevant_mean!r}")
+        _nonneg("relevant_shape", self.relevant_shape, positive=True)
+        _nonneg("pooling", self.pooling)
+        edges = tuple(self.bin_edges)
+        if (not edges or any(not isinstance(e, int) or isinstance(e, bool) for e in edges) or edges[0] != 1
+                or any(b <= a for a, b in zip(edges[:-1], edges[1:], strict=True))):
+            raise BayevalInputError(f"bin_edges: integers starting at 1 and increasing strictly, "
+                                    f"got {self.bin_edges!r}")
+        object.__setattr__(self, "bin_edges", edges)
+
+
 _KINDS = {"rtc": (RTCConfig, {"rank": RankPrior, "calibration": CalibrationPrior, "aggregation": AggregationPrior}),
           "similarity": (SimilarityConfig, {"similarity": SimilarityPrior}),
           "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior}),
           "uniform": (UniformConfig, {}),
-          "smoothed": (SmoothedConfig, {})}
+          "smoothed": (SmoothedConfig, {}),
+          "sparse": (SparseLabelConfig, {})}
 
 
 def kinds_accepting(option: str) -> tuple[str, ...]:
@@ -501,7 +544,8 @@ def load_config(name_or_path):
     >>> cfg.kind, cfg.aggregation.alpha, cfg.aggregation.intercept
     ('rtc', 1.0, False)
     """
-    if isinstance(name_or_path, (RTCConfig, SimilarityConfig, UniformConfig, SmoothedConfig, HierarchicalConfig)):
+    if isinstance(name_or_path, (RTCConfig, SimilarityConfig, UniformConfig, SmoothedConfig, HierarchicalConfig,
+                                 SparseLabelConfig)):
         return name_or_path
     text = str(name_or_path)
     path = Path(text)

@@ -14,6 +14,7 @@ from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
 from bayeval.relevance.rtc import RTCEstimator
 from bayeval.relevance.similarity import SimilarityRegression
+from bayeval.relevance.sparse_labels import sparse_label_probabilities
 
 __all__ = ["ESTIMATORS", "MODEL_KINDS", "SimilarityEstimator", "estimate_probabilities"]
 
@@ -83,7 +84,7 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
         studies' choice: docs/calibration.md; add the unseen relevant documents with
         :func:`bayeval.relevance.unseen.with_unseen`, as the command line does by default).
         ``"rtc"``, ``"hier"`` (the hierarchical model, :mod:`.hierarchical`), ``"similarity"``, ``"uniform"``,
-        ``"smoothed"`` (their ``-default`` configuration),
+        ``"smoothed"``, ``"sparse"`` (sparse labels, :mod:`.sparse_labels`) (their ``-default`` configuration),
         the name of a shipped configuration (``"rtc-mtc"``, …), a TOML path, or a config object.
     fit : {"map", "laplace", "mcmc", "vi"}
         Fit method (ignored by the point baselines).
@@ -155,6 +156,9 @@ ESTIMATORS = {
     "similarity": _similarity,
     "uniform": lambda data, cfg, fit, **_: uniform_probabilities(data, cfg.p),
     "smoothed": lambda data, cfg, fit, **_: smoothed_probabilities(data, cfg.a, cfg.b),
+    "sparse": lambda data, cfg, fit, *, p_draws, seed, **_: sparse_label_probabilities(
+        data, relevant_mean=cfg.relevant_mean, relevant_shape=cfg.relevant_shape, bin_edges=cfg.bin_edges,
+        pooling=cfg.pooling, p_draws=p_draws, seed=seed, model=cfg.name),
 }
 #: The model kinds, one per registered estimator.
 MODEL_KINDS = tuple(ESTIMATORS)

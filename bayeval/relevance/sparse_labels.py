@@ -1,0 +1,276 @@
+r"""A relevance model for sparse labels: one judged relevant document per topic, drawn from its relevant ones.
+
+A sparse-label set (an MS MARCO-style dev set) judges about one relevant document per topic and nothing
+nonrelevant, so no model fitted to the labels alone can learn how rare relevant documents are (docs/sparse-
+labels.md). This model gets that rate from *how the labels were sampled* instead.
+
+Derivation
+----------
+Topic :math:`t` has :math:`R_t\ge 1` relevant documents; the judged one, :math:`j_t`, is one of them chosen
+uniformly. For run :math:`s` and rank :math:`r` let :math:`J_{tsr}=1\{j_t \text{ at rank } r \text{ of } s\}` and
+:math:`Y_{tsr}=1\{\text{rank-}r\text{ document of } s \text{ relevant}\}`. Given the relevant set,
+
+.. math:: E[J_{tsr}] = Y_{tsr}/R_t \quad\Longrightarrow\quad E\Big[\sum_t R_t J_{tsr}\Big] = \sum_t Y_{tsr},
+
+so :math:`\sum_t R_tJ_{tsr}` is an unbiased estimate of the number of relevant documents run :math:`s` puts at
+rank :math:`r` (:func:`rank_bin_counts` with ``weights`` :math:`R_t`). Ranks are pooled into bins :math:`b`
+(``bin_edges``); with :math:`n_{sb}` the positions of bin :math:`b` filled by run :math:`s` over all topics and
+:math:`c_{sb}=\sum_t\sum_{r\in b}J_{tsr}` the judged documents among them, the relevance rate of the bin is
+
+.. math:: \rho_{sb} = \frac{\sum_t R_t \sum_{r\in b} J_{tsr}}{n_{sb}} \approx \bar R\,\theta_{sb},
+   \qquad \theta_{sb} = c_{sb}/n_{sb},
+
+where :math:`\bar R` replaces each :math:`R_t` (unknown on sparse labels) by the mean of its prior.
+
+*Prior on* :math:`R_t`. :math:`\bar R - 1 \sim \mathrm{Gamma}(k, (\mu-1)/k)` (``relevant_mean`` :math:`\mu`,
+``relevant_shape`` :math:`k`), so :math:`\bar R\ge 1` with mean :math:`\mu` and coefficient of variation
+:math:`(1-1/\mu)/\sqrt k`. :math:`\bar R = 1` (every topic has only its judged relevant document) gives
+:math:`p=0` for every unjudged document: trec_eval on the sparse labels.
+
+*Shrinkage across runs* (Beta-binomial per bin). A position of bin :math:`b` of run :math:`s` holds the judged
+document with probability :math:`\theta_{sb}\sim\mathrm{Beta}(\kappa\bar n_b\pi_b,\ \kappa\bar n_b(1-\pi_b))`,
+centred on the pooled share :math:`\pi_b=\sum_s c_{sb}/\sum_s n_{sb}` with the strength of :math:`\kappa`
+(``pooling``) times a run's mean positions :math:`\bar n_b`; the posterior is
+:math:`\mathrm{Beta}(c_{sb}+\kappa\bar n_b\pi_b,\ n_{sb}-c_{sb}+\kappa\bar n_b(1-\pi_b))`.
+
+*Unjudged documents.* In bin :math:`b` of run :math:`s` a share :math:`h_{sb}=\theta_{sb}` of the positions holds
+a judged (relevant) document, so the unjudged ones are relevant at the rate
+
+.. math:: p_{sb} = \operatorname{clip}\Big(\frac{\bar R\,\theta_{sb} - \theta_{sb}}{1-\theta_{sb}},\ 0,\ 1\Big)
+   = \operatorname{clip}\Big(\frac{(\bar R-1)\,\theta_{sb}}{1-\theta_{sb}},\ 0,\ 1\Big),
+
+and an unjudged document gets the mean of :math:`p_{s,b(r_s)}` over the runs :math:`s` that retrieve it
+(at rank :math:`r_s`); a document no run retrieves gets 0. Judged documents get the same formula (their labels
+replace it downstream).
+
+*Posterior draws.* Draw :math:`d` draws :math:`\bar R^{(d)}` from its prior and every :math:`\theta^{(d)}_{sb}`
+from its Beta posterior; the same draw holds in every topic (the rate is shared), which is what the moment
+methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of p.
+
+Everything is vectorised over topics: the runs' lists of all topics are laid end to end once and the counts,
+cells are ``bincount`` calls and the document means one sparse product.
+
+References
+----------
+Carterette, Allan & Sitaraman (2006), *Minimal test collections for retrieval evaluation* (p of unjudged
+documents for expected measures); Aslam, Pavlu & Yilmaz (2006), *A statistical method for system evaluation
+using incomplete judgments* (estimates from sampled judgments weighted by their inclusion probabilities, here
+:math:`1/R_t`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bayeval.data.rankdata import RankData
+from bayeval.errors import BayevalInputError
+from bayeval.relevance.results import RelevanceEstimate
+
+__all__ = ["RankLayout", "SparseLabelModel", "rank_bin_counts", "rank_layout", "sparse_label_probabilities"]
+
+
+@dataclass(frozen=True, eq=False)
+class RankLayout:
+    """Every run's list of every topic, laid end to end (the vectorised view the model counts on).
+
+    Attributes
+    ----------
+    n_systems, n_topics, n_docs : int
+        Systems, topics, and documents over all topics.
+    offsets : ndarray of int64, shape (T + 1,)
+        Topic ``t``'s documents are ``offsets[t]:offsets[t+1]`` of the global document index.
+    system, rank, doc, topic : ndarray of int64, shape (P,)
+        For every filled position (P of them): its run, 0-based rank, global document and topic.
+    judged_relevant : ndarray of bool, shape (n_docs,)
+    """
+
+    n_systems: int
+    n_topics: int
+    n_docs: int
+    offsets: np.ndarray
+    system: np.ndarray
+    rank: np.ndarray
+    doc: np.ndarray
+    topic: np.ndarray
+    judged_relevant: np.ndarray
+
+
+def rank_layout(data: RankData) -> RankLayout:
+    """The :class:`RankLayout` of ``data`` (one concatenation per topic, no per-position Python)."""
+    if not isinstance(data, RankData):
+        raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
+    sizes = np.array([tr.n_docs for tr in data], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    ranked = [tr.ranked for tr in data]
+    widths = np.array([r.shape[1] for r in ranked], dtype=np.int64)
+    n_sys = len(data.systems)
+    flat = np.concatenate([r.astype(np.int64) for r in ranked], axis=1) if ranked else np.zeros((n_sys, 0), np.int64)
+    col_topic = np.repeat(np.arange(len(widths)), widths)
+    col_rank = np.arange(flat.shape[1]) - np.repeat(np.cumsum(widths) - widths, widths)
+    filled = flat >= 0
+    s_idx, c_idx = np.nonzero(filled)
+    topic = col_topic[c_idx]
+    rel = np.concatenate([np.asarray(tr.relevant) for tr in data]) if len(data) else np.zeros(0, bool)
+    return RankLayout(n_sys, len(widths), int(offsets[-1]), offsets, s_idx.astype(np.int64), col_rank[c_idx],
+                      flat[s_idx, c_idx] + offsets[topic], topic, rel.astype(bool))
+
+
+def _bins(rank: np.ndarray, bin_edges) -> np.ndarray:
+    """0-based bin of each 0-based rank: bin ``k`` holds ranks ``bin_edges[k] .. bin_edges[k+1]-1`` (1-based)."""
+    return np.searchsorted(np.asarray(bin_edges, dtype=np.int64) - 1, rank, side="right") - 1
+
+
+def rank_bin_counts(layout: RankLayout, bin_edges, weights=None) -> tuple[np.ndarray, np.ndarray]:
+    r"""Per run and rank bin: positions filled :math:`n_{sb}` and weighted judged-relevant documents.
+
+    Parameters
+    ----------
+    layout : RankLayout
+    bin_edges : sequence of int
+        First 1-based rank of each bin, starting at 1; the last bin runs to the end of the lists.
+    weights : array_like, shape (T,), optional
+        Per topic weight of its judged relevant documents: :math:`R_t` gives the unbiased estimate
+        :math:`\sum_t R_t\sum_{r\in b}J_{tsr}` of the relevant documents in the bin (module notes); default 1
+        (the count :math:`c_{sb}`).
+
+    Returns
+    -------
+    n, c : ndarray, shape (S, B)
+    """
+    edges = np.asarray(bin_edges, dtype=np.int64)
+    if edges.ndim != 1 or len(edges) == 0 or edges[0] != 1 or np.any(np.diff(edges) <= 0):
+        raise BayevalInputError(f"bin_edges: must start at 1 and increase strictly, got {list(bin_edges)!r}")
+    n_bins = len(edges)
+    cell = layout.system * n_bins + _bins(layout.rank, edges)
+    size = layout.n_systems * n_bins
+    n = np.bincount(cell, minlength=size).astype(np.float64)
+    hit = layout.judged_relevant[layout.doc]
+    w = np.ones(layout.n_topics) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (layout.n_topics,):
+        raise BayevalInputError(f"weights: expected one per topic ({layout.n_topics}), got shape {w.shape}")
+    c = np.bincount(cell[hit], weights=w[layout.topic[hit]], minlength=size)
+    return n.reshape(layout.n_systems, n_bins), c.reshape(layout.n_systems, n_bins)
+
+
+@dataclass(frozen=True)
+class SparseLabelModel:
+    r"""The posterior of the bins' judged shares :math:`\theta_{sb}` and of :math:`\bar R` (module notes).
+
+    Attributes
+    ----------
+    a, b : ndarray, shape (S, B)
+        Beta posterior of :math:`\theta_{sb}`.
+    relevant_mean, relevant_shape : float
+        Prior of :math:`\bar R`.
+    bin_edges : tuple of int
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    relevant_mean: float
+    relevant_shape: float
+    bin_edges: tuple
+
+    @classmethod
+    def fit(cls, layout: RankLayout, *, relevant_mean: float, relevant_shape: float, bin_edges,
+            pooling: float) -> SparseLabelModel:
+        n, c = rank_bin_counts(layout, bin_edges)
+        pooled = c.sum(axis=0) / np.maximum(n.sum(axis=0), 1.0)
+        strength = pooling * n.mean(axis=0)
+        a = c + strength * pooled
+        b = n - c + strength * (1.0 - pooled)
+        tiny = 1e-9  # an empty bin (no positions in any run) keeps a proper Beta
+        return cls(np.maximum(a, tiny), np.maximum(b, tiny), float(relevant_mean), float(relevant_shape),
+                   tuple(int(e) for e in bin_edges))
+
+    def unjudged_rate(self, theta: np.ndarray, rbar) -> np.ndarray:
+        r""":math:`\operatorname{clip}((\bar R-1)\theta/(1-\theta), 0, 1)`, broadcast over leading draw axes."""
+        rbar = np.asarray(rbar, dtype=np.float64).reshape(np.shape(rbar) + (1,) * 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = (rbar - 1.0) * theta / (1.0 - theta)
+        return np.clip(np.nan_to_num(p, nan=1.0, posinf=1.0), 0.0, 1.0)
+
+    def draw(self, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_draws`` posterior draws of the unjudged rate of every cell, shape ``(n_draws, S, B)``."""
+        theta = rng.beta(self.a, self.b, size=(n_draws, *self.a.shape))
+        k, mu = self.relevant_shape, self.relevant_mean
+        rbar = 1.0 + (rng.gamma(k, (mu - 1.0) / k, size=n_draws) if mu > 1.0 else np.zeros(n_draws))
+        return self.unjudged_rate(theta, rbar)
+
+
+def _doc_means(layout: RankLayout, cell: np.ndarray, n_cells: int, rates: np.ndarray) -> np.ndarray:
+    """Mean over the runs retrieving each document of its cell's rate; ``rates`` (..., cells) → (..., n_docs).
+
+    One sparse (documents × cells) averaging matrix, so draws cost a sparse product, not a copy per position.
+    """
+    from scipy import sparse
+
+    count = np.bincount(layout.doc, minlength=layout.n_docs).astype(np.float64)
+    inv = np.where(count > 0, 1.0 / np.maximum(count, 1.0), 0.0)
+    avg = sparse.csr_matrix((inv[layout.doc], (layout.doc, cell)), shape=(layout.n_docs, n_cells))  # sums dups
+    return np.asarray((avg @ np.atleast_2d(rates).T).T).reshape(*rates.shape[:-1], layout.n_docs)
+
+
+def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, relevant_shape: float = 0.5,
+                               bin_edges=(1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501), pooling: float = 0.1,
+                               p_draws: int | None = 200, seed=0, model: str = "sparse") -> RelevanceEstimate:
+    r"""p of every document under the sparse-label model (module notes), with posterior draws.
+
+    Parameters
+    ----------
+    data : RankData
+        Runs and the sparse labels (one judged relevant document per topic; judged nonrelevant documents are
+        allowed and count as positions that do not hold the judged relevant one).
+    relevant_mean : float
+        :math:`\mu\ge 1`, the prior mean of :math:`\bar R` (relevant documents per topic).
+    relevant_shape : float
+        Gamma shape :math:`k` of :math:`\bar R-1` (larger: surer of :math:`\mu`).
+    bin_edges : sequence of int
+        First rank of each rank bin.
+    pooling : float
+        :math:`\kappa`, the strength of the pooled share in each run's Beta posterior, in units of a run's
+        mean positions per bin (0: no shrinkage).
+    p_draws : int or None
+        Posterior draws of p to keep (``None``/0: the point p only, from 1,000 draws of the cells).
+    seed : int or None
+    model : str
+        Name recorded in the estimate.
+
+    Returns
+    -------
+    RelevanceEstimate
+
+    Examples
+    --------
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=4, n_systems=3, n_docs=50, depth=20, judged_depth=3, seed=1)
+    >>> est = sparse_label_probabilities(RankData.build(col.runs, col.judgments), relevant_mean=3.0, p_draws=8)
+    >>> est.draws[0].shape[0], bool(0.0 <= est.p[0].min() and est.p[0].max() <= 1.0)
+    (8, True)
+    """
+    if not (isinstance(relevant_mean, (int, float)) and np.isfinite(relevant_mean) and relevant_mean >= 1.0):
+        raise BayevalInputError(f"relevant_mean: must be a number >= 1, got {relevant_mean!r}")
+    if not (isinstance(relevant_shape, (int, float)) and relevant_shape > 0):
+        raise BayevalInputError(f"relevant_shape: must be a positive number, got {relevant_shape!r}")
+    if not (isinstance(pooling, (int, float)) and pooling >= 0):
+        raise BayevalInputError(f"pooling: must be a non-negative number, got {pooling!r}")
+    layout = rank_layout(data)
+    fit = SparseLabelModel.fit(layout, relevant_mean=relevant_mean, relevant_shape=relevant_shape,
+                               bin_edges=bin_edges, pooling=pooling)
+    n_bins = len(fit.bin_edges)
+    cell = layout.system * n_bins + _bins(layout.rank, fit.bin_edges)
+    rng = np.random.default_rng(seed)
+    draws = None
+    if p_draws:
+        rates = fit.draw(int(p_draws), rng).reshape(int(p_draws), -1)
+        flat_draws = _doc_means(layout, cell, rates.shape[1], rates).astype(np.float32)
+        p_flat = flat_draws.mean(axis=0, dtype=np.float64)
+        draws = tuple(np.ascontiguousarray(x) for x in np.split(flat_draws, layout.offsets[1:-1], axis=1))
+    else:
+        p_flat = _doc_means(layout, cell, n_bins * layout.n_systems, fit.draw(1000, rng).mean(axis=0).ravel())
+    ps = tuple(np.split(p_flat, layout.offsets[1:-1]))
+    return RelevanceEstimate(tuple(data.topics), tuple(tr.docnos for tr in data),
+                             tuple(np.asarray(tr.judged) for tr in data), ps, draws, model=model,
+                             method="sparse", relevant=tuple(np.asarray(tr.relevant) for tr in data))
