@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from bayeval.cluster import dask_client
 from bayeval.errors import BayevalInputError
 from bayeval.experiments.robustness import RobustnessConfig
 from bayeval.experiments.similarity import SimilarityStudyConfig
@@ -97,24 +98,13 @@ def _processes(jobs, collection, config, workers: int) -> Iterable:
 
 
 def _dask(jobs, collection, config, scheduler, timeout: float) -> Iterable:
-    try:
-        from distributed import Client
-        from distributed import as_completed as d_as_completed
-    except ImportError as exc:  # pragma: no cover - distributed is a dependency
-        raise BayevalInputError("scheduler: a Dask scheduler needs the 'distributed' package") from exc
-    own = not isinstance(scheduler, Client)
-    try:
-        client = Client(scheduler, timeout=f"{timeout}s") if own else scheduler
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise BayevalInputError(f"scheduler: cannot connect to {scheduler!r} ({exc})") from exc
-    try:
+    from distributed import as_completed as d_as_completed
+
+    with dask_client(scheduler, timeout=timeout) as client:
         futures = [client.submit(_task, collection, config, t, pure=False, key=f"robustness-{config.seed}-{t}")
                    for t in jobs]
         for fut in d_as_completed(futures):
             yield fut.result()
-    finally:
-        if own:
-            client.close()
 
 
 def run_study(collection: TestCollection, config: RobustnessConfig | SimilarityStudyConfig,

@@ -24,6 +24,7 @@ from bayeval.data.run import Run, RunSet
 from bayeval.data.sample import StratifiedSample
 from bayeval.errors import BayevalInputError
 from bayeval.sampling._assisted_kernels import assisted_topic, tuned_weight
+from bayeval.sampling.statistical import StatEvaluation
 
 __all__ = ["AssistedEvaluation", "assisted_measures"]
 
@@ -60,13 +61,8 @@ class AssistedEvaluation:
         return np.where(has, vals, 0.0).sum(axis=1) / np.maximum(has.sum(axis=1), 1), \
             np.diag(self.covariance[measure]).copy()
 
-    def interval(self, measure: str, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        """Normal ``level`` interval of each run's mean."""
-        if not 0 < level < 1:
-            raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
-        m, v = self.mean(measure)
-        h = stats.norm.ppf(0.5 + level / 2) * np.sqrt(v)
-        return m - h, m + h
+    #: Normal ``level`` interval of each run's mean (estimate ± z · standard error), as statAP's.
+    interval = StatEvaluation.interval
 
     def differences(self, measure: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(Δ, se, P(Δ < 0))`` for every ordered pair, shape (S, S) each: ``Δ[a, b] = mean_a - mean_b``,
@@ -81,18 +77,8 @@ class AssistedEvaluation:
             p = np.where(se > 0, stats.norm.cdf(-d / np.where(se > 0, se, 1.0)), (d < 0) + 0.5 * (d == 0))
         return d, se, p
 
-    def to_frame(self, per_topic: bool = False) -> pd.DataFrame:
-        """Long frame ``run, topic, measure, value, se``."""
-        rows = []
-        for m in self.measures:
-            mean, var = self.mean(m)
-            for s, name in enumerate(self.systems):
-                if per_topic:
-                    for t, topic in enumerate(self.topics):
-                        if not np.isnan(self.values[m][s, t]):
-                            rows.append((name, topic, m, self.values[m][s, t], np.sqrt(self.variances[m][s, t])))
-                rows.append((name, "all", m, mean[s], np.sqrt(var[s])))
-        return pd.DataFrame(rows, columns=["run", "topic", "measure", "value", "se"])
+    #: Long frame ``run, topic, measure, value, se``: the same layout as statAP's (one piece of code for both).
+    to_frame = StatEvaluation.to_frame
 
 
 def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
