@@ -47,10 +47,9 @@ The fast path sets h by the Laplace approximation of the marginal likelihood,
     \log p(y\mid h) \approx \log p(y\mid\hat x_h) + \log p(\hat x_h\mid h) + \tfrac P2\log 2\pi
     - \tfrac12\log\det H_h,
 
-plus the log hyperprior (on log h, Jacobian included: the mode is proper), then integrates h by importance
-sampling: ``hyper_points`` points from a Student-t(4) proposal centred on the Gaussian at that mode,
-weighted by the Laplace marginal likelihood times the hyperprior (as INLA integrates its hyperparameters,
-Rue et al. 2009), and Laplace draws of x at each point in proportion to its weight. ``build_model()``
+plus the log hyperprior (on log h, Jacobian included: the mode is proper), then integrates h over
+``hyper_points`` importance points with Laplace draws of x at each (:mod:`bayeval.relevance.hyperparameters`,
+as INLA integrates its hyperparameters, Rue et al. 2009). ``build_model()``
 writes the same model in PyMC (NUTS: full Bayes); ``build_model(hyper=h)`` the conditional posterior at
 fixed h, which the fast path's inner mode maximises.
 
