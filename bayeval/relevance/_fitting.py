@@ -137,13 +137,17 @@ def _psd_inverse_root(H: np.ndarray) -> np.ndarray:
         return U[:, keep] / np.sqrt(lam[keep])
 
 
+def gaussian_draws(mean: np.ndarray, H: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` draws (size, P) from N(mean, H⁻¹) (H⁺ where H is singular): the one Laplace draw."""
+    M = _psd_inverse_root(H)
+    return mean[None, :] + rng.standard_normal((size, M.shape[1])) @ M.T
+
+
 def laplace_draws(mode: Mode, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` draws (size, P) from N(mode.x, (−H)⁻¹), block by block (H⁺ for a singular block)."""
+    """``size`` draws (size, P) from N(mode.x, (−H)⁻¹), block by block (:func:`gaussian_draws`)."""
     out = np.repeat(mode.x[None, :], size, axis=0)
     for idx, H in mode.blocks:
-        M = _psd_inverse_root(H)
-        z = rng.standard_normal((size, M.shape[1]))
-        out[:, idx] += z @ M.T
+        out[:, idx] = gaussian_draws(mode.x[idx], H, size, rng)
     return out
 
 

@@ -47,10 +47,9 @@ The fast path sets h by the Laplace approximation of the marginal likelihood,
     \log p(y\mid h) \approx \log p(y\mid\hat x_h) + \log p(\hat x_h\mid h) + \tfrac P2\log 2\pi
     - \tfrac12\log\det H_h,
 
-plus the log hyperprior (on log h, Jacobian included: the mode is proper), then integrates h by importance
-sampling: ``hyper_points`` points from a Student-t(4) proposal centred on the Gaussian at that mode,
-weighted by the Laplace marginal likelihood times the hyperprior (as INLA integrates its hyperparameters,
-Rue et al. 2009), and Laplace draws of x at each point in proportion to its weight. ``build_model()``
+plus the log hyperprior (on log h, Jacobian included: the mode is proper), then integrates h over
+``hyper_points`` importance points with Laplace draws of x at each (:mod:`bayeval.relevance.hyperparameters`,
+as INLA integrates its hyperparameters, Rue et al. 2009). ``build_model()``
 writes the same model in PyMC (NUTS: full Bayes); ``build_model(hyper=h)`` the conditional posterior at
 fixed h, which the fast path's inner mode maximises.
 
@@ -89,17 +88,10 @@ from scipy.special import expit, gammaln, log_expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
-from bayeval.relevance._fitting import (
-    FIT_METHODS,
-    Mode,
-    ParamSpec,
-    RelevanceModel,
-    _check,
-    _single_thread_blas,
-    fit_model,
-)
+from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel, _check, _single_thread_blas, fit_model
 from bayeval.relevance._kernels import CoefPrior, EffectsDesign, SparseDesign, logistic_logpost, logistic_newton
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config
+from bayeval.relevance.hyperparameters import hyper_mode, integrated_laplace, laplace_value
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 
 __all__ = ["HierarchicalEstimator", "HierarchicalFit", "HierarchicalRelevance", "run_coverage"]
@@ -121,29 +113,6 @@ def run_coverage(data: RankData, depth: int = 10) -> np.ndarray:
         tot[has] += jr[has].sum(axis=1) / k[has]
         cnt[has] += 1
     return np.divide(tot, cnt, out=np.zeros(S), where=cnt > 0)
-
-
-def _laplace_value(lp: float, H: np.ndarray):
-    r""":math:`\Psi(\hat x)+\frac P2\log 2\pi-\frac12\log\det H` from the log posterior at the mode and the
-    negative Hessian (Cholesky), and the factor (``None``, value −∞, where H is not positive definite)."""
-    from scipy.linalg import cho_factor
-
-    try:
-        chol = cho_factor(H, lower=True)
-    except np.linalg.LinAlgError:
-        return -np.inf, None
-    logdet = 2.0 * float(np.sum(np.log(np.diag(chol[0]))))
-    return lp + 0.5 * len(H) * np.log(2 * np.pi) - 0.5 * logdet, chol
-
-
-def _forward_hessian(fg, z, g0, cache, anchor, e: float = 1e-4):
-    """Symmetrised forward differences of the gradient ``fg(z)[1]`` (each inner solve from ``anchor``)."""
-    H = np.empty((len(z), len(z)))
-    for i in range(len(z)):
-        cache.update(anchor)
-        H[:, i] = (fg(z + np.eye(len(z))[i] * e)[1] - g0) / e
-    cache.update(anchor)
-    return 0.5 * (H + H.T)
 
 
 def _student_t_terms(u, sd, nu: float):
@@ -375,7 +344,7 @@ class HierarchicalRelevance(RelevanceModel):
         """Laplace approximation of :math:`\\log p(y\\mid h)` and the inner mode behind it (``x0``, ``h0``: start
         and Hessian factor of the inner Newton solve, as in :meth:`log_marginal_grad`)."""
         x, H, lp, ok, _ = self._conditional_mode(hyper, x0, h0)
-        val, _ = _laplace_value(lp, H)
+        val, _ = laplace_value(lp, H)
         return val, x, H, ok
 
     def log_marginal_grad(self, hyper, x0=None, h0=None):
@@ -413,7 +382,7 @@ class HierarchicalRelevance(RelevanceModel):
         if self.prior.run_effect == "student_t":
             return self._log_marginal_grad_fd(h, x0)
         x, H, lp, ok, X = self._conditional_mode(h, x0, h0)
-        val, chol = _laplace_value(lp, H)
+        val, chol = laplace_value(lp, H)
         T, S = len(self.topics), len(self.systems)
         P = len(x)
         beta, a, u = x[:2], x[2:2 + T], x[2 + T:]
@@ -460,7 +429,7 @@ class HierarchicalRelevance(RelevanceModel):
         gradient by central differences in log h (the analytic one assumes Gaussian priors); dx̂/dlog h is not
         computed (zeros), there is no Cholesky factor to reuse."""
         x, H, lp, ok, _ = self._conditional_mode(h, x0)
-        val, _ = _laplace_value(lp, H)
+        val, _ = laplace_value(lp, H)
         grad = np.empty(3)
         for k in range(3):
             step = np.exp(np.eye(3)[k] * e)
@@ -468,69 +437,8 @@ class HierarchicalRelevance(RelevanceModel):
         return val, grad, x, H, ok, np.zeros((len(x), 3)), lp, None
 
     def hyper_mode(self):
-        """Mode of log p(y | h) + log p(h) over log h (Jacobian included), and the Gaussian there:
-        returns (log h mode, covariance of log h, inner x at the mode).
-
-        BFGS on the analytic gradient (:meth:`log_marginal_grad`) to a gradient below 0.05, then Newton
-        steps to below 1e-6 with the curvature there (forward differences of the analytic gradient, taken
-        again at the mode for the covariance). Each inner Newton solve starts from the last mode moved along
-        :math:`d\\hat x/d\\log h` (first order) and reuses the last negative Hessian while it can
-        (:func:`~bayeval.relevance._kernels.logistic_newton`, ``h0``)."""
-        from scipy.optimize import minimize
-
-        pr = self.prior
-        sc = np.array([pr.topic_scale, pr.run_scale, pr.coverage_scale])
-        cache = {}
-
-        def fg(z):
-            z = np.asarray(z, dtype=np.float64)
-            if np.any(z < lo) or np.any(z > hi):
-                return np.inf, np.zeros(3), None
-            x0, h0 = self.latent_prior(np.exp(z)).mu, None
-            if cache:
-                x0, h0 = cache["x"] + cache["dx"] @ (z - cache["z"]), cache["chol"]
-            h = np.exp(z)
-            val, g, x, H, ok, dx, lp, chol = self.log_marginal_grad(h, x0, h0)
-            if np.isfinite(val) and np.all(np.isfinite(g)):
-                cache.update(z=z.copy(), x=x, dx=dx, chol=chol)
-            f = val + self.log_hyperprior(h) + float(np.sum(z))
-            df = g - (h / sc) ** 2 + 1.0
-            return -f, -df, (x, H, lp, ok)
-
-        lo, hi = -7.0, 3.0
-        z0 = np.log(sc) - np.log(2.0)
-        with _single_thread_blas():
-            # BFGS from the curvature at the start (forward differences of the analytic gradient; its
-            # eigenvalues floored at 1 where the start is not yet in the concave region); L-BFGS-B within
-            # the bounds where BFGS stops short
-            _, g0, _ = fg(z0)
-            anchor = dict(cache)
-            B0 = _forward_hessian(fg, z0, g0, cache, anchor)
-            lam, U = np.linalg.eigh(B0)
-            Binv = (U / np.maximum(np.abs(lam), 1.0)) @ U.T
-            res = minimize(lambda z: fg(z)[:2], z0, jac=True, method="BFGS",
-                           options={"gtol": 5e-2, "hess_inv0": 0.5 * (Binv + Binv.T)})
-            if not res.success:
-                res = minimize(lambda z: fg(z)[:2], np.clip(res.x, lo, hi), jac=True, method="L-BFGS-B",
-                               bounds=[(lo, hi)] * 3, options={"ftol": 1e-14, "gtol": 5e-2, "maxiter": 200})
-            # polish: Newton steps with the curvature at the BFGS point
-            z = zH = np.clip(res.x, lo, hi)
-            _, g, inner = fg(z)
-            H = _forward_hessian(fg, z, g, cache, dict(cache))
-            for _ in range(5):
-                if np.max(np.abs(g)) < 1e-6:
-                    break
-                znew = np.clip(z - np.linalg.solve(H, g), lo, hi)
-                f1, g1, inner1 = fg(znew)
-                if not np.isfinite(f1):
-                    break
-                z, g, inner = znew, g1, inner1
-            if np.max(np.abs(z - zH)) > 1e-4:  # the covariance's curvature at the mode itself
-                H = _forward_hessian(fg, z, g, cache, dict(cache))
-        lam, U = np.linalg.eigh(H)
-        lam = np.maximum(lam, 1e-2)  # the hyperprior alone gives curvature ≥ (h/scale)²; guard noise
-        cov = (U / lam) @ U.T
-        return z, cov, inner
+        """Mode of log h and the Gaussian there: :func:`~bayeval.relevance.hyperparameters.hyper_mode`."""
+        return hyper_mode(self)
 
     # RelevanceModel protocol --------------------------------------------------------------------------
     def mode(self) -> Mode:
@@ -569,8 +477,6 @@ class HierarchicalRelevance(RelevanceModel):
         """As :meth:`RelevanceModel.fit`; ``"laplace"`` integrates the hyperparameters over
         ``prior.hyper_points`` importance-weighted points (each with draws of x from the conditional Laplace
         posterior in proportion to its weight)."""
-        if method not in FIT_METHODS:
-            raise BayevalInputError(f"method: must be one of {', '.join(map(repr, FIT_METHODS))}, got {method!r}")
         _check(method, draws, chains, nuts_sampler)
         mode = self.mode()
         if method in ("mcmc", "vi"):
@@ -581,57 +487,7 @@ class HierarchicalRelevance(RelevanceModel):
         if method == "map":
             return fr
 
-        with _single_thread_blas():
-            return self._laplace(mode, chains, draws, seed)
-
-    def _laplace(self, mode: Mode, chains: int, draws: int, seed) -> FitResult:
-        from bayeval.relevance._fitting import INFERENCE, _psd_inverse_root, _to_idata
-
-        rng = np.random.default_rng(seed)
-        total = chains * draws
-        z, cov_z = self._hyper_laplace
-        G = self.prior.hyper_points
-        x0 = mode.x[:-3]
-        # log evidence log p(y): Laplace over log h at its mode; with G > 1 also the importance-sampling mean
-        val0, x_z, H_z, _ = self.log_marginal(np.exp(z), x0)
-        evidence = {"log_evidence_laplace": float(val0 + self.log_hyperprior(np.exp(z)) + z.sum()
-                                                  + 1.5 * np.log(2 * np.pi) + 0.5 * np.linalg.slogdet(cov_z)[1])}
-        if G == 1:
-            zs, sizes = z[None], np.array([total])
-            inner = [(x_z, H_z)]
-        else:
-            # importance sampling of log h: Student-t(4) proposal around the Laplace Gaussian, weights from
-            # the Laplace marginal likelihood × hyperprior (× Jacobian); draws allocated by the weights
-            from scipy.linalg import cho_factor
-            from scipy.stats import multivariate_t
-
-            prop = multivariate_t(loc=z, shape=cov_z, df=4)
-            zs = np.atleast_2d(prop.rvs(size=G, random_state=rng))
-            logw, inner = np.empty(G), []
-            h0 = cho_factor(mode.blocks[0][1], lower=True)
-            for g, zz in enumerate(zs):
-                val, x, H, _ = self.log_marginal(np.exp(zz), x0, h0)
-                logw[g] = val + self.log_hyperprior(np.exp(zz)) + zz.sum()
-                inner.append((x, H))
-            logw -= prop.logpdf(zs)
-            w = np.exp(logw - logw.max())
-            sizes = rng.multinomial(total, w / w.sum())
-            evidence["log_evidence_is"] = float(logw.max() + np.log(w.mean()))
-            evidence["is_ess"] = float(w.sum() ** 2 / np.sum(w ** 2))
-        out = []
-        for g in np.flatnonzero(sizes):
-            h = np.exp(zs[g])
-            x, H = inner[g]
-            M = _psd_inverse_root(H)
-            xs = x[None] + rng.standard_normal((sizes[g], M.shape[1])) @ M.T
-            out.append(np.hstack([xs, np.repeat(h[None], sizes[g], axis=0)]))
-        flat = np.vstack(out)[rng.permutation(total)].reshape(chains, draws, -1)
-        attrs = {"model": self.name, "method": "laplace",
-                 "inference": f"{INFERENCE['laplace']}; hyperparameters integrated over {G} importance-weighted points",
-                 **evidence}
-        idata = _to_idata(self.param_spec.unflatten(flat), self.param_spec, None, attrs=attrs)
-        return FitResult(self.name, "laplace", idata, self.param_spec, mode, source=self,
-                         seed=int(rng.integers(2**31 - 1)))
+        return integrated_laplace(self, mode, *self._hyper_laplace, chains, draws, seed)
 
     # complete InferenceData (bayeval.relevance._idata): what the model observes, η per draw, prior draws ------
     def observed(self):
