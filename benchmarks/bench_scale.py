@@ -21,6 +21,9 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
   same 10 runs × ``--queries`` queries with the sparse-label model's 25 posterior draws of p
   (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs` on a ``(draws, S, T, 10)`` array laid on the
   cube by :func:`~bayeval.expected.cube.cells_from_rankdata`), timed after compilation;
+* ``pairs-ap`` (run alone: ``--step pairs-ap --queries N``): E, Var and P(Δ<0) of ΔAP for all pairs of
+  ``--pair-runs`` runs × N queries (depth 100, p = 0.05) by the per-topic
+  :func:`bayeval.expected.compare_systems`, beside one pair on the same queries (the cost outside the pair kernel);
 * ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
   LocalCluster, both timed after compilation, with the largest difference between the two.
 
@@ -219,6 +222,24 @@ def _step(name: str, args) -> dict:
                 "pairs_s": t_pairs, "per_draw_loop_s": t_ref, "ratio_to_loop": t_pairs / t_ref,
                 "max_diff_to_loop": diff, "calls_095": int(np.sum(np.maximum(res.p_less, 1 - res.p_less) >= 0.95)),
                 "median_var_ratio_draws_to_point": ratio}
+    if name == "pairs-ap":
+        from bayeval.data.rankdata import RankData
+        from bayeval.expected import compare_systems
+        from bayeval.io.qrels import read_qrels
+        from bayeval.io.runs import read_runs
+
+        where = out / f"wide-ap{args.queries}"
+        files = _write_collection(where, args.queries, args.pair_runs, 100, 300, args.seed + 1, "wide", True)
+        data = RankData.build(read_runs(files, run_names="file"), read_qrels(where / "qrels.txt"))
+        compare_systems(data, default_p=P_UNJUDGED, pairs=[(0, 1)], measure="AP", progress=False)  # compile
+        t0 = time.perf_counter()
+        one = compare_systems(data, default_p=P_UNJUDGED, pairs=[(0, 1)], measure="AP", progress=False)
+        t_one = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        res = compare_systems(data, default_p=P_UNJUDGED, measure="AP", progress=False)
+        t_all = time.perf_counter() - t0
+        return {"topics": len(data), "pairs": len(res.all_p_less), "all_pairs_s": t_all, "one_pair_s": t_one,
+                "same_first_pair": bool(abs(one.all_p_less[0] - res.all_p_less[0]) < 1e-12)}
     if name == "pairs-dask":
         from distributed import Client, LocalCluster
 
