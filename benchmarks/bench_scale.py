@@ -17,6 +17,13 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
 * ``sparse`` (run alone: ``--step sparse``): the sparse-label relevance model
   (:mod:`bayeval.relevance.sparse_labels`, 25 posterior draws) on 10 runs × ``--queries`` queries (depth 100,
   written under ``--out``/sparse), timed against building the per-topic ``RankData`` in the same run;
+* ``sparse-pairs`` (run alone: ``--step sparse-pairs``): E, Var and P(Δ<0) of ΔMRR@10 for the 45 pairs of the
+  same 10 runs × ``--queries`` queries with the sparse-label model's 25 posterior draws of p
+  (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs` on a ``(draws, S, T, 10)`` array laid on the
+  cube by :func:`~bayeval.expected.cube.cells_from_rankdata`), timed after compilation;
+* ``pairs-ap`` (run alone: ``--step pairs-ap --queries N``): E, Var and P(Δ<0) of ΔAP for all pairs of
+  ``--pair-runs`` runs × N queries (depth 100, p = 0.05) by the per-topic
+  :func:`bayeval.expected.compare_systems`, beside one pair on the same queries (the cost outside the pair kernel);
 * ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
   LocalCluster, both timed after compilation, with the largest difference between the two.
 
@@ -180,6 +187,59 @@ def _step(name: str, args) -> dict:
         return {"build_s": t_build, "fit_s": t_fit, "fit_over_build": t_fit / t_build, "topics": len(data),
                 "peak_after_build_mb": peak_build,
                 "mean_p_unjudged": p_unj, "mean_p_unjudged_top10": p_top10}
+    if name == "sparse-pairs":
+        from bayeval.data.rankcube import RankCube
+        from bayeval.data.rankdata import RankData
+        from bayeval.expected.cube import cells_from_rankdata, expected_reciprocal_rank_pairs
+        from bayeval.io.qrels import read_qrels
+        from bayeval.io.runs import read_runs
+        from bayeval.relevance import estimate_probabilities
+
+        files = _write_collection(out / "sparse", args.queries, 10, 100, 300, args.seed + 2, "sparse", True)
+        runs = read_runs(files, run_names="file")
+        qrels = read_qrels(out / "sparse" / "qrels.txt")
+        cube = RankCube.from_runs(runs, qrels, depth=10)
+        data = RankData.build(runs, qrels, topics=cube.topics)
+        est = estimate_probabilities(data, "sparse", p_draws=25, seed=1)
+        t0 = time.perf_counter()
+        cells = cells_from_rankdata(cube, data, est.draws)
+        t_cells = time.perf_counter() - t0
+        small = RankCube.from_runs(read_runs(files[:2], run_names="file"), qrels, depth=10)
+        expected_reciprocal_rank_pairs(small, np.full((2, *small.docs.shape), 0.01), cutoff=10)  # compile
+        t0 = time.perf_counter()
+        res = expected_reciprocal_rank_pairs(cube, cells, cutoff=10)
+        t_pairs = time.perf_counter() - t0
+        t0 = time.perf_counter()  # reference: one call of the one-p path per draw, combined in numpy
+        per = [expected_reciprocal_rank_pairs(cube, row, cutoff=10) for row in cells]
+        de = np.array([x.delta_expected for x in per])
+        ref_v = np.mean([x.delta_variance for x in per], axis=0) + de.var(axis=0)
+        t_ref = time.perf_counter() - t0
+        diff = float(max(np.abs(de.mean(axis=0) - res.delta_expected).max(),
+                         np.abs(ref_v - res.delta_variance).max()))
+        point = expected_reciprocal_rank_pairs(cube, cells.mean(axis=0), cutoff=10)  # p = mean of the draws
+        ratio = float(np.median(res.delta_variance / np.maximum(point.delta_variance, 1e-300)))
+        return {"topics": len(cube.topics), "pairs": len(res.p_less), "draws": res.n_draws, "cells_s": t_cells,
+                "pairs_s": t_pairs, "per_draw_loop_s": t_ref, "ratio_to_loop": t_pairs / t_ref,
+                "max_diff_to_loop": diff, "calls_095": int(np.sum(np.maximum(res.p_less, 1 - res.p_less) >= 0.95)),
+                "median_var_ratio_draws_to_point": ratio}
+    if name == "pairs-ap":
+        from bayeval.data.rankdata import RankData
+        from bayeval.expected import compare_systems
+        from bayeval.io.qrels import read_qrels
+        from bayeval.io.runs import read_runs
+
+        where = out / f"wide-ap{args.queries}"
+        files = _write_collection(where, args.queries, args.pair_runs, 100, 300, args.seed + 1, "wide", True)
+        data = RankData.build(read_runs(files, run_names="file"), read_qrels(where / "qrels.txt"))
+        compare_systems(data, default_p=P_UNJUDGED, pairs=[(0, 1)], measure="AP", progress=False)  # compile
+        t0 = time.perf_counter()
+        one = compare_systems(data, default_p=P_UNJUDGED, pairs=[(0, 1)], measure="AP", progress=False)
+        t_one = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        res = compare_systems(data, default_p=P_UNJUDGED, measure="AP", progress=False)
+        t_all = time.perf_counter() - t0
+        return {"topics": len(data), "pairs": len(res.all_p_less), "all_pairs_s": t_all, "one_pair_s": t_one,
+                "same_first_pair": bool(abs(one.all_p_less[0] - res.all_p_less[0]) < 1e-12)}
     if name == "pairs-dask":
         from distributed import Client, LocalCluster
 

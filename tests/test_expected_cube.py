@@ -131,3 +131,97 @@ def test_dask_bad_address():
     with pytest.raises(BayevalInputError, match="scheduler: cannot connect"):
         expected_reciprocal_rank_pairs(cube, 0.1, cutoff=3, scheduler="tcp://127.0.0.1:9",
                                        connect_timeout=2)
+
+
+def _runs_qrels(seed, n_topics=3, n_sys=4, pool=7, length=5):
+    rng = np.random.default_rng(seed)
+    runs = []
+    for s in range(n_sys):
+        rows = []
+        for t in range(n_topics):
+            docs = rng.choice(pool, size=rng.integers(1, length + 1), replace=False)
+            rows += [(str(t), f"d{d}", -float(r)) for r, d in enumerate(docs)]
+        runs.append(Run.from_frame(pd.DataFrame(rows, columns=["topic", "docno", "score"]), name=f"s{s}"))
+    q = pd.DataFrame({"topic": [str(t) for t in range(n_topics)], "docno": [f"d{rng.integers(pool)}"
+                                                                             for _ in range(n_topics)],
+                      "grade": rng.integers(0, 2, n_topics)})
+    return RunSet(tuple(runs)), Qrels.from_frame(q)
+
+
+def _doc_draws(cube, n_draws, seed):
+    """Posterior draws of p per document code (the same p wherever a document is ranked), laid on the cells."""
+    rng = np.random.default_rng(seed)
+    # a shared factor per draw makes the draws move together across topics: a real between-draw variance
+    scale = rng.uniform(0.2, 1.0, (n_draws, 1))
+    p_doc = scale * rng.uniform(0.0, 1.0, (n_draws, len(cube.docnos) + 1))
+    return np.where(cube.docs[None] >= 0, p_doc[:, np.maximum(cube.docs, 0)], 0.0)
+
+
+@pytest.mark.parametrize(("seed", "k"), [(3, 5), (4, 3)])
+def test_pairs_with_draws_match_law_of_total_variance(seed, k):
+    """Draws path = enumeration per draw, combined as compare_systems combines draws (docs/scale.md)."""
+    cube = _collection(seed)
+    draws = _doc_draws(cube, 6, seed)
+    res = expected_reciprocal_rank_pairs(cube, draws, cutoff=k)
+    n_t = len(cube.topics)
+    per = [_enumerate(cube, cell_probabilities(cube, row, k), k) for row in draws]
+    se = np.array([x[0] for x in per])  # per draw: E_d[ΔMRR] (the enumeration divides by T)
+    within = np.mean([x[1] for x in per], axis=0)  # mean over draws of Var_d[ΔMRR] (divided by T²)
+    between = se.var(axis=0)
+    assert res.n_draws == 6
+    assert np.all(between > 1e-5)  # the draws matter: dropping the between-draw term changes Var
+    np.testing.assert_allclose(res.delta_expected, se.mean(axis=0), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(res.delta_variance, within + between, rtol=0, atol=1e-10)
+    assert np.max(np.abs(res.delta_variance - within)) > 1e-5
+    z = se.mean(axis=0) / np.sqrt(within + between)
+    from scipy.stats import norm
+
+    np.testing.assert_allclose(res.p_less, norm.cdf(-z), rtol=0, atol=1e-10)
+    # per system: E and Var of RR@k per topic by the same law, against the one-p path per draw
+    one = [expected_reciprocal_rank_pairs(cube, row, cutoff=k) for row in draws]
+    e_d = np.array([o.expected for o in one])
+    v_d = np.array([o.variance for o in one])
+    np.testing.assert_allclose(res.expected, e_d.mean(axis=0), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.variance, v_d.mean(axis=0) + e_d.var(axis=0), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.all_variance, v_d.mean(axis=0).sum(axis=1) / n_t**2
+                               + e_d.mean(axis=2).var(axis=0), rtol=0, atol=1e-12)
+
+
+def test_pairs_with_draws_thins_like_closed_forms():
+    """200 draws are thinned to 25 evenly spaced ones, as every closed form in bayeval does."""
+    from bayeval.data.probabilities import thin_draws
+
+    cube = _collection(7)
+    draws = _doc_draws(cube, 200, 7)
+    res = expected_reciprocal_rank_pairs(cube, draws, cutoff=4)
+    keep = thin_draws([draws.reshape(200, -1)], 25)[0].reshape(-1, *draws.shape[1:])
+    ref = expected_reciprocal_rank_pairs(cube, keep, cutoff=4, closed_form_draws=200)
+    assert res.n_draws == 25 and ref.n_draws == 25
+    np.testing.assert_array_equal(res.delta_variance, ref.delta_variance)
+    with pytest.raises(BayevalInputError, match="posterior draws"):
+        expected_reciprocal_rank_pairs(cube, draws[:, :, :, :2], cutoff=2)
+
+
+def test_cells_from_rankdata_lays_each_documents_p_on_its_cells():
+    from bayeval.data.rankdata import RankData
+    from bayeval.expected.cube import cells_from_rankdata
+
+    runs, qrels = _runs_qrels(5)
+    cube = RankCube.from_runs(runs, qrels)
+    data = RankData.build(runs, qrels, topics=cube.topics)
+    rng = np.random.default_rng(5)
+    arrays = [rng.uniform(size=(3, tr.n_docs)) for tr in data]
+    cells = cells_from_rankdata(cube, data, arrays)
+    assert cells.shape == (3, *cube.docs.shape)
+    names = np.asarray(cube.docnos.to_pylist(), dtype=object)
+    for t, tr in enumerate(data):
+        for s in range(len(cube.systems)):
+            for r in range(cube.docs.shape[2]):
+                code = cube.docs[s, t, r]
+                if code < 0:
+                    assert np.all(cells[:, s, t, r] == 0)
+                    continue
+                i = int(np.flatnonzero(np.asarray(tr.docnos) == names[code])[0])
+                np.testing.assert_array_equal(cells[:, s, t, r], arrays[t][:, i])
+    with pytest.raises(BayevalInputError, match="systems and topics"):
+        cells_from_rankdata(cube, RankData.build(runs, qrels, topics=cube.topics[:1]), arrays[:1])

@@ -80,3 +80,35 @@ def test_trials_on_dask_give_the_same_numbers():
     pd.testing.assert_frame_equal(remote.pairs, local.pairs, check_exact=False, rtol=0, atol=1e-12)
     cols = ["trial", "topics", "tau_trec_eval", "tau_bayeval", "rmse_trec_eval", "rmse_bayeval"]
     pd.testing.assert_frame_equal(remote.trials[cols], local.trials[cols], check_exact=False, rtol=0, atol=1e-12)
+
+
+def test_study_mrr_at_k_uses_the_cube_with_posterior_draws():
+    """measure RR@k: truth and trec_eval's RR@k against RR on lists cut at k; p_less from the model's draws."""
+    from bayeval.data.rankcube import RankCube
+    from bayeval.data.rankdata import RankData
+    from bayeval.expected.cube import cells_from_rankdata, expected_reciprocal_rank_pairs
+    from bayeval.measures import evaluate
+    from bayeval.relevance import estimate_probabilities
+
+    col = make_collection(n_topics=12, n_systems=4, n_docs=120, depth=50, judged_depth=50, seed=3)
+    st = run_sparse_study(col.runs, col.qrels, trials=1, seed=2, measure="RR@5")
+    rng = np.random.default_rng([2, 0])
+    sparse = sparse_labels(col.qrels, rng)
+    topics = RankCube.from_runs(col.runs, sparse, depth=5).topics
+    truth = evaluate(RankData.build(col.runs, col.qrels, topics=topics, depth=5), "RR").mean()[0]
+    trec = evaluate(RankData.build(col.runs, sparse, topics=topics, depth=5), "RR").mean()[0]
+    names = list(col.runs.names)
+    ia = [names.index(a) for a in st.pairs["run_a"]]
+    ib = [names.index(b) for b in st.pairs["run_b"]]
+    np.testing.assert_allclose(st.pairs["true_delta"], truth[ia] - truth[ib], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(st.pairs["sparse_delta"], trec[ia] - trec[ib], rtol=0, atol=1e-12)
+    # the study's P(Δ<0) combines the sparse model's posterior draws, not its point p
+    cube = RankCube.from_runs(col.runs, sparse, depth=5)
+    data = RankData.build(col.runs, sparse, topics=cube.topics)
+    est = estimate_probabilities(data, "sparse", seed=int(rng.integers(2**31)))
+    pairs = np.column_stack([ia, ib])
+    drawn = expected_reciprocal_rank_pairs(cube, cells_from_rankdata(cube, data, est.arrays_for("delta")),
+                                           cutoff=5, pairs=pairs)
+    point = expected_reciprocal_rank_pairs(cube, cells_from_rankdata(cube, data, est.p), cutoff=5, pairs=pairs)
+    np.testing.assert_allclose(st.pairs["p_less"], drawn.p_less, rtol=0, atol=1e-12)
+    assert drawn.n_draws == 25 and np.abs(drawn.p_less - point.p_less).max() > 1e-6

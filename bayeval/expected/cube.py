@@ -8,7 +8,10 @@ computes, with no Python loop over topics:
 * per pair of systems and topic, :math:`E[\Delta]` and :math:`\mathrm{Var}[\Delta] = V_a + V_b - 2\,
   \mathrm{Cov}(RR_a, RR_b)`, where the covariance is exact: the two systems share documents;
 * for the difference of the means over topics (ΔMRR@k), :math:`E` and :math:`\mathrm{Var}` summed over
-  independent topics and :math:`P(\Delta < 0) = \Phi(-E/\sqrt{V})` (docs/expected.md).
+  independent topics and :math:`P(\Delta < 0) = \Phi(-E/\sqrt{V})` (docs/expected.md);
+* with posterior draws :math:`p^{(d)}` of the probabilities (shape ``(draws, S, T, D)``), the same per draw,
+  combined by the law of total variance as :func:`bayeval.expected.compare_systems` combines them (the draw is
+  shared by every topic, so the between-draw variance is that of the per-draw mean over topics).
 
 Derivation. Let :math:`F^a_r = X_{a_r}\prod_{j<r}(1 - X_{a_j})` be the event "system a's first relevant
 document is at rank r", so :math:`RR_a = \sum_{r\le k} F^a_r / r`. Then
@@ -34,11 +37,15 @@ import numba
 import numpy as np
 
 from bayeval.cluster import dask_client
+from bayeval.data.probabilities import CLOSED_FORM_DRAWS, thin_draws
 from bayeval.data.rankcube import RankCube
+from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.expected._results import p_less_normal
 
-__all__ = ["CubeReciprocalRank", "cell_probabilities", "expected_reciprocal_rank_pairs"]
+__all__ = [
+    "CubeReciprocalRank", "cell_probabilities", "cells_from_rankdata", "expected_reciprocal_rank_pairs",
+]
 
 
 def cell_probabilities(cube: RankCube, p_unjudged, k: int | None = None) -> np.ndarray:
@@ -90,6 +97,8 @@ class CubeReciprocalRank:
     index_a, index_b : ndarray of int64, shape (P,)
     delta_expected, delta_variance, p_less : ndarray, shape (P,)
         Of ΔMRR@k = MRR@k(a) − MRR@k(b) over all topics.
+    n_draws : int or None
+        Posterior draws of p combined (``None``: one p).
     """
 
     cutoff: int
@@ -104,6 +113,7 @@ class CubeReciprocalRank:
     delta_expected: np.ndarray
     delta_variance: np.ndarray
     p_less: np.ndarray
+    n_draws: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("expected", "variance", "all_expected", "all_variance", "index_a", "index_b",
@@ -183,6 +193,69 @@ def _pair_sums(docs, p, ia, ib, e, v, out_e, out_v):  # pragma: no cover - compi
         out_v[i] = sv
 
 
+@numba.njit(parallel=True, cache=True)
+def _pair_sums_draws(docs, p, ia, ib, e, v, out_e, out_v):  # pragma: no cover - compiled
+    """Per posterior draw and pair: sums over topics of E_d[Δ_t] and Var_d[Δ_t] (``p``, ``e``, ``v`` lead with d)."""
+    n_draws = p.shape[0]
+    n_pairs = len(ia)
+    n_topics = docs.shape[1]
+    k = docs.shape[2]
+    for j in numba.prange(n_draws * n_pairs):
+        d, i = j // n_pairs, j % n_pairs
+        a, b = ia[i], ib[i]
+        se = 0.0
+        sv = 0.0
+        for t in range(n_topics):
+            cross = _pair_topic_cross(docs[a, t], docs[b, t], p[d, a, t], p[d, b, t], k)
+            cov = cross - e[d, a, t] * e[d, b, t]
+            se += e[d, a, t] - e[d, b, t]
+            sv += v[d, a, t] + v[d, b, t] - 2.0 * cov
+        out_e[d, i] = se
+        out_v[d, i] = sv
+
+
+def cells_from_rankdata(cube: RankCube, data: RankData, arrays) -> np.ndarray:
+    """Per-topic probabilities of ``data``'s documents laid on ``cube``'s cells (no loop over positions).
+
+    Parameters
+    ----------
+    cube : RankCube
+        Same systems and topics, in the same order, as ``data``, and the same ranked lists (both in
+        trec_eval's order).
+    data : RankData
+    arrays : sequence of ndarray
+        Per topic, aligned with ``data[t].docnos``: shape ``(n_t,)`` (a point p) or ``(draws, n_t)`` (posterior
+        draws, the same number in every topic) — a relevance estimate's ``p`` or ``draws``.
+
+    Returns
+    -------
+    ndarray, shape ``cube.docs.shape`` or ``(draws, *cube.docs.shape)``
+        0 past the end of a list; judged cells are overwritten by their labels downstream
+        (:func:`cell_probabilities`).
+    """
+    if tuple(cube.systems) != tuple(data.systems) or tuple(cube.topics) != tuple(data.topics):
+        raise BayevalInputError("data: its systems and topics must be the cube's, in the same order")
+    arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
+    if len(arrays) != len(data.topics):
+        raise BayevalInputError(f"arrays: expected one per topic ({len(data.topics)}), got {len(arrays)}")
+    lead = arrays[0].shape[:-1] if arrays else ()
+    if any(a.shape[:-1] != lead or a.shape[-1] != tr.n_docs for a, tr in zip(arrays, data, strict=True)):
+        raise BayevalInputError("arrays: each topic's array must end in its documents and share leading axes")
+    n_s, n_t, depth = cube.docs.shape
+    sizes = np.array([tr.n_docs for tr in data], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    flat = np.concatenate(arrays, axis=-1) if arrays else np.zeros((*lead, 0))
+    ranked = np.full((n_s, n_t, depth), -1, dtype=np.int64)
+    for t, tr in enumerate(data):  # one slice per topic; positions are not visited in Python
+        w = min(depth, tr.ranked.shape[1])
+        ranked[:, t, :w] = tr.ranked[:, :w]
+    filled = ranked >= 0
+    index = np.where(filled, ranked + offsets[:-1][None, :, None], 0)
+    out = flat[..., index]
+    out[..., ~filled] = 0.0
+    return out
+
+
 def _chunk_sums(docs, p, ia, ib, e, v):
     """Per pair, sums over the topics of one chunk of E[Δ_t] and Var[Δ_t] (a Dask task, or the whole cube)."""
     out_e = np.zeros(len(ia))
@@ -207,14 +280,17 @@ def _on_dask(scheduler, docs, p, ia, ib, e, v, chunks: int | None, timeout: floa
 
 def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: int = 10,
                                    pairs: str | np.ndarray = "all", scheduler=None,
-                                   chunks: int | None = None, connect_timeout: float = 30.0) -> CubeReciprocalRank:
+                                   chunks: int | None = None, connect_timeout: float = 30.0,
+                                   closed_form_draws: int = CLOSED_FORM_DRAWS) -> CubeReciprocalRank:
     r"""E, Var of RR@k per system and topic; E, Var and P(Δ<0) of ΔMRR@k for pairs (module notes).
 
     Parameters
     ----------
     cube : RankCube
-    p_unjudged : float or ndarray (S, T, D)
-        Probability of relevance of unjudged ranked documents (:func:`cell_probabilities`).
+    p_unjudged : float or ndarray (S, T, D) or (draws, S, T, D)
+        Probability of relevance of unjudged ranked documents (:func:`cell_probabilities`); with a leading
+        axis, posterior draws of it (the same draw in every topic; :func:`cells_from_rankdata` lays a relevance
+        estimate's ``draws`` on the cube).
     cutoff : int, default 10
         k of RR@k (MS MARCO's MRR@10).
     pairs : "all" or ndarray of shape (P, 2)
@@ -227,6 +303,10 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
         Number of topic chunks on Dask.
     connect_timeout : float
         Seconds to wait for the Dask scheduler.
+    closed_form_draws : int
+        With posterior draws, how many evenly spaced ones are combined
+        (:func:`bayeval.data.probabilities.thin_draws`, the policy of every closed form in bayeval); runs
+        locally (``scheduler`` is not used).
 
     Returns
     -------
@@ -237,6 +317,19 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
     Topics are independent, so over T topics :math:`E[\Delta MRR] = \frac1T\sum_t E[\Delta_t]`,
     :math:`\mathrm{Var}[\Delta MRR] = \frac1{T^2}\sum_t \mathrm{Var}[\Delta_t]`, and P(Δ<0) uses the normal
     approximation (certain sign when the variance is 0), as :func:`bayeval.expected.compare_systems` does.
+
+    With D posterior draws, per draw d the sums :math:`S^E_d=\sum_t E_d[\Delta_t]`,
+    :math:`S^V_d=\sum_t \mathrm{Var}_d[\Delta_t]` come from one kernel over draws × pairs × topics, and
+
+    .. math:: E[\Delta MRR] = \frac1D\sum_d \frac{S^E_d}{T},\qquad
+              \mathrm{Var}[\Delta MRR] = \frac1D\sum_d \frac{S^V_d}{T^2}
+              + \mathrm{var}_d\Big(\frac{S^E_d}{T}\Big)
+
+    (law of total variance; the draw is shared by every topic, so the second term is the variance over
+    draws of the mean over topics, not a sum of per-topic ones), P(Δ<0) by the normal approximation on these
+    moments. Per system and topic, ``expected``/``variance`` are :math:`\frac1D\sum_d E_d` and
+    :math:`\frac1D\sum_d\mathrm{Var}_d + \mathrm{var}_d(E_d)`; ``all_variance`` treats the mean over topics
+    as ΔMRR.
 
     Examples
     --------
@@ -250,11 +343,24 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
         raise BayevalInputError(f"cube: expected a RankCube, got {type(cube).__name__}")
     if not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
         raise BayevalInputError(f"cutoff: must be a positive integer, got {cutoff!r}")
+    if np.ndim(p_unjudged) == 4:
+        return _pairs_over_draws(cube, p_unjudged, cutoff, pairs, closed_form_draws)
     p = cell_probabilities(cube, p_unjudged, cutoff)
     docs = np.ascontiguousarray(cube.docs[:, :, : p.shape[2]])
     e, e2 = _system_moments(p)
     v = np.maximum(e2 - e * e, 0.0)
     n_s, n_t = e.shape
+    ia, ib = _pair_indices(pairs, n_s)
+    if scheduler is None:
+        out_e, out_v = _chunk_sums(docs, p, ia, ib, e, v)
+    else:
+        out_e, out_v = _on_dask(scheduler, docs, p, ia, ib, e, v, chunks, connect_timeout)
+    de, dv = out_e / n_t, np.maximum(out_v, 0.0) / n_t**2
+    return CubeReciprocalRank(int(cutoff), cube.systems, cube.topics, e, v, e.mean(axis=1), v.sum(axis=1) / n_t**2,
+                              ia, ib, de, dv, p_less_normal(de, dv))
+
+
+def _pair_indices(pairs, n_s: int) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(pairs, str):
         if pairs != "all":
             raise BayevalInputError("pairs: 'all' or an array of (a, b) system indices")
@@ -264,12 +370,34 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
         if arr.size and (arr.min() < 0 or arr.max() >= n_s):
             raise BayevalInputError(f"pairs: system indices must lie in [0, {n_s})")
         ia, ib = arr[:, 0], arr[:, 1]
-    ia = np.ascontiguousarray(ia, dtype=np.int64)
-    ib = np.ascontiguousarray(ib, dtype=np.int64)
-    if scheduler is None:
-        out_e, out_v = _chunk_sums(docs, p, ia, ib, e, v)
-    else:
-        out_e, out_v = _on_dask(scheduler, docs, p, ia, ib, e, v, chunks, connect_timeout)
-    de, dv = out_e / n_t, np.maximum(out_v, 0.0) / n_t**2
-    return CubeReciprocalRank(int(cutoff), cube.systems, cube.topics, e, v, e.mean(axis=1), v.sum(axis=1) / n_t**2,
-                              ia, ib, de, dv, p_less_normal(de, dv))
+    return np.ascontiguousarray(ia, dtype=np.int64), np.ascontiguousarray(ib, dtype=np.int64)
+
+
+def _pairs_over_draws(cube: RankCube, p_draws, cutoff: int, pairs, closed_form_draws: int) -> CubeReciprocalRank:
+    """The posterior-draws path of :func:`expected_reciprocal_rank_pairs` (its Notes)."""
+    arr = np.asarray(p_draws, dtype=np.float64)
+    if arr.shape[1:] != cube.docs.shape:
+        raise BayevalInputError(f"p_unjudged: posterior draws must have shape (draws, *{cube.docs.shape}), "
+                                f"got {arr.shape}")
+    if arr.shape[0] < 2:
+        raise BayevalInputError(f"p_unjudged: at least 2 posterior draws, got {arr.shape[0]}")
+    arr = thin_draws([arr.reshape(arr.shape[0], -1)], closed_form_draws)[0].reshape(-1, *arr.shape[1:])
+    p = np.stack([cell_probabilities(cube, row, cutoff) for row in arr])
+    docs = np.ascontiguousarray(cube.docs[:, :, : p.shape[3]])
+    e_d, e2_d = _system_moments(p)  # (D, S, T)
+    v_d = np.maximum(e2_d - e_d * e_d, 0.0)
+    n_d, n_s, n_t = e_d.shape
+    ia, ib = _pair_indices(pairs, n_s)
+    out_e = np.zeros((n_d, len(ia)))
+    out_v = np.zeros((n_d, len(ia)))
+    if len(ia) and n_t and docs.shape[2]:
+        _pair_sums_draws(docs, np.ascontiguousarray(p), ia, ib, np.ascontiguousarray(e_d),
+                         np.ascontiguousarray(v_d), out_e, out_v)
+    denom = max(n_t, 1)
+    de = (out_e / denom).mean(axis=0)
+    dv = np.maximum(out_v, 0.0).mean(axis=0) / denom**2 + (out_e / denom).var(axis=0)
+    e = e_d.mean(axis=0)
+    v = v_d.mean(axis=0) + e_d.var(axis=0)
+    all_v = v_d.mean(axis=0).sum(axis=1) / denom**2 + e_d.mean(axis=2).var(axis=0)
+    return CubeReciprocalRank(int(cutoff), cube.systems, cube.topics, e, v, e.mean(axis=1), all_v, ia, ib, de, dv,
+                              p_less_normal(de, dv), n_d)

@@ -24,11 +24,14 @@ import pandas as pd
 
 from bayeval.cluster import dask_client
 from bayeval.data.qrels import Qrels, TopicJudgments
+from bayeval.data.rankcube import RankCube
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import RunSet
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
+from bayeval.expected.cube import cells_from_rankdata, expected_reciprocal_rank_pairs
 from bayeval.measures import evaluate
+from bayeval.measures.cube import evaluate_cube, parse_cube_measure
 from bayeval.relevance import estimate_probabilities
 from bayeval.stats.agreement import kendall_tau, rmse
 from bayeval.stats.forecast import forecast_scores, reliability_bins
@@ -97,12 +100,43 @@ class SparseStudy:
                 f"pairs: trec_eval-on-sparse sign right {100 * sparse_right:.1f}%; bayeval {self.scores().summary()}")
 
 
+def _reciprocal_rank_cutoff(measure: str) -> int | None:
+    """k of ``"RR@k"``/``"MRR@k"`` (computed on the rank cube, docs/scale.md); None for other measures."""
+    name, _, cut = str(measure).strip().partition("@")
+    if name.lower() in ("rr", "mrr") and cut:
+        return parse_cube_measure(measure)[1]
+    return None
+
+
+def _trial_reciprocal_rank(runs, deep, sparse, rng, k, model, max_pairs, depth):
+    """A trial for RR@k: trec_eval's RR@k on the cube and ΔMRR@k with the model's posterior draws of p for
+    every pair (:func:`~bayeval.expected.cube.expected_reciprocal_rank_pairs`, law of total variance)."""
+    cube = RankCube.from_runs(runs, sparse, depth=k if depth is None else min(k, depth))
+    data = RankData.build(runs, sparse, depth=depth, topics=cube.topics)
+    deep_kept = Qrels({t: deep[t] for t in cube.topics}, deep.relevance_level)
+    truth = evaluate_cube(RankCube.from_runs(runs, deep_kept, depth=cube.docs.shape[2]), f"RR@{k}").mean()[0]
+    trec = evaluate_cube(cube, f"RR@{k}").mean()[0]
+    est = estimate_probabilities(data, model, seed=int(rng.integers(2**31)))
+    cells = cells_from_rankdata(cube, data, est.arrays_for("delta"))
+    ia, ib = np.triu_indices(len(cube.systems), k=1)
+    if max_pairs is not None and max_pairs < len(ia):
+        keep = np.sort(rng.choice(len(ia), size=max_pairs, replace=False))
+        ia, ib = ia[keep], ib[keep]
+    res = expected_reciprocal_rank_pairs(cube, cells, cutoff=k, pairs=np.column_stack([ia, ib]))
+    return data, truth, trec, res.all_expected, ia, ib, res.p_less
+
+
 def _trial(i: int, runs: RunSet, deep: Qrels, seed: int, measure: str, model: str, method: str,
            max_pairs: int | None, depth: int | None) -> tuple[dict, pd.DataFrame]:
     """One trial: the sparse labels of ``np.random.default_rng([seed, i])``, both evaluations, their scores."""
     rng = np.random.default_rng([seed, i])
     t0 = time.perf_counter()
     sparse = sparse_labels(deep, rng)
+    k = _reciprocal_rank_cutoff(measure)
+    if k is not None:
+        data, truth, trec, bayes, ia, ib, p_less = _trial_reciprocal_rank(runs, deep, sparse, rng, k, model,
+                                                                          max_pairs, depth)
+        return _trial_frames(i, data, truth, trec, bayes, ia, ib, p_less, t0)
     data = RankData.build(runs, sparse, depth=depth)
     truth = evaluate(RankData.build(runs, deep, topics=data.topics, depth=depth), measure).mean()[0]
     trec = evaluate(data, measure).mean()[0]
@@ -114,11 +148,15 @@ def _trial(i: int, runs: RunSet, deep: Qrels, seed: int, measure: str, model: st
         ia, ib = ia[keep], ib[keep]
     cmp = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)), measure=measure,
                           method=method)
+    return _trial_frames(i, data, truth, trec, bayes, ia, ib, cmp.all_p_less, t0)
+
+
+def _trial_frames(i, data, truth, trec, bayes, ia, ib, p_less, t0) -> tuple[dict, pd.DataFrame]:
     row = {"trial": i, "topics": len(data.topics), "tau_trec_eval": kendall_tau(trec, truth),
            "tau_bayeval": kendall_tau(bayes, truth), "rmse_trec_eval": rmse(trec, truth),
            "rmse_bayeval": rmse(bayes, truth), "seconds": time.perf_counter() - t0}
     pairs = pd.DataFrame({"trial": i, "run_a": np.array(data.systems)[ia], "run_b": np.array(data.systems)[ib],
-                          "p_less": cmp.all_p_less, "true_delta": truth[ia] - truth[ib],
+                          "p_less": p_less, "true_delta": truth[ia] - truth[ib],
                           "sparse_delta": trec[ia] - trec[ib]})
     return row, pairs
 
@@ -137,7 +175,8 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
         Independent draws of the sparse labels; trial ``i`` uses ``np.random.default_rng([seed, i])``.
     measure : str
         A measure both :func:`~bayeval.measures.evaluate` and :func:`~bayeval.expected.compare_systems` know
-        (``"AP"``, ``"P@10"``, ``"nDCG@10"``, …).
+        (``"AP"``, ``"P@10"``, ``"nDCG@10"``, …), or ``"RR@k"`` (MS MARCO's MRR@10): computed on the rank
+        cube, ΔMRR@k with the model's posterior draws for every pair (docs/scale.md; ``method`` unused).
     model : str
         Relevance model for :func:`~bayeval.relevance.estimate_probabilities`; default ``"sparse"``, the
         sparse-label model (:mod:`bayeval.relevance.sparse_labels`; ``"sparse-trec"`` on a deep-pool ad hoc
