@@ -155,6 +155,22 @@ def decode(field: bytes, path: str, lineno: int) -> str:
         raise FileFormatError(path, lineno, f"not valid UTF-8 text ({exc.reason})") from exc
 
 
+def single_separator(data: bytes) -> str | None:
+    """The one field separator of a file that Arrow's CSV reader may parse as it is: ``" "`` or ``"\\t"``.
+
+    ``None`` when the file mixes spaces and tabs, or holds a lone carriage return (Arrow ends a line there): the
+    careful parsers decide such files. With exactly one separator character, a doubled, leading or trailing one
+    changes the column count (Arrow raises) or leaves an empty field (refused after parsing).
+    """
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    if b"\t" not in data:
+        return " "
+    if b" " not in data:
+        return "\t"
+    return None
+
+
 def has_control(data: bytes) -> bool:
     """Whether ``data`` holds a control character other than tab, line feed and carriage return, or a BOM."""
     rest = data.translate(None, _SAFE)

@@ -21,6 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from bayeval.io._files import single_separator
+
 __all__ = ["ColumnarRun", "parse_msmarco"]
 
 _WHITESPACE = (b"\x0b", b"\x0c")
@@ -83,18 +85,9 @@ def parse_msmarco(data: bytes) -> ColumnarRun | None:
     """
     if not data or data[:1] in (b" ", b"\t", b"#", b"\n", b"\r") or any(w in data for w in _WHITESPACE):
         return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # Arrow ends lines at a lone CR too
-        return None
+    delim = single_separator(data)  # None: mixed separators or a lone CR, for the careful parser
     n_cols = _first_line_fields(data)
-    if n_cols not in (3, 4):
-        return None
-    # Exactly one separator character, so that a doubled, leading or trailing one changes the
-    # column count (Arrow raises) or leaves an empty field (refused below).
-    if b"\t" not in data:
-        delim = " "
-    elif b" " not in data:
-        delim = "\t"
-    else:
+    if delim is None or n_cols not in (3, 4):
         return None
     names = ["topic", "docno", "rank", "score"][:n_cols]
     types = {"topic": pa.string(), "docno": pa.string(), "rank": pa.int64(), "score": pa.float64()}

@@ -47,6 +47,7 @@ from bayeval.io._files import (
     is_comment,
     quoted,
     read_bytes,
+    single_separator,
     split_lines,
 )
 from bayeval.io.columnar import parse_msmarco
@@ -403,15 +404,8 @@ def _parse_fast(data: bytes):
 
     if data[:1] in (b" ", b"\t", b"#") or has_control(data):  # control characters: refused by the careful parser
         return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # Arrow ends lines at a lone CR too
-        return None
-    # Exactly one separator character: a tab file with no space, or a space file with no tab.
-    # Then a wrong column count (doubled, leading or trailing separators) makes Arrow raise.
-    if b"\t" not in data:
-        delim = " "
-    elif b" " not in data:
-        delim = "\t"
-    else:
+    delim = single_separator(data)
+    if delim is None:
         return None
     try:
         table = pcsv.read_csv(
