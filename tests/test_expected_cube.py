@@ -15,8 +15,8 @@ from bayeval.errors import BayevalInputError
 from bayeval.expected.cube import cell_probabilities, expected_reciprocal_rank_pairs
 
 
-def _collection(seed, n_topics=3, n_sys=4, pool=7, length=5):
-    rng = np.random.default_rng(seed)
+def _random_runs(rng, n_topics, n_sys, pool, length):
+    """``n_sys`` runs of 1..``length`` documents per topic drawn from ``pool`` documents (scores by rank)."""
     runs = []
     for s in range(n_sys):
         rows = []
@@ -24,6 +24,12 @@ def _collection(seed, n_topics=3, n_sys=4, pool=7, length=5):
             docs = rng.choice(pool, size=rng.integers(1, length + 1), replace=False)
             rows += [(str(t), f"d{d}", -float(r)) for r, d in enumerate(docs)]
         runs.append(Run.from_frame(pd.DataFrame(rows, columns=["topic", "docno", "score"]), name=f"s{s}"))
+    return runs
+
+
+def _collection(seed, n_topics=3, n_sys=4, pool=7, length=5):
+    rng = np.random.default_rng(seed)
+    runs = _random_runs(rng, n_topics, n_sys, pool, length)
     q = pd.DataFrame({"topic": [str(t) for t in range(n_topics) for _ in range(2)],
                       "docno": [f"d{d}" for _ in range(n_topics) for d in rng.choice(pool, 2, replace=False)],
                       "grade": rng.integers(0, 2, 2 * n_topics)})
@@ -135,13 +141,7 @@ def test_dask_bad_address():
 
 def _runs_qrels(seed, n_topics=3, n_sys=4, pool=7, length=5):
     rng = np.random.default_rng(seed)
-    runs = []
-    for s in range(n_sys):
-        rows = []
-        for t in range(n_topics):
-            docs = rng.choice(pool, size=rng.integers(1, length + 1), replace=False)
-            rows += [(str(t), f"d{d}", -float(r)) for r, d in enumerate(docs)]
-        runs.append(Run.from_frame(pd.DataFrame(rows, columns=["topic", "docno", "score"]), name=f"s{s}"))
+    runs = _random_runs(rng, n_topics, n_sys, pool, length)
     q = pd.DataFrame({"topic": [str(t) for t in range(n_topics)], "docno": [f"d{rng.integers(pool)}"
                                                                              for _ in range(n_topics)],
                       "grade": rng.integers(0, 2, n_topics)})
