@@ -267,3 +267,28 @@ def test_bad_arguments():
         expected_ap_pairs(RankCube.from_runs(runs, qrels, code_depth=2), 0.1)
     with pytest.raises(BayevalInputError, match="posterior draws"):
         expected_ap_pairs(cube, np.zeros((3, 2, *cube.docs.shape[1:])))
+
+
+def test_sparse_study_ap_pairs_come_from_the_cube_with_the_per_topic_numbers(monkeypatch):
+    """``run_sparse_study(measure="AP")`` takes the cube path: P(ΔMAP<0) equal to compare_systems' on the trial."""
+    import bayeval.experiments.sparse as study_module
+    from bayeval.experiments.sparse import run_sparse_study, sparse_labels
+    from bayeval.relevance import estimate_probabilities
+    from bayeval.synthetic import make_collection
+
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("method"))
+        return expected_ap_pairs(*args, **kwargs)
+
+    monkeypatch.setattr(study_module, "expected_ap_pairs", counted)
+    col = make_collection(n_topics=8, n_systems=4, n_docs=80, depth=30, judged_depth=30, seed=4)
+    study = run_sparse_study(col.runs, col.qrels, trials=1, seed=3, measure="AP", model="uniform")
+    assert calls == ["delta"]
+    rng = np.random.default_rng([3, 0])
+    sparse = sparse_labels(col.qrels, rng)
+    data = RankData.build(col.runs, sparse)
+    est = estimate_probabilities(data, "uniform", seed=int(rng.integers(2**31)))
+    ref = compare_systems(data, est, measure="AP", method="delta", progress=False)
+    np.testing.assert_allclose(study.pairs["p_less"].to_numpy(), ref.all_p_less, rtol=0, atol=1e-10)
