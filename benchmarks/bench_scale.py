@@ -289,8 +289,9 @@ def _step(name: str, args) -> dict:
                    np.abs(sub.delta_variance - ref.all_variance).max(), np.abs(sub.p_less - ref.all_p_less).max())
         same_topics = float(np.abs(res.expected[:, :n_ref] - sub.expected).max())
         return {"topics": len(cube.topics), "pairs": len(res.p_less), "read_cube_s": t_read, "cube_s": t_cube,
-                "cube_cpu_s": c_cube,                 "peak_after_cube_mb": peak_cube, "ref_topics": n_ref, "cube_ref_topics_s": t_cube_sub,
-                "compare_systems_ref_topics_s": t_ref, "ratio_same_topics": t_cube_sub / t_ref,
+                "cube_cpu_s": c_cube, "peak_after_cube_mb": peak_cube, "ref_topics": n_ref,
+                "cube_ref_topics_s": t_cube_sub, "compare_systems_ref_topics_s": t_ref,
+                "ratio_same_topics": t_cube_sub / t_ref,
                 "compare_systems_projected_s": t_ref * len(cube.topics) / n_ref,
                 "ratio_to_projected": t_cube / (t_ref * len(cube.topics) / n_ref), "max_diff": float(diff),
                 "max_diff_full_vs_subset_per_topic": same_topics, "exact_topics": res.exact_topics,

@@ -61,6 +61,23 @@ def _delta(ms, vs, cs, mr, vr):
             vs / mr**2 - 2 * ms * cs / mr**3 + ms**2 * vr / mr**4)
 
 
+def _ratio_moments(y, ap, w, r_vec, method):
+    """E, Var of a numerator y over R (values per configuration, weights w) by ``method``; ``ap`` = y / R."""
+    mr = w @ r_vec
+    vr = w @ (r_vec - mr) ** 2
+    if mr <= 0:
+        return 0.0, 0.0
+    if method == "exact" or (method == "delta" and vr > mr**2):  # the house uses quadrature: exact moments
+        m = w @ ap
+        return m, w @ (ap - m) ** 2
+    ms = w @ y
+    vs = w @ (y - ms) ** 2
+    if method == "paper":
+        return ms / mr, vs / mr**2
+    e, v = _delta(ms, vs, w @ ((y - ms) * (r_vec - mr)), mr, vr)
+    return e, max(v, 0.0)
+
+
 def _enumerate(cube, cells, method):
     """Per system and topic E, Var of AP, and per pair E, Var of ΔMAP, by enumerating each topic's documents.
 
@@ -100,28 +117,11 @@ def _enumerate(cube, cells, method):
             weights.append(w)
         vals, w = np.array(rows), np.array(weights)
         s_mat, r_vec = vals[:, :n_s], vals[:, n_s]
-        mr = w @ r_vec
-        vr = w @ (r_vec - mr) ** 2
-        use_exact = method == "exact" or (method == "delta" and vr > mr**2)
-
-        def moments(y, ap):
-            if mr <= 0:
-                return 0.0, 0.0
-            if use_exact:
-                m = w @ ap
-                return m, w @ (ap - m) ** 2
-            ms = w @ y
-            vs = w @ (y - ms) ** 2
-            if method == "paper":
-                return ms / mr, vs / mr**2
-            e, v = _delta(ms, vs, w @ ((y - ms) * (r_vec - mr)), mr, vr)
-            return e, max(v, 0.0)
-
         ap_mat = np.where(r_vec[:, None] > 0, s_mat / np.maximum(r_vec[:, None], 1), 0.0)
         for s in range(n_s):
-            sys_e[s, t], sys_v[s, t] = moments(s_mat[:, s], ap_mat[:, s])
+            sys_e[s, t], sys_v[s, t] = _ratio_moments(s_mat[:, s], ap_mat[:, s], w, r_vec, method)
         for i, (a, b) in enumerate(pairs):
-            e, v = moments(s_mat[:, a] - s_mat[:, b], ap_mat[:, a] - ap_mat[:, b])
+            e, v = _ratio_moments(s_mat[:, a] - s_mat[:, b], ap_mat[:, a] - ap_mat[:, b], w, r_vec, method)
             se[i] += e
             sv[i] += v
     return sys_e, sys_v, se / n_t, sv / n_t**2
