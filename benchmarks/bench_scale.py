@@ -26,7 +26,8 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
   (:func:`bayeval.expected.cube_ap.expected_ap_pairs`, timed after compilation, peak memory after it), and the
   per-topic :func:`bayeval.expected.compare_systems` on the first ``--ref-queries`` queries of the same runs
   beside the cube path on those queries: time ratio on the same queries, the reference's time projected to N
-  (it is linear in the queries), and the largest difference;
+  (it is linear in the queries), and the largest difference; with ``--dask``, also the same pairs on a 2-worker
+  Dask LocalCluster (speed-up and largest difference);
 * ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
   LocalCluster, both timed after compilation, with the largest difference between the two.
 
@@ -288,6 +289,19 @@ def _step(name: str, args) -> dict:
         diff = max(np.abs(sub.delta_expected - ref.all_expected).max(),
                    np.abs(sub.delta_variance - ref.all_variance).max(), np.abs(sub.p_less - ref.all_p_less).max())
         same_topics = float(np.abs(res.expected[:, :n_ref] - sub.expected).max())
+        dask = {}
+        if args.dask:  # the same pairs with the topics split into Dask tasks on 2 local workers
+            from distributed import Client, LocalCluster
+
+            with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+                    Client(cluster) as client:
+                expected_ap_pairs(cube, P_UNJUDGED, pairs=np.array([[0, 1]]), scheduler=client)  # compile there
+                t0 = time.perf_counter()
+                remote = expected_ap_pairs(cube, P_UNJUDGED, method="delta", scheduler=client)
+                t_dask = time.perf_counter() - t0
+            dask = {"dask_s": t_dask, "dask_speedup": t_cube / t_dask, "dask_max_diff": float(max(
+                np.abs(remote.delta_expected - res.delta_expected).max(),
+                np.abs(remote.delta_variance - res.delta_variance).max(), np.abs(remote.p_less - res.p_less).max()))}
         return {"topics": len(cube.topics), "pairs": len(res.p_less), "read_cube_s": t_read, "cube_s": t_cube,
                 "cube_cpu_s": c_cube, "peak_after_cube_mb": peak_cube, "ref_topics": n_ref,
                 "cube_ref_topics_s": t_cube_sub, "compare_systems_ref_topics_s": t_ref,
@@ -295,7 +309,7 @@ def _step(name: str, args) -> dict:
                 "compare_systems_projected_s": t_ref * len(cube.topics) / n_ref,
                 "ratio_to_projected": t_cube / (t_ref * len(cube.topics) / n_ref), "max_diff": float(diff),
                 "max_diff_full_vs_subset_per_topic": same_topics, "exact_topics": res.exact_topics,
-                "calls_095": int(np.sum(np.maximum(res.p_less, 1 - res.p_less) >= 0.95))}
+                "calls_095": int(np.sum(np.maximum(res.p_less, 1 - res.p_less) >= 0.95)), **dask}
     if name == "pairs-dask":
         from distributed import Client, LocalCluster
 
@@ -344,6 +358,7 @@ def main() -> None:
                     help="pairs-ap: queries on which the per-topic compare_systems reference runs (default 100)")
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--quick", action="store_true", help="skip pytrec_eval")
+    ap.add_argument("--dask", action="store_true", help="pairs-ap: also on a 2-worker Dask LocalCluster")
     ap.add_argument("--step", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.step:
