@@ -20,15 +20,15 @@ from bayeval.expected.cube import cell_probabilities, cells_from_rankdata
 from bayeval.expected.cube_ap import expected_ap_pairs
 
 
-def _runs_qrels(seed, n_topics=3, n_sys=4, pool=7, length=5, ties=False, judged=2, pool_judged=None):
-    """Random runs over ``pool`` documents; ``judged`` judgments per topic drawn from ``pool_judged`` documents
-    (more than ``pool``: some judged documents no run retrieves), grades 0/1."""
+def _runs_qrels(seed, n_topics=3, n_sys=4, pool=7, length=5, ties=False, judged=2, pool_judged=None, min_length=1):
+    """Random runs of ``min_length``..``length`` documents over ``pool`` documents; ``judged`` judgments per topic
+    drawn from ``pool_judged`` documents (more than ``pool``: some judged documents no run retrieves), grades 0/1."""
     rng = np.random.default_rng(seed)
     runs = []
     for s in range(n_sys):
         rows = []
         for t in range(n_topics):
-            docs = rng.choice(pool, size=rng.integers(1, min(length, pool) + 1), replace=False)
+            docs = rng.choice(pool, size=rng.integers(min_length, min(length, pool) + 1), replace=False)
             scores = rng.integers(0, 3, len(docs)).astype(float) if ties else -np.arange(len(docs), dtype=float)
             rows += [(str(t), f"d{d}", sc) for d, sc in zip(docs, scores, strict=True)]
         runs.append(Run.from_frame(pd.DataFrame(rows, columns=["topic", "docno", "score"]), name=f"s{s}"))
@@ -208,9 +208,9 @@ def test_per_system_moments_match_expected_measures():
 
 def test_long_lists_take_the_fenwick_walk_with_the_same_numbers():
     """Beyond 128 documents the pair covariance is the per-topic kernel's Fenwick walk."""
-    runs, qrels = _runs_qrels(3, n_topics=2, n_sys=3, pool=220, length=200, judged=6)
+    runs, qrels = _runs_qrels(3, n_topics=2, n_sys=3, pool=220, length=200, judged=6, min_length=150)
     cube, _, res = _check_against_compare_systems(runs, qrels, "doc", "delta")
-    assert cube.lengths.min() > 0 and cube.docs.shape[2] > 128
+    assert cube.lengths.min() > 128
 
 
 def test_exact_method_matches_compare_systems():
