@@ -21,9 +21,13 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
   same 10 runs × ``--queries`` queries with the sparse-label model's 25 posterior draws of p
   (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs` on a ``(draws, S, T, 10)`` array laid on the
   cube by :func:`~bayeval.expected.cube.cells_from_rankdata`), timed after compilation;
-* ``pairs-ap`` (run alone: ``--step pairs-ap --queries N``): E, Var and P(Δ<0) of ΔAP for all pairs of
-  ``--pair-runs`` runs × N queries (depth 100, p = 0.05) by the per-topic
-  :func:`bayeval.expected.compare_systems`, beside one pair on the same queries (the cost outside the pair kernel);
+* ``pairs-ap`` (run alone: ``--step pairs-ap --queries N``): E, Var and P(Δ<0) of ΔMAP (delta method) for all
+  pairs of ``--pair-runs`` runs × N queries (depth 100, p = 0.05) on the rank cube
+  (:func:`bayeval.expected.cube_ap.expected_ap_pairs`, timed after compilation, peak memory after it), and the
+  per-topic :func:`bayeval.expected.compare_systems` on the first ``--ref-queries`` queries of the same runs
+  beside the cube path on those queries: time ratio on the same queries, the reference's time projected to N
+  (it is linear in the queries), and the largest difference; with ``--dask``, also the same pairs on a 2-worker
+  Dask LocalCluster (speed-up and largest difference);
 * ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
   LocalCluster, both timed after compilation, with the largest difference between the two.
 
@@ -98,6 +102,33 @@ def _write_collection(out: Path, n_q: int, n_runs: int, depth: int, pool: int, s
             opts = pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
         pcsv.write_csv(table, path, opts)
     return paths
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process so far (user + system, every thread): a load-independent cost."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _subset_files(files: list[Path], where: Path, qids: list[int]) -> list[Path]:
+    """The MS MARCO-layout run ``files`` cut to the queries ``qids`` (written once under ``where``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    where.mkdir(parents=True, exist_ok=True)
+    out = []
+    keep = pa.array(qids, type=pa.int64())
+    for f in files:
+        path = where / f.name
+        out.append(path)
+        if path.exists():
+            continue
+        table = pcsv.read_csv(f, pcsv.ReadOptions(column_names=["q", "d", "r"]),
+                              pcsv.ParseOptions(delimiter="\t"))
+        pcsv.write_csv(table.filter(pc.is_in(table["q"], value_set=keep)), path,
+                       pcsv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none"))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- steps
@@ -223,23 +254,62 @@ def _step(name: str, args) -> dict:
                 "max_diff_to_loop": diff, "calls_095": int(np.sum(np.maximum(res.p_less, 1 - res.p_less) >= 0.95)),
                 "median_var_ratio_draws_to_point": ratio}
     if name == "pairs-ap":
+        from bayeval.data.qrels import Qrels
+        from bayeval.data.rankcube import RankCube
         from bayeval.data.rankdata import RankData
         from bayeval.expected import compare_systems
+        from bayeval.expected.cube_ap import expected_ap_pairs
         from bayeval.io.qrels import read_qrels
         from bayeval.io.runs import read_runs
 
         where = out / f"wide-ap{args.queries}"
         files = _write_collection(where, args.queries, args.pair_runs, 100, 300, args.seed + 1, "wide", True)
-        data = RankData.build(read_runs(files, run_names="file"), read_qrels(where / "qrels.txt"))
-        compare_systems(data, default_p=P_UNJUDGED, pairs=[(0, 1)], measure="AP", progress=False)  # compile
+        qrels = read_qrels(where / "qrels.txt")
         t0 = time.perf_counter()
-        one = compare_systems(data, default_p=P_UNJUDGED, pairs=[(0, 1)], measure="AP", progress=False)
-        t_one = time.perf_counter() - t0
+        cube = RankCube.from_files(files, qrels, depth=100)  # code_depth=None: AP tells every document apart
+        t_read = time.perf_counter() - t0
+        expected_ap_pairs(cube, P_UNJUDGED, pairs=np.array([[0, 1]]))  # compile (cached after the first run)
+        t0, c0 = time.perf_counter(), _cpu_s()
+        res = expected_ap_pairs(cube, P_UNJUDGED, method="delta")
+        t_cube, c_cube = time.perf_counter() - t0, _cpu_s() - c0
+        peak_cube = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        # reference: the per-topic compare_systems on the first --ref-queries queries of the same runs
+        n_ref = min(args.ref_queries, len(cube.topics))
+        sub_q = Qrels({t: qrels[t] for t in cube.topics[:n_ref]}, qrels.relevance_level)
+        sub_files = _subset_files(files, where / f"ref{n_ref}", [int(t) for t in cube.topics[:n_ref]])
+        sub_cube = RankCube.from_files(sub_files, sub_q, depth=100)
         t0 = time.perf_counter()
-        res = compare_systems(data, default_p=P_UNJUDGED, measure="AP", progress=False)
-        t_all = time.perf_counter() - t0
-        return {"topics": len(data), "pairs": len(res.all_p_less), "all_pairs_s": t_all, "one_pair_s": t_one,
-                "same_first_pair": bool(abs(one.all_p_less[0] - res.all_p_less[0]) < 1e-12)}
+        sub = expected_ap_pairs(sub_cube, P_UNJUDGED, method="delta")
+        t_cube_sub = time.perf_counter() - t0
+        data = RankData.build(read_runs(sub_files, run_names="file"), sub_q, topics=sub_cube.topics)
+        compare_systems(data, default_p=P_UNJUDGED, pairs=[(0, 1)], measure="AP", method="delta", progress=False)
+        t0 = time.perf_counter()
+        ref = compare_systems(data, default_p=P_UNJUDGED, measure="AP", method="delta", progress=False)
+        t_ref = time.perf_counter() - t0
+        diff = max(np.abs(sub.delta_expected - ref.all_expected).max(),
+                   np.abs(sub.delta_variance - ref.all_variance).max(), np.abs(sub.p_less - ref.all_p_less).max())
+        same_topics = float(np.abs(res.expected[:, :n_ref] - sub.expected).max())
+        dask = {}
+        if args.dask:  # the same pairs with the topics split into Dask tasks on 2 local workers
+            from distributed import Client, LocalCluster
+
+            with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+                    Client(cluster) as client:
+                expected_ap_pairs(cube, P_UNJUDGED, pairs=np.array([[0, 1]]), scheduler=client)  # compile there
+                t0 = time.perf_counter()
+                remote = expected_ap_pairs(cube, P_UNJUDGED, method="delta", scheduler=client)
+                t_dask = time.perf_counter() - t0
+            dask = {"dask_s": t_dask, "dask_speedup": t_cube / t_dask, "dask_max_diff": float(max(
+                np.abs(remote.delta_expected - res.delta_expected).max(),
+                np.abs(remote.delta_variance - res.delta_variance).max(), np.abs(remote.p_less - res.p_less).max()))}
+        return {"topics": len(cube.topics), "pairs": len(res.p_less), "read_cube_s": t_read, "cube_s": t_cube,
+                "cube_cpu_s": c_cube, "peak_after_cube_mb": peak_cube, "ref_topics": n_ref,
+                "cube_ref_topics_s": t_cube_sub, "compare_systems_ref_topics_s": t_ref,
+                "ratio_same_topics": t_cube_sub / t_ref,
+                "compare_systems_projected_s": t_ref * len(cube.topics) / n_ref,
+                "ratio_to_projected": t_cube / (t_ref * len(cube.topics) / n_ref), "max_diff": float(diff),
+                "max_diff_full_vs_subset_per_topic": same_topics, "exact_topics": res.exact_topics,
+                "calls_095": int(np.sum(np.maximum(res.p_less, 1 - res.p_less) >= 0.95)), **dask}
     if name == "pairs-dask":
         from distributed import Client, LocalCluster
 
@@ -284,8 +354,11 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=6980)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--pair-runs", type=int, default=100)
+    ap.add_argument("--ref-queries", type=int, default=100,
+                    help="pairs-ap: queries on which the per-topic compare_systems reference runs (default 100)")
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--quick", action="store_true", help="skip pytrec_eval")
+    ap.add_argument("--dask", action="store_true", help="pairs-ap: also on a 2-worker Dask LocalCluster")
     ap.add_argument("--step", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.step:

@@ -30,6 +30,7 @@ from bayeval.data.run import RunSet
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.expected.cube import cells_from_rankdata, expected_reciprocal_rank_pairs
+from bayeval.expected.cube_ap import CUBE_AP_METHODS, expected_ap_pairs
 from bayeval.measures import evaluate
 from bayeval.measures.cube import evaluate_cube, parse_cube_measure
 from bayeval.relevance import estimate_probabilities
@@ -146,9 +147,14 @@ def _trial(i: int, runs: RunSet, deep: Qrels, seed: int, measure: str, model: st
     if max_pairs is not None and max_pairs < len(ia):
         keep = np.sort(rng.choice(len(ia), size=max_pairs, replace=False))
         ia, ib = ia[keep], ib[keep]
-    cmp = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)), measure=measure,
-                          method=method)
-    return _trial_frames(i, data, truth, trec, bayes, ia, ib, cmp.all_p_less, t0)
+    if str(measure).strip() == "AP" and method in CUBE_AP_METHODS:  # every pair on the rank cube (docs/scale.md)
+        cube = RankCube.from_runs(runs, sparse, depth=depth)
+        p_less = expected_ap_pairs(cube, cells_from_rankdata(cube, data, est.arrays_for(method)), method=method,
+                                   pairs=np.column_stack([ia, ib])).p_less
+    else:
+        p_less = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
+                                 measure=measure, method=method).all_p_less
+    return _trial_frames(i, data, truth, trec, bayes, ia, ib, p_less, t0)
 
 
 def _trial_frames(i, data, truth, trec, bayes, ia, ib, p_less, t0) -> tuple[dict, pd.DataFrame]:
