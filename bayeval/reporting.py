@@ -167,9 +167,6 @@ class Report:
     def _matrix_legend(self) -> str:
         return "Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99."
 
-    def _legend(self) -> str:
-        return f"{self._run_legend()} {self._matrix_legend()}"
-
     @property
     def labels(self) -> dict[str, str]:
         """``{run: label}``: the run names as tables and the figure print them (:func:`run_labels`)."""

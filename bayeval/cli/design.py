@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 from bayeval.cli._flags import add_mc_draws
 from bayeval.cli._inputs import add_format_argument, level, nonnegative_int, positive_int
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
+from bayeval.io.designs import read_sites
 
 __all__ = ["register"]
 
 TABLES = ("summary", "agreement", "groups", "sites", "runs", "pairs", "scores")
-
-
-
-
 
 
 def register(sub) -> None:
@@ -116,12 +114,6 @@ def _no_step(parser) -> int:
 
 
 # ------------------------------------------------------------------------------------------- inputs
-def _read_sites_table(path: str) -> dict[str, str]:
-    from bayeval.io.designs import read_sites
-
-    return read_sites(path)
-
-
 def _site_names(spec: str, largest: int | None = None) -> int | list[str]:
     spec = spec.strip()
     if spec.isdigit():
@@ -129,10 +121,7 @@ def _site_names(spec: str, largest: int | None = None) -> int | list[str]:
             raise BayevalInputError("--largest: needs a run/site table as --sites")
         return int(spec)
     if Path(spec).is_file():
-        table = _read_sites_table(spec)
-        counts: dict[str, int] = {}
-        for site in table.values():
-            counts[site] = counts.get(site, 0) + 1
+        counts = Counter(read_sites(spec).values())
         names = list(counts)
         if largest is not None:
             if largest > len(names):
@@ -256,7 +245,7 @@ def _analyze(args: argparse.Namespace) -> int:
     from bayeval.design import analyze_design, read_design, read_scores
 
     design = read_design(args.design)
-    site_of = _read_sites_table(args.sites)
+    site_of = read_sites(args.sites)
     if args.scores is not None:
         if args.qrels is not None or args.runs is not None or args.pool_depth is not None:
             raise BayevalInputError("--scores: give either --scores or --qrels with --runs, not both")

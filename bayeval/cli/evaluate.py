@@ -34,7 +34,6 @@ from bayeval.methods import DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS
 __all__ = ["register"]
 
 
-
 def register(sub) -> None:
     from bayeval.relevance.defaults import model_help
 

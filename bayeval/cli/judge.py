@@ -35,16 +35,11 @@ from bayeval.methods import CLOSED_FORM_METHODS, SELECTION_METHODS
 __all__ = ["register"]
 
 
-
 def _pair(text: str) -> tuple[str, str]:
     a, sep, b = text.partition(":")
     if not sep or not a or not b:
         raise argparse.ArgumentTypeError(f"expected RUN_A:RUN_B, got {text!r}")
     return a, b
-
-
-
-
 
 
 def _selection_options(p: argparse.ArgumentParser) -> None:
@@ -165,8 +160,6 @@ def register(sub) -> None:
     _serve_options(s, texts_required=False)
     s.set_defaults(func=_demo_serve)
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
-
-
 
 
 def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:

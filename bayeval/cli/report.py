@@ -14,9 +14,6 @@ from bayeval.methods import FIT_METHODS, MOMENT_METHODS
 __all__ = ["register"]
 
 
-
-
-
 def register(sub) -> None:
     from bayeval.relevance.defaults import model_help
 
