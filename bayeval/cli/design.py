@@ -12,6 +12,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
+
 from bayeval.cli._flags import add_mc_draws
 from bayeval.cli._inputs import add_format_argument, level, nonnegative_int, positive_int
 from bayeval.cli._output import write_frame
@@ -276,8 +278,6 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _groups_frame(res):
-    import pandas as pd
-
     parts = [getattr(res, k).groups.assign(kind=k) for k in ("within", "between", "participant")
              if getattr(res, k) is not None]
     out = pd.concat(parts, ignore_index=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import numpy as np
+
 from bayeval.cli._flags import add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, add_format_argument, positive_int, qrels_and_runs
 from bayeval.errors import BayevalInputError
@@ -158,8 +160,6 @@ def run(args: argparse.Namespace) -> int:
                                  seed=args.seed, draws=args.posterior_draws,
                                  tune=args.tune, chains=args.chains, cores=args.cores, **kw)
     # only documents some run retrieves within depth (the pool), never judged-only ones
-    import numpy as np
-
     frame = est.to_frame(include_judged=True)
     keep = np.concatenate([(tr.ranks > 0).any(axis=1) & ~j for tr, j in zip(data, est.judged, strict=True)])
     frame = frame[keep]

@@ -17,6 +17,7 @@ import argparse
 import sys
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
@@ -130,7 +131,6 @@ def _fit_model(args: argparse.Namespace, data, fit: str):
     data, est = with_unseen_if_asked(args, cfg, data, est)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
-            import numpy as np
             print(f"bayeval: {cfg.name} {stage}: max r-hat {np.nanmax(f.rhat()):.4f}, min bulk ESS "
                   f"{np.nanmin(f.ess()):.0f}, divergences {f.divergences()}", file=sys.stderr)
     return cfg, est, data

@@ -16,8 +16,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
+
+import pandas as pd
 
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_depth_argument, add_format_argument, confidence, positive_int
@@ -282,10 +285,6 @@ def _sim_trajectory(args: argparse.Namespace) -> int:
 
 
 def _sim_report(args: argparse.Namespace) -> int:
-    import os
-
-    import pandas as pd
-
     from bayeval.experiments.plots import plot_expected_vs_true
     from bayeval.experiments.report import write_report
     from bayeval.experiments.similarity_report import NAMES, plot_trajectory, render_similarity_report
@@ -381,8 +380,6 @@ def _stats(args: argparse.Namespace) -> int:
 
 def _merge(frame, specs, collection):
     """Append the rows of other trial tables, their methods renamed METHOD-LABEL."""
-    import pandas as pd
-
     from bayeval.experiments import read_table
 
     parts = [frame]
@@ -432,8 +429,6 @@ def _read_notes(path: str | None) -> str | None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    import os
-
     from bayeval.experiments import read_table
     from bayeval.experiments.report import render_report, write_report
 

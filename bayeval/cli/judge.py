@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
 import sys
 
 import pandas as pd
@@ -176,9 +178,6 @@ def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:
 
 
 def _run_server(campaign: str, texts_path: str, topics_path: str | None, args) -> int:
-    import os
-    import secrets
-
     try:
         import uvicorn
 
@@ -208,8 +207,6 @@ def _serve(args) -> int:
 
 
 def _demo_serve(args) -> int:
-    import os
-
     from bayeval.io.sources import cranfield_dir
 
     if cranfield_dir(args.cranfield) is None:
