@@ -31,7 +31,7 @@ def register(sub) -> None:
                                    "Fang (SIGIR 2010): plan its parameters, assign held-out sites to topics, "
                                    "and analyse the reusability evidence it collects.")
     dsub = p.add_subparsers(dest="design_command", metavar="STEP", parser_class=type(p))
-    p.set_defaults(func=lambda args: _no_step(p))
+    p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
 
     pl = dsub.add_parser("plan", help="design parameters for each k (paper Table 2)",
                          description="Tabulate b, n and the sizes of the within-site, between-site and "
@@ -108,11 +108,6 @@ def register(sub) -> None:
     z.add_argument("--save-scores", metavar="FILE", help="write the per-topic scores used as csv")
     add_format_argument(z)
     z.set_defaults(func=_analyze)
-
-
-def _no_step(parser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 # ------------------------------------------------------------------------------------------- inputs

@@ -12,8 +12,8 @@ from bayeval.cli._inputs import add_collection_arguments, add_format_argument, p
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
-__all__ = ["MODEL_DEPTH", "add_model_depth_argument", "add_stage_fit_argument", "model_depth", "model_options",
-           "register", "run", "stage_methods"]
+__all__ = ["MODEL_DEPTH", "add_model_depth_argument", "add_stage_fit_argument", "add_unseen_argument", "model_depth",
+           "model_options", "register", "run", "stage_methods"]
 
 #: Default rank positions of the rtc rank-coefficient model: the depth TREC pools were judged to.
 MODEL_DEPTH = 100
@@ -107,6 +107,13 @@ def model_options(args, cfg, fit: str) -> dict:
     if flags["extra"][1]:
         out["extra"] = _extra(flags["extra"][1])
     return out
+
+
+def add_unseen_argument(parser) -> None:
+    """``--unseen`` / ``--no-unseen`` (default: the model's ``unseen_by_default``; :func:`with_unseen_if_asked`)."""
+    parser.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=None,
+                        help="add the estimated relevant documents no run retrieves to R_t (default: yes for a "
+                             "hierarchical model, the studies' choice; no otherwise)")
 
 
 def with_unseen_if_asked(args, cfg, data, est):

@@ -29,6 +29,7 @@ from bayeval.cli._inputs import (
     qrels_and_runs,
 )
 from bayeval.cli._output import write_frame
+from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument, add_unseen_argument
 from bayeval.errors import BayevalInputError
 from bayeval.methods import DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS
 
@@ -68,13 +69,9 @@ def register(sub) -> None:
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --probabilities "
                         "or --default-p is given")
-    g.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=None,
-                   help="add the estimated relevant documents no run retrieves to R_t (default: yes for a "
-                        "hierarchical model, the studies' choice; no otherwise)")
+    add_unseen_argument(g)
     g.add_argument("--fit", choices=FIT_METHODS, default=None,
                    help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
-    from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument
-
     add_stage_fit_argument(g)
     add_model_depth_argument(g)
     add_posterior_draws(g, 1000, old="--fit-draws")

@@ -253,13 +253,11 @@ def _sim_table(path: str, collection):
 
 
 #: Why a statistic of a study table can be missing (the table's one-line note instead of a column of NA).
-_WHY_MISSING = {
-    "wilcoxon_p": "paired tests need two trials or more with a nonzero difference",
-    "t_p": "paired tests need two trials or more with a nonzero difference",
-    "reached": "incremental pooling has no target confidence",
-    "W_mean": "no pair with a confidence", "calls_95": "no pair with a confidence",
-    "accuracy_95": "no call at confidence 0.95 or more",
-}
+_WHY_MISSING = {**dict.fromkeys(("wilcoxon_p", "t_p"),
+                                "paired tests need two trials or more with a nonzero difference"),
+                "reached": "incremental pooling has no target confidence",
+                **dict.fromkeys(("W_mean", "calls_95"), "no pair with a confidence"),
+                "accuracy_95": "no call at confidence 0.95 or more"}
 
 
 def _sim_stats(args: argparse.Namespace) -> int:
