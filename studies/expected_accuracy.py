@@ -78,10 +78,9 @@ def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None
     random = ex.variance[0] > 1e-12  # cells whose AP is uncertain at all
     frac = random.mean()
     rows = [("cells with Var[AP] > 0", f"{100 * frac:.0f}% of {random.size}")]
-    for m in ("paper", "delta", "mc"):
-        rows.append((f"Var[AP] {m} / exact", _q(ev[m].variance[0][random] / ex.variance[0][random])))
-    for m in ("paper", "delta"):
-        rows.append((f"E[AP] {m} - exact", _q((ev[m].expected[0] - ex.expected[0])[random])))
+    rows += [(f"Var[AP] {m} / exact", _q(ev[m].variance[0][random] / ex.variance[0][random]))
+             for m in ("paper", "delta", "mc")]
+    rows += [(f"E[AP] {m} - exact", _q((ev[m].expected[0] - ex.expected[0])[random])) for m in ("paper", "delta")]
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (ev["mc"].expected[0] - ex.expected[0]) / np.sqrt(ex.variance[0] / draws)
     rows.append((f"MC mean z-score vs exact ({draws} draws)", _q(z[random])))
@@ -92,9 +91,8 @@ def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None
     cmp = _timed(compare_systems, times, "pairs ", data, p, draws, seed)
     cx = cmp["exact"]
     rnd = cx.delta_variance > 1e-12
-    rows = []
-    for m in ("paper", "delta", "mc"):
-        rows.append((f"Var[ΔAP] {m} / exact", _q(cmp[m].delta_variance[rnd] / cx.delta_variance[rnd])))
+    rows = [(f"Var[ΔAP] {m} / exact", _q(cmp[m].delta_variance[rnd] / cx.delta_variance[rnd]))
+            for m in ("paper", "delta", "mc")]
     rows.append(("Var[ΔMAP] paper / exact", _q(cmp["paper"].all_variance / cx.all_variance)))
     rows.append(("Var[ΔMAP] delta / exact", _q(cmp["delta"].all_variance / cx.all_variance)))
     _table(f"ΔAP and ΔMAP of the {len(cx.index_a)} pairs ({label})", rows)
