@@ -25,6 +25,22 @@ from bayeval.measures.ndcg import dcg_discounts, ndcg
 from bayeval.measures.precision import precision_at, r_precision, recall_at
 from bayeval.measures.reciprocal_rank import reciprocal_rank
 
-__all__ = ["Evaluation", "Measure", "Provider", "average_precision", "bpref", "dcg_discounts", "evaluate",
-           "inferred_ap", "judged_at", "ndcg", "parse_measures", "precision_at", "r_precision", "rank_effectiveness",
-           "recall_at", "reciprocal_rank", "topic_measure"]
+__all__ = [
+    "Evaluation",
+    "Measure",
+    "Provider",
+    "average_precision",
+    "bpref",
+    "dcg_discounts",
+    "evaluate",
+    "inferred_ap",
+    "judged_at",
+    "ndcg",
+    "parse_measures",
+    "precision_at",
+    "r_precision",
+    "rank_effectiveness",
+    "recall_at",
+    "reciprocal_rank",
+    "topic_measure",
+]
