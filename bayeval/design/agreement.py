@@ -24,8 +24,15 @@ from bayeval.design.significance import adjust_pvalues, power_alpha
 from bayeval.errors import BayevalInputError
 from bayeval.stats import paired_pvalues
 
-__all__ = ["GOF_METHODS", "AgreementTable", "agreement_test", "expected_table", "goodness_of_fit", "observed_table",
-           "pair_statistics"]
+__all__ = [
+    "GOF_METHODS",
+    "AgreementTable",
+    "agreement_test",
+    "expected_table",
+    "goodness_of_fit",
+    "observed_table",
+    "pair_statistics",
+]
 
 GOF_METHODS = ("auto", "chi2", "monte-carlo")
 #: Cochran's rule: below this expected count in any cell, "auto" uses Monte Carlo

@@ -43,9 +43,23 @@ from bayeval.errors import BayevalInputError
 from bayeval.stats import paired_pvalues
 from bayeval.stats.forecast import calls, forecast_scores, reliability_bins, wilson_interval
 
-__all__ = ["BIN_EDGES", "PROPER_COLUMNS", "RELIABILITY_COLUMNS", "BIN_LABELS", "SIMILARITY_EDGES",
-           "RobustnessStatistics", "bookmaker", "calls", "confidence_bins", "paired_series", "paired_tests",
-           "proper_scores", "robustness_statistics", "similarity_bin", "wilson_interval"]
+__all__ = [
+    "BIN_EDGES",
+    "PROPER_COLUMNS",
+    "RELIABILITY_COLUMNS",
+    "BIN_LABELS",
+    "SIMILARITY_EDGES",
+    "RobustnessStatistics",
+    "bookmaker",
+    "calls",
+    "confidence_bins",
+    "paired_series",
+    "paired_tests",
+    "proper_scores",
+    "robustness_statistics",
+    "similarity_bin",
+    "wilson_interval",
+]
 
 BIN_EDGES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 BIN_LABELS = ("0.5–0.6", "0.6–0.7", "0.7–0.8", "0.8–0.9", "0.9–0.95", "0.95–0.99", "≥ 0.99")

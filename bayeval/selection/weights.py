@@ -20,8 +20,15 @@ import numpy as np
 from bayeval.errors import BayevalInputError
 from bayeval.selection.measure import SelectionMeasure
 
-__all__ = ["ap_coefficients", "ap_weights", "gain_values", "inverse_ranks", "linear_bounds", "linear_weights",
-           "masked_pair_sums"]
+__all__ = [
+    "ap_coefficients",
+    "ap_weights",
+    "gain_values",
+    "inverse_ranks",
+    "linear_bounds",
+    "linear_weights",
+    "masked_pair_sums",
+]
 
 
 def _ranks(ranks, argument: str, n: int | None = None) -> np.ndarray:

@@ -24,6 +24,22 @@ from bayeval.stats.forecast import (
 )
 from bayeval.stats.paired import PAIRED_TESTS, paired_pvalues
 
-__all__ = ["LOG_EPS", "PAIRED_TESTS", "RELIABILITY_EDGES", "RELIABILITY_LABELS", "ForecastScores", "brier_score",
-           "calls", "forecast_scores", "kendall_tau", "log_score", "outcomes", "pairwise_tau", "paired_pvalues",
-           "reliability_bins", "rmse", "sharpness", "wilson_interval"]
+__all__ = [
+    "LOG_EPS",
+    "PAIRED_TESTS",
+    "RELIABILITY_EDGES",
+    "RELIABILITY_LABELS",
+    "ForecastScores",
+    "brier_score",
+    "calls",
+    "forecast_scores",
+    "kendall_tau",
+    "log_score",
+    "outcomes",
+    "pairwise_tau",
+    "paired_pvalues",
+    "reliability_bins",
+    "rmse",
+    "sharpness",
+    "wilson_interval",
+]

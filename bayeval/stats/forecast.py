@@ -47,8 +47,20 @@ import pandas as pd
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["LOG_EPS", "RELIABILITY_EDGES", "RELIABILITY_LABELS", "ForecastScores", "brier_score", "calls",
-           "forecast_scores", "log_score", "outcomes", "reliability_bins", "sharpness", "wilson_interval"]
+__all__ = [
+    "LOG_EPS",
+    "RELIABILITY_EDGES",
+    "RELIABILITY_LABELS",
+    "ForecastScores",
+    "brier_score",
+    "calls",
+    "forecast_scores",
+    "log_score",
+    "outcomes",
+    "reliability_bins",
+    "sharpness",
+    "wilson_interval",
+]
 
 LOG_EPS = 1e-4
 RELIABILITY_EDGES = (0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
