@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.data.rankdata import RankData
+from bayeval.display import describe_source
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.expected.extrapolation import extrapolation
@@ -166,9 +167,6 @@ class Report:
 
     def _matrix_legend(self) -> str:
         return "Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99."
-
-    def _legend(self) -> str:
-        return f"{self._run_legend()} {self._matrix_legend()}"
 
     @property
     def labels(self) -> dict[str, str]:
@@ -432,7 +430,6 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     C[cmp.index_a, cmp.index_b] = 1.0 - cmp.all_p_less
     C[cmp.index_b, cmp.index_a] = cmp.all_p_less
     conf = pd.DataFrame(C[np.ix_(order, order)], index=names[order], columns=names[order])
-    from bayeval.display import describe_source
 
     src = describe_source(getattr(probabilities, "model", None), getattr(probabilities, "method", None), method,
                           default_p=default_p if probabilities is None else None,

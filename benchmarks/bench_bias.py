@@ -27,6 +27,20 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from bayeval.bias import (
+    expected_reciprocal_rank,
+    kld_scores,
+    leave_one_group_out,
+    pooled_runs,
+    read_contributions,
+    read_run_groups,
+)
+from bayeval.bias.cranfield import load_cranfield
+from bayeval.data import Qrels, RankData
+from bayeval.io import read_qrels, read_runs
+from bayeval.measures import evaluate
+from bayeval.stats import kendall_tau
+
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MEASURES = ("RR", "P@10", "P@20", "nDCG@20", "AP", "bpref", "P@20(j)", "RankEff")
 
@@ -41,11 +55,6 @@ def best(fn, repeat: int):
 
 
 def case_a(data: Path, repeat: int) -> dict:
-    from bayeval.bias import leave_one_group_out, pooled_runs, read_contributions, read_run_groups
-    from bayeval.data import Qrels, RankData
-    from bayeval.io import read_qrels, read_runs
-    from bayeval.measures import evaluate
-
     d = data / "trec8"
     runs, qrels = read_runs(d / "runs"), read_qrels(d / "qrels.txt.gz")
     contrib, groups = read_contributions(d / "qrels-annotated.txt.gz"), read_run_groups(d / "runs.tsv")
@@ -80,9 +89,6 @@ def case_a(data: Path, repeat: int) -> dict:
 def case_b(data: Path, repeat: int) -> dict:
     from sklearn.feature_extraction.text import CountVectorizer
 
-    from bayeval.bias import kld_scores
-    from bayeval.bias.cranfield import load_cranfield
-
     col = load_cranfield(data / "cranfield")
     counts = sp.csr_matrix(CountVectorizer().fit_transform(list(col.texts.values())), dtype=np.float64)
     coll = np.asarray(counts.sum(axis=0)).ravel()
@@ -107,8 +113,6 @@ def case_b(data: Path, repeat: int) -> dict:
 
 
 def case_c(repeat: int) -> dict:
-    from bayeval.bias import expected_reciprocal_rank
-
     rng = np.random.default_rng(0)
     p = rng.beta(0.3, 3.0, size=(129, 1000))
 
@@ -128,8 +132,6 @@ def case_c(repeat: int) -> dict:
 
 
 def case_d(repeat: int) -> dict:
-    from bayeval.stats import kendall_tau
-
     rng = np.random.default_rng(1)
     a = rng.random(129)
     b = a + rng.normal(0, 0.05, 129)

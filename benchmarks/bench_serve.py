@@ -33,6 +33,7 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
 import numpy as np
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec8"
@@ -52,8 +53,6 @@ class Server:
         self.port = free_port()
 
     def start(self) -> float:
-        import httpx
-
         t0 = time.perf_counter()
         self.proc = subprocess.Popen([sys.executable, "-m", "bayeval.cli", "judge", "serve", *self.argv, "--port",
                                       str(self.port)], stdout=self.log, stderr=subprocess.STDOUT)
@@ -89,8 +88,6 @@ class Assessor(threading.Thread):
         self.latencies, self.acked, self.retries, self.conflicts, self.error = [], [], 0, 0, None
 
     def run(self):
-        import httpx
-
         try:
             with httpx.Client(base_url=self.server.url, timeout=60, follow_redirects=True) as c:
                 page = self._call(c, lambda: c.get("/"))
@@ -124,8 +121,6 @@ class Assessor(threading.Thread):
             self.error = exc
 
     def _call(self, c, fn):
-        import httpx
-
         while True:
             try:
                 return fn()

@@ -53,27 +53,34 @@ def _table(title, rows):
         print(f"| {name} | {value} |")
 
 
+def _decide(x):
+    return np.where(x >= 0.95, 1, np.where(x <= 0.05, -1, 0))
+
+
+def _timed(function, times: dict, key: str, data: RankData, p: float, draws: int, seed: int) -> dict:
+    """``function`` (expected_measures or compare_systems) by every method; seconds into ``times[key + method]``."""
+    out = {}
+    for m in ("paper", "delta", "exact", "mc"):
+        mc = {"draws": draws, "seed": seed} if m == "mc" else {}
+        t0 = time.perf_counter()
+        out[m] = function(data, default_p=p, method=m, progress=False, **mc)
+        times[key + m] = time.perf_counter() - t0
+    return out
+
+
 def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None:
     n_unj = np.mean([np.count_nonzero(~tr.judged) for tr in data])
     print(f"\n### {label}: {len(data.systems)} runs x {len(data)} topics, depth {data.depth}, "
           f"p = {p} for unjudged documents ({n_unj:.0f} unjudged per topic on average)")
     times = {}
-    ev = {}
-    for m in ("paper", "delta", "exact"):
-        t0 = time.perf_counter()
-        ev[m] = expected_measures(data, default_p=p, method=m, progress=False)
-        times[m] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    ev["mc"] = expected_measures(data, default_p=p, method="mc", draws=draws, seed=seed, progress=False)
-    times["mc"] = time.perf_counter() - t0
+    ev = _timed(expected_measures, times, "", data, p, draws, seed)
     ex = ev["exact"]
     random = ex.variance[0] > 1e-12  # cells whose AP is uncertain at all
     frac = random.mean()
     rows = [("cells with Var[AP] > 0", f"{100 * frac:.0f}% of {random.size}")]
-    for m in ("paper", "delta", "mc"):
-        rows.append((f"Var[AP] {m} / exact", _q(ev[m].variance[0][random] / ex.variance[0][random])))
-    for m in ("paper", "delta"):
-        rows.append((f"E[AP] {m} - exact", _q((ev[m].expected[0] - ex.expected[0])[random])))
+    rows += [(f"Var[AP] {m} / exact", _q(ev[m].variance[0][random] / ex.variance[0][random]))
+             for m in ("paper", "delta", "mc")]
+    rows += [(f"E[AP] {m} - exact", _q((ev[m].expected[0] - ex.expected[0])[random])) for m in ("paper", "delta")]
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (ev["mc"].expected[0] - ex.expected[0]) / np.sqrt(ex.variance[0] / draws)
     rows.append((f"MC mean z-score vs exact ({draws} draws)", _q(z[random])))
@@ -81,19 +88,11 @@ def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None
     rows.append(("Var[MAP] delta / exact (per system)", _q(ev["delta"].all_variance[0] / ex.all_variance[0])))
     _table(f"AP of one system ({label})", rows)
 
-    cmp = {}
-    for m in ("paper", "delta", "exact"):
-        t0 = time.perf_counter()
-        cmp[m] = compare_systems(data, default_p=p, method=m, progress=False)
-        times[f"pairs {m}"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    cmp["mc"] = compare_systems(data, default_p=p, method="mc", draws=draws, seed=seed, progress=False)
-    times["pairs mc"] = time.perf_counter() - t0
+    cmp = _timed(compare_systems, times, "pairs ", data, p, draws, seed)
     cx = cmp["exact"]
     rnd = cx.delta_variance > 1e-12
-    rows = []
-    for m in ("paper", "delta", "mc"):
-        rows.append((f"Var[ΔAP] {m} / exact", _q(cmp[m].delta_variance[rnd] / cx.delta_variance[rnd])))
+    rows = [(f"Var[ΔAP] {m} / exact", _q(cmp[m].delta_variance[rnd] / cx.delta_variance[rnd]))
+            for m in ("paper", "delta", "mc")]
     rows.append(("Var[ΔMAP] paper / exact", _q(cmp["paper"].all_variance / cx.all_variance)))
     rows.append(("Var[ΔMAP] delta / exact", _q(cmp["delta"].all_variance / cx.all_variance)))
     _table(f"ΔAP and ΔMAP of the {len(cx.index_a)} pairs ({label})", rows)
@@ -101,15 +100,11 @@ def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None
     print("| confidence P(Δ<0) vs exact | max abs difference, per (pair, topic) | cells where the 0.95 decision "
           "differs | max abs difference, ΔMAP | pairs where the 0.95 decision differs |")
     print("|---|---|---|---|---|")
-
-    def decide(x):
-        return np.where(x >= 0.95, 1, np.where(x <= 0.05, -1, 0))
-
     for m in ("paper", "delta", "mc"):
         d_cell = np.abs(cmp[m].p_less - cx.p_less)
-        flips = int(np.sum(decide(cmp[m].p_less) != decide(cx.p_less)))
+        flips = int(np.sum(_decide(cmp[m].p_less) != _decide(cx.p_less)))
         d_map = np.abs(cmp[m].all_p_less - cx.all_p_less)
-        flips_map = int(np.sum(decide(cmp[m].all_p_less) != decide(cx.all_p_less)))
+        flips_map = int(np.sum(_decide(cmp[m].all_p_less) != _decide(cx.all_p_less)))
         print(f"| {m} | {d_cell.max():.3g} | {flips} / {d_cell.size} | {d_map.max():.3g} | "
               f"{flips_map} / {d_map.size} |")
     conf = {m: np.maximum(cmp[m].all_p_less, 1 - cmp[m].all_p_less) for m in cmp}
@@ -123,29 +118,18 @@ def analyse(label: str, data: RankData, p: float, draws: int, seed: int) -> None
 
 def all_pairs(label: str, data: RankData, p: float, draws: int, seed: int) -> None:
     """ΔMAP confidence of all pairs of all runs: how often does the method change the 0.95 decision?"""
-    cmp = {}
     times = {}
-    for m in ("paper", "delta", "exact"):
-        t0 = time.perf_counter()
-        cmp[m] = compare_systems(data, default_p=p, method=m, progress=False)
-        times[m] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    cmp["mc"] = compare_systems(data, default_p=p, method="mc", draws=draws, seed=seed, progress=False)
-    times["mc"] = time.perf_counter() - t0
+    cmp = _timed(compare_systems, times, "", data, p, draws, seed)
     n = len(cmp["exact"].index_a)
     print(f"\n### all {n} pairs of {len(data.systems)} runs, {label}, depth {data.depth}, p = {p}\n")
     print("| method | Var[ΔMAP] / exact, 5% / median / 95% | pairs confident (≥ 0.95 either way) | "
           "0.95 decision differs from exact | max abs ΔP(ΔMAP<0) | seconds |")
     print("|---|---|---|---|---|---|")
     ex = cmp["exact"]
-
-    def decide(x):
-        return np.where(x >= 0.95, 1, np.where(x <= 0.05, -1, 0))
-
     for m in ("paper", "delta", "exact", "mc"):
         c = cmp[m]
-        conf = int(np.sum(decide(c.all_p_less) != 0))
-        flips = int(np.sum(decide(c.all_p_less) != decide(ex.all_p_less)))
+        conf = int(np.sum(_decide(c.all_p_less) != 0))
+        flips = int(np.sum(_decide(c.all_p_less) != _decide(ex.all_p_less)))
         dmax = np.abs(c.all_p_less - ex.all_p_less).max()
         extra = f" ({draws} draws)" if m == "mc" else ""
         print(f"| {m}{extra} | {_q(c.all_variance / ex.all_variance)} | {conf} | {flips} | {dmax:.3g} | "

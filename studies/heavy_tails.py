@@ -44,12 +44,17 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from relevance_heldout import _robust_systems  # the ten runs of the held-out protocol (same folder)
 
+from bayeval.data import RankData
+from bayeval.experiments import RobustnessConfig, load_collection
+from bayeval.experiments.robustness import STUDY_STRATEGIES, prepare_trial
 from bayeval.io import read_qrels, read_runs
 from bayeval.relevance import HierarchicalEstimator, shallow_pool_split
 from bayeval.relevance.config import load_config
 from bayeval.relevance.evidence import evidence_correction
+from bayeval.stats.forecast import brier_score, log_score
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -132,10 +137,6 @@ def study(name: str, data_dir: Path, dfs, draws: int) -> None:
 
 def paired(table: Path, confidence: str, a: str = "hier+unseen", b: str = "hier-t+unseen") -> None:
     """Per-trial paired differences b − a of the robustness study's scores, mean ± standard error over trials."""
-    import pandas as pd
-
-    from bayeval.stats.forecast import brier_score, log_score
-
     f = pd.read_parquet(table)
     f = f[(f.confidence == confidence) & f.method.isin([a, b])].copy()
     f["brier"] = brier_score(f.p_less.to_numpy(), f.true_delta.to_numpy())
@@ -155,10 +156,6 @@ def paired(table: Path, confidence: str, a: str = "hier+unseen", b: str = "hier-
 def trial_evidence(path: Path, trials: int) -> None:
     """Log evidence and PSIS-LOO of the Normal and the t model on the judgments of robustness trials."""
     import arviz as az
-
-    from bayeval.data import RankData
-    from bayeval.experiments import RobustnessConfig, load_collection
-    from bayeval.experiments.robustness import STUDY_STRATEGIES, prepare_trial
 
     col = load_collection(path, name=path.name)
     config = RobustnessConfig()

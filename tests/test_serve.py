@@ -263,7 +263,7 @@ def test_read_topics(tmp_path):
 
 
 def test_sources_read_texts_and_cranfield(tmp_path, shared_data):
-    from bayeval.serve.sources import load_texts, load_topics
+    from bayeval.io.sources import load_texts, load_topics
 
     cran = shared_data / "cranfield"
     texts = load_texts(cran)

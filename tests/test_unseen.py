@@ -77,7 +77,7 @@ def test_with_unseen_adds_expected_count_to_R():
     e1 = expected_measures(aug, est2.arrays(), method="delta").all_expected[0]
     assert np.all(e1 < e0)
     cmp = compare_systems(aug, est2.arrays(draws=True), method="mc", draws=200, seed=1)
-    assert np.all(np.isfinite(cmp.map_p_less))
+    assert np.all(np.isfinite(cmp.all_p_less))
 
 
 def test_bad_estimate():

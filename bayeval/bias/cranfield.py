@@ -21,6 +21,7 @@ from bayeval.bias.pool import RunGroups
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
+from bayeval.io import write_qrels, write_run
 from bayeval.io.cranfield import CranfieldCollection
 from bayeval.io.cranfield import read_cranfield as load_cranfield
 
@@ -119,8 +120,6 @@ def write_cranfield(path, out_dir, *, depth: int = 100, pool_depth: int = 10) ->
     then ``bayeval bias leave-one-group-out cran/qrels.txt cran/runs --groups cran/groups.tsv --pool-depth 10
     --texts cran/texts.tsv --predict kld --predict svm``.
     """
-    from bayeval.io import write_qrels, write_run
-
     col = load_cranfield(path)
     runs = cranfield_runs(col, depth)
     qrels, groups = cranfield_pool(col, runs, pool_depth)

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
+
+import pandas as pd
 
 from bayeval.cli._flags import add_mc_draws
 from bayeval.cli._inputs import add_format_argument, level, nonnegative_int, positive_int
 from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
+from bayeval.io.designs import read_sites
 
 __all__ = ["register"]
 
 TABLES = ("summary", "agreement", "groups", "sites", "runs", "pairs", "scores")
-
-
-
-
 
 
 def register(sub) -> None:
@@ -31,7 +31,7 @@ def register(sub) -> None:
                                    "Fang (SIGIR 2010): plan its parameters, assign held-out sites to topics, "
                                    "and analyse the reusability evidence it collects.")
     dsub = p.add_subparsers(dest="design_command", metavar="STEP", parser_class=type(p))
-    p.set_defaults(func=lambda args: _no_step(p))
+    p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
 
     pl = dsub.add_parser("plan", help="design parameters for each k (paper Table 2)",
                          description="Tabulate b, n and the sizes of the within-site, between-site and "
@@ -110,18 +110,7 @@ def register(sub) -> None:
     z.set_defaults(func=_analyze)
 
 
-def _no_step(parser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
-
-
 # ------------------------------------------------------------------------------------------- inputs
-def _read_sites_table(path: str) -> dict[str, str]:
-    from bayeval.io.designs import read_sites
-
-    return read_sites(path)
-
-
 def _site_names(spec: str, largest: int | None = None) -> int | list[str]:
     spec = spec.strip()
     if spec.isdigit():
@@ -129,10 +118,7 @@ def _site_names(spec: str, largest: int | None = None) -> int | list[str]:
             raise BayevalInputError("--largest: needs a run/site table as --sites")
         return int(spec)
     if Path(spec).is_file():
-        table = _read_sites_table(spec)
-        counts: dict[str, int] = {}
-        for site in table.values():
-            counts[site] = counts.get(site, 0) + 1
+        counts = Counter(read_sites(spec).values())
         names = list(counts)
         if largest is not None:
             if largest > len(names):
@@ -256,7 +242,7 @@ def _analyze(args: argparse.Namespace) -> int:
     from bayeval.design import analyze_design, read_design, read_scores
 
     design = read_design(args.design)
-    site_of = _read_sites_table(args.sites)
+    site_of = read_sites(args.sites)
     if args.scores is not None:
         if args.qrels is not None or args.runs is not None or args.pool_depth is not None:
             raise BayevalInputError("--scores: give either --scores or --qrels with --runs, not both")
@@ -287,8 +273,6 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _groups_frame(res):
-    import pandas as pd
-
     parts = [getattr(res, k).groups.assign(kind=k) for k in ("within", "between", "participant")
              if getattr(res, k) is not None]
     out = pd.concat(parts, ignore_index=True)

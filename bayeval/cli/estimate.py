@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+import numpy as np
+
 from bayeval.cli._flags import add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, add_format_argument, positive_int, qrels_and_runs
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
-__all__ = ["MODEL_DEPTH", "add_model_depth_argument", "add_stage_fit_argument", "model_depth", "model_options",
-           "register", "run", "stage_methods"]
+__all__ = ["MODEL_DEPTH", "add_model_depth_argument", "add_stage_fit_argument", "add_unseen_argument", "model_depth",
+           "model_options", "register", "run", "stage_methods"]
 
 #: Default rank positions of the rtc rank-coefficient model: the depth TREC pools were judged to.
 MODEL_DEPTH = 100
@@ -107,6 +109,13 @@ def model_options(args, cfg, fit: str) -> dict:
     return out
 
 
+def add_unseen_argument(parser) -> None:
+    """``--unseen`` / ``--no-unseen`` (default: the model's ``unseen_by_default``; :func:`with_unseen_if_asked`)."""
+    parser.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=None,
+                        help="add the estimated relevant documents no run retrieves to R_t (default: yes for a "
+                             "hierarchical model, the studies' choice; no otherwise)")
+
+
 def with_unseen_if_asked(args, cfg, data, est):
     """``(data, est)`` with the unseen relevant documents' phantoms added where ``--unseen`` says so (by
     default where the model's configuration does: ``unseen_by_default``, the calibration studies' choice)."""
@@ -118,14 +127,9 @@ def with_unseen_if_asked(args, cfg, data, est):
 
 
 #: Why a column of a stage's posterior summary can be missing (one note line instead of rows of NA).
-_WHY_MISSING = {
-    "sd": "no curvature at the mode: a flat direction of the posterior",
-    "mcse_mean": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
-    "mcse_sd": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
-    "ess_bulk": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
-    "ess_tail": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
-    "r_hat": "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only",
-}
+_WHY_MISSING = {"sd": "no curvature at the mode: a flat direction of the posterior",
+                **dict.fromkeys(("mcse_mean", "mcse_sd", "ess_bulk", "ess_tail", "r_hat"),
+                                "MCSE, ESS and r-hat diagnose Markov chains (--fit mcmc) only")}
 
 
 def _extra(items) -> dict:
@@ -163,13 +167,8 @@ def run(args: argparse.Namespace) -> int:
                                  seed=args.seed, draws=args.posterior_draws,
                                  tune=args.tune, chains=args.chains, cores=args.cores, **kw)
     # only documents some run retrieves within depth (the pool), never judged-only ones
-    pooled = []
-    for tr, _ in zip(data, est.p, strict=True):
-        m = (tr.ranks > 0).any(axis=1)
-        pooled.append(m)
     frame = est.to_frame(include_judged=True)
-    import numpy as np
-    keep = np.concatenate([m & ~j for m, j in zip(pooled, est.judged, strict=True)])
+    keep = np.concatenate([(tr.ranks > 0).any(axis=1) & ~j for tr, j in zip(data, est.judged, strict=True)])
     frame = frame[keep]
     if args.out:
         from bayeval.data.probabilities import RelevanceProbabilities
@@ -186,9 +185,8 @@ def run(args: argparse.Namespace) -> int:
                 title=f"{display_name(cfg.name)} ({describe_fit(args.fit)}): {int(keep.sum())} unjudged pooled "
                       "documents")
     for stage, fit in est.fits.items():
-        if fit.method in ("mcmc",):
-            rh, es = fit.rhat(), fit.ess()
-            print(f"{stage}: max r-hat {np.nanmax(rh):.4f}, min bulk ESS {np.nanmin(es):.0f}, "
+        if fit.method == "mcmc":
+            print(f"{stage}: max r-hat {np.nanmax(fit.rhat()):.4f}, min bulk ESS {np.nanmin(fit.ess()):.0f}, "
                   f"divergences {fit.divergences()}", file=out)
         if args.summary:
             write_frame(fit.summary().reset_index(names="param"), args.format if args.out else "table", out,

@@ -17,6 +17,7 @@ import argparse
 import sys
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
@@ -28,11 +29,11 @@ from bayeval.cli._inputs import (
     qrels_and_runs,
 )
 from bayeval.cli._output import write_frame
+from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument, add_unseen_argument
 from bayeval.errors import BayevalInputError
 from bayeval.methods import DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS
 
 __all__ = ["register"]
-
 
 
 def register(sub) -> None:
@@ -68,13 +69,9 @@ def register(sub) -> None:
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --probabilities "
                         "or --default-p is given")
-    g.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=None,
-                   help="add the estimated relevant documents no run retrieves to R_t (default: yes for a "
-                        "hierarchical model, the studies' choice; no otherwise)")
+    add_unseen_argument(g)
     g.add_argument("--fit", choices=FIT_METHODS, default=None,
                    help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
-    from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument
-
     add_stage_fit_argument(g)
     add_model_depth_argument(g)
     add_posterior_draws(g, 1000, old="--fit-draws")
@@ -131,7 +128,6 @@ def _fit_model(args: argparse.Namespace, data, fit: str):
     data, est = with_unseen_if_asked(args, cfg, data, est)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
-            import numpy as np
             print(f"bayeval: {cfg.name} {stage}: max r-hat {np.nanmax(f.rhat()):.4f}, min bulk ESS "
                   f"{np.nanmin(f.ess()):.0f}, divergences {f.divergences()}", file=sys.stderr)
     return cfg, est, data

@@ -16,11 +16,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 
+import pandas as pd
+
 from bayeval.cli._flags import add_progress
-from bayeval.cli._inputs import add_depth_argument, confidence, positive_int
+from bayeval.cli._inputs import add_depth_argument, add_format_argument, confidence, positive_int
 from bayeval.cli.experiment_sampling import register_sampling
 from bayeval.cli.sparse import register_sparse
 from bayeval.errors import BayevalInputError
@@ -31,8 +34,6 @@ __all__ = ["register"]
 
 def _csv_list(text: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in text.split(",") if x.strip())
-
-
 
 
 def _budget(text: str) -> int | None:
@@ -89,10 +90,7 @@ def register(sub) -> None:
                    help="score against condensed lists: runs keep only documents the qrels judge, so the truth is "
                         "complete where the qrels are shallow (rows name the collection '<name>-condensed')")
     r.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
-    r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
-    r.add_argument("--scheduler", default=None, metavar="ADDR",
-                   help="Dask scheduler address (tcp://host:8786): run the trials on that cluster instead")
-    add_progress(r)
+    _cluster_arguments(r, ": run the trials on that cluster instead")
     r.set_defaults(func=_run)
 
     s = acts.add_parser("stats", help="the papers' statistics of a trial table",
@@ -106,7 +104,7 @@ def register(sub) -> None:
                         "similarity: breakdowns; tests: paired tests between methods (default overall)")
     s.add_argument("--runs-info", default=None, metavar="runs.tsv",
                    help="run table marking manual runs (adds the automatic/manual split; default none)")
-    s.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default table)")
+    add_format_argument(s)
     s.set_defaults(func=_stats)
 
     g = acts.add_parser("report", help="write the markdown page (and figures) of a study",
@@ -134,6 +132,14 @@ def register(sub) -> None:
     rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])
 
 
+def _cluster_arguments(p, scheduler_use: str = "") -> None:
+    """``--workers``, ``--scheduler`` and ``--progress`` of the commands that run trials."""
+    p.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help=f"Dask scheduler address (tcp://host:8786){scheduler_use}")
+    add_progress(p)
+
+
 def _optional_int(text: str) -> int | None:
     return None if text.lower() in ("all", "none") else positive_int(text)
 
@@ -152,9 +158,7 @@ def _register_similarity(studies, parser_class) -> None:
     r.add_argument("--out", required=True, metavar="TABLE", help="trial table (.parquet or .csv), resumed if present")
     r.add_argument("--trials", type=positive_int, default=50, help="number of trials 0..N-1 (default 50)")
     _similarity_settings(r)
-    r.add_argument("--workers", type=positive_int, default=2, help="local worker processes (default 2)")
-    r.add_argument("--scheduler", default=None, metavar="ADDR", help="Dask scheduler address (tcp://host:8786)")
-    add_progress(r)
+    _cluster_arguments(r)
     r.set_defaults(func=_sim_run)
 
     s = acts.add_parser("stats", help="the paper's statistics of a trial table",
@@ -163,7 +167,7 @@ def _register_similarity(studies, parser_class) -> None:
     s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
     s.add_argument("--what", choices=("overall", "trials", "tests"), default="overall",
                    help="overall: per method; trials: one row per trial; tests: paired tests (default overall)")
-    s.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default table)")
+    add_format_argument(s)
     s.set_defaults(func=_sim_stats)
 
     t = acts.add_parser("trajectory", help="tau as one trial's judgments accumulate (the paper's Figure 2)",
@@ -249,13 +253,11 @@ def _sim_table(path: str, collection):
 
 
 #: Why a statistic of a study table can be missing (the table's one-line note instead of a column of NA).
-_WHY_MISSING = {
-    "wilcoxon_p": "paired tests need two trials or more with a nonzero difference",
-    "t_p": "paired tests need two trials or more with a nonzero difference",
-    "reached": "incremental pooling has no target confidence",
-    "W_mean": "no pair with a confidence", "calls_95": "no pair with a confidence",
-    "accuracy_95": "no call at confidence 0.95 or more",
-}
+_WHY_MISSING = {**dict.fromkeys(("wilcoxon_p", "t_p"),
+                                "paired tests need two trials or more with a nonzero difference"),
+                "reached": "incremental pooling has no target confidence",
+                **dict.fromkeys(("W_mean", "calls_95"), "no pair with a confidence"),
+                "accuracy_95": "no call at confidence 0.95 or more"}
 
 
 def _sim_stats(args: argparse.Namespace) -> int:
@@ -281,10 +283,6 @@ def _sim_trajectory(args: argparse.Namespace) -> int:
 
 
 def _sim_report(args: argparse.Namespace) -> int:
-    import os
-
-    import pandas as pd
-
     from bayeval.experiments.plots import plot_expected_vs_true
     from bayeval.experiments.report import write_report
     from bayeval.experiments.similarity_report import NAMES, plot_trajectory, render_similarity_report
@@ -304,24 +302,14 @@ def _sim_report(args: argparse.Namespace) -> int:
                             title=f"{name}: τ vs judgments")
             figures["Kendall τ as judgments accumulate (one trial)"] = f"{rel}-tau.png"
     notes = _read_notes(args.notes)
-    command = args.command or _sim_report_command(args)
+    command = args.command or _report_command(args, "similarity", ("title", "collection", "trajectory", "figures",
+                                                                        "runs_info", "notes"), paper_trec="8")
     text = render_similarity_report(frame, title=args.title or f"Similarity-based estimation: {name}",
                                     command=command, paper_trec=None if args.paper_trec == "none" else args.paper_trec,
                                     figures=figures, notes=notes)
     write_report(args.page, text)
     print(f"wrote {args.page}")
     return 0
-
-
-def _sim_report_command(args: argparse.Namespace) -> str:
-    """The ``report`` command line that reproduces this page (from the parsed arguments)."""
-    parts = ["bayeval", "experiment", "similarity", "report", args.table, "--page", args.page]
-    for opt in ("title", "collection", "trajectory", "figures", "runs_info", "notes"):
-        if getattr(args, opt) is not None:
-            parts += [f"--{opt.replace('_', '-')}", str(getattr(args, opt))]
-    if args.paper_trec != "8":
-        parts += ["--paper-trec", args.paper_trec]
-    return " ".join(shlex.quote(p) for p in parts)
 
 
 def _sim_cranfield(args: argparse.Namespace) -> int:
@@ -390,8 +378,6 @@ def _stats(args: argparse.Namespace) -> int:
 
 def _merge(frame, specs, collection):
     """Append the rows of other trial tables, their methods renamed METHOD-LABEL."""
-    import pandas as pd
-
     from bayeval.experiments import read_table
 
     parts = [frame]
@@ -406,17 +392,18 @@ def _merge(frame, specs, collection):
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else frame
 
 
-def _report_command(args: argparse.Namespace) -> str:
-    """The ``report`` command line that reproduces this page (from the parsed arguments)."""
-    parts = ["bayeval", "experiment", "robustness", "report", args.table, "--page", args.page]
-    for opt in ("title", "collection", "figures", "runs_info", "tau_goal", "notes"):
-        val = getattr(args, opt)
-        if val is not None:
-            parts += [f"--{opt.replace('_', '-')}", str(val)]
-    for spec in args.merge:
+def _report_command(args: argparse.Namespace, study: str, options: tuple[str, ...], **defaults) -> str:
+    """The ``report`` command line that reproduces this page (from the parsed arguments): ``options`` when set,
+    each ``--merge``, then the options of ``defaults`` that differ from their default."""
+    parts = ["bayeval", "experiment", study, "report", args.table, "--page", args.page]
+    for opt in options:
+        if getattr(args, opt) is not None:
+            parts += [f"--{opt.replace('_', '-')}", str(getattr(args, opt))]
+    for spec in getattr(args, "merge", ()):
         parts += ["--merge", spec]
-    if args.paper != "adhoc99":
-        parts += ["--paper", args.paper]
+    for opt, default in defaults.items():
+        if getattr(args, opt) != default:
+            parts += [f"--{opt.replace('_', '-')}", getattr(args, opt)]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -440,8 +427,6 @@ def _read_notes(path: str | None) -> str | None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    import os
-
     from bayeval.experiments import read_table
     from bayeval.experiments.report import render_report, write_report
 
@@ -449,7 +434,8 @@ def _report(args: argparse.Namespace) -> int:
     frame = _merge(frame, args.merge, args.collection)
     manual = _manual_runs(args.runs_info)
     notes = _read_notes(args.notes)
-    command = args.command or _report_command(args)
+    command = args.command or _report_command(args, "robustness", ("title", "collection", "figures", "runs_info",
+                                                                        "tau_goal", "notes"), paper="adhoc99")
     rel = None
     if args.figures:
         rel = os.path.relpath(os.path.abspath(args.figures), os.path.dirname(os.path.abspath(args.page)))

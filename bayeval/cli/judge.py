@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
 import sys
 
 import pandas as pd
@@ -35,16 +37,11 @@ from bayeval.methods import CLOSED_FORM_METHODS, SELECTION_METHODS
 __all__ = ["register"]
 
 
-
 def _pair(text: str) -> tuple[str, str]:
     a, sep, b = text.partition(":")
     if not sep or not a or not b:
         raise argparse.ArgumentTypeError(f"expected RUN_A:RUN_B, got {text!r}")
     return a, b
-
-
-
-
 
 
 def _selection_options(p: argparse.ArgumentParser) -> None:
@@ -167,8 +164,6 @@ def register(sub) -> None:
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
 
-
-
 def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:
     if texts_required:
         p.add_argument("--texts", required=True, metavar="DOCS",
@@ -183,9 +178,6 @@ def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:
 
 
 def _run_server(campaign: str, texts_path: str, topics_path: str | None, args) -> int:
-    import os
-    import secrets
-
     try:
         import uvicorn
 
@@ -215,8 +207,6 @@ def _serve(args) -> int:
 
 
 def _demo_serve(args) -> int:
-    import os
-
     from bayeval.io.sources import cranfield_dir
 
     if cranfield_dir(args.cranfield) is None:

@@ -7,14 +7,11 @@ import sys
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, level, positive_int, probability, qrels_and_runs
-from bayeval.cli.estimate import add_model_depth_argument
+from bayeval.cli.estimate import add_model_depth_argument, add_unseen_argument
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS, MOMENT_METHODS
 
 __all__ = ["register"]
-
-
-
 
 
 def register(sub) -> None:
@@ -43,9 +40,7 @@ def register(sub) -> None:
     g = p.add_argument_group("relevance model")
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --default-p is given")
-    g.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=None,
-                   help="add the estimated relevant documents no run retrieves to R_t (default: yes for a "
-                        "hierarchical model, the studies' choice; no otherwise)")
+    add_unseen_argument(g)
     g.add_argument("--fit", choices=FIT_METHODS, default="laplace",
                    help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
     add_model_depth_argument(g)

@@ -29,7 +29,7 @@ from bayeval.design.agreement import (
 from bayeval.design.assign import Design
 from bayeval.design.scores import TopicScores
 from bayeval.design.significance import ADJUSTMENTS
-from bayeval.design.sites import site_labels
+from bayeval.design.sites import first_of, runs_in_design, site_labels
 from bayeval.errors import BayevalInputError
 from bayeval.stats import PAIRED_TESTS, kendall_tau, pairwise_tau, rmse
 
@@ -232,19 +232,10 @@ def _as_scores(scores, measure) -> TopicScores:
 
 
 def _align(scores: TopicScores, design: Design, site_of: dict[str, str]):
-    missing = [r for r in scores.runs if r not in site_of]
-    if missing:
-        raise BayevalInputError(f"sites: no site given for run {missing[0]!r}"
-                                + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
-    in_design = set(design.sites)
-    keep = [r for r in scores.runs if site_of[r] in in_design]
-    dropped = tuple(r for r in scores.runs if site_of[r] not in in_design)
-    if not keep:
-        raise BayevalInputError(f"sites: no run belongs to a site of the design ({', '.join(design.sites)})")
+    keep, dropped = runs_in_design(scores.runs, site_of, design.sites)
     absent = [t for t in design.topics if t not in set(scores.topics)]
     if absent:
-        raise BayevalInputError(f"scores: no scores for design topic {absent[0]!r}"
-                                + (f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""))
+        raise BayevalInputError(f"scores: no scores for design topic {first_of(absent)}")
     sub = scores.select(keep, design.topics)
     bad = np.argwhere(np.isnan(sub.values))
     if len(bad):

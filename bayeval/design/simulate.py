@@ -20,7 +20,7 @@ from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.run import RunSet
 from bayeval.design.assign import Design
 from bayeval.design.scores import TopicScores
-from bayeval.design.sites import site_labels
+from bayeval.design.sites import first_of, runs_in_design, site_labels
 from bayeval.errors import BayevalInputError
 
 __all__ = ["SimulatedDesign", "simulate_design"]
@@ -167,21 +167,12 @@ def simulate_design(runs: RunSet, qrels: Qrels, design: Design, sites, depth: in
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
         raise BayevalInputError(f"depth: must be a positive integer, got {depth!r}")
     site_all = site_labels(sites)
-    missing = [r for r in runs.names if r not in site_all]
-    if missing:
-        raise BayevalInputError(f"sites: no site given for run {missing[0]!r}"
-                                + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
-    in_design = set(design.sites)
-    keep = [r for r in runs.names if site_all[r] in in_design]
-    dropped = tuple(r for r in runs.names if site_all[r] not in in_design)
-    if not keep:
-        raise BayevalInputError(f"sites: no run belongs to a site of the design ({', '.join(design.sites)})")
+    keep, dropped = runs_in_design(runs.names, site_all, design.sites)
     runs = runs.select(keep)
     site_of = {r: site_all[r] for r in keep}
     absent = [t for t in design.topics if qrels.num_judged(t) == 0]
     if absent:
-        raise BayevalInputError(f"qrels: no judgments for design topic {absent[0]!r}"
-                                + (f" (and {len(absent) - 1} more)" if len(absent) > 1 else ""))
+        raise BayevalInputError(f"qrels: no judgments for design topic {first_of(absent)}")
     site_idx = np.array([design.site_index(site_of[r]) for r in keep])
     collected: dict[str, TopicJudgments] = {}
     rows = []

@@ -8,7 +8,7 @@ import pandas as pd
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["site_labels"]
+__all__ = ["first_of", "runs_in_design", "site_labels"]
 
 
 def site_labels(sites) -> dict[str, str]:
@@ -38,3 +38,21 @@ def site_labels(sites) -> dict[str, str]:
     if isinstance(sites, Mapping):
         return {str(r): str(s) for r, s in sites.items()}
     raise BayevalInputError(f"sites: expected a mapping run -> site or a DataFrame, got {type(sites).__name__}")
+
+
+def first_of(items) -> str:
+    """``'x'``, or ``'x' (and N more)``: the first of a non-empty list for an error message."""
+    return f"{items[0]!r}" + (f" (and {len(items) - 1} more)" if len(items) > 1 else "")
+
+
+def runs_in_design(runs, site_of: Mapping[str, str], design_sites) -> tuple[list[str], tuple[str, ...]]:
+    """``(keep, dropped)``: the runs whose site is one of ``design_sites``, and the others; an error when a
+    run has no site or no run belongs to the design."""
+    missing = [r for r in runs if r not in site_of]
+    if missing:
+        raise BayevalInputError(f"sites: no site given for run {first_of(missing)}")
+    in_design = set(design_sites)
+    keep = [r for r in runs if site_of[r] in in_design]
+    if not keep:
+        raise BayevalInputError(f"sites: no run belongs to a site of the design ({', '.join(design_sites)})")
+    return keep, tuple(r for r in runs if site_of[r] not in in_design)

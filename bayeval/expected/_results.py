@@ -150,7 +150,6 @@ class PairwiseComparison:
     all_expected, all_variance, all_p_less : ndarray, shape (P,)
         The same for the difference of the means over topics (topic ``all``, as in
         :class:`ExpectedEvaluation`: ΔMAP for AP, ΔP@10 for P@10, …).
-        ``map_expected``, ``map_variance``, ``map_p_less`` are their former names, kept as aliases.
     draws : int or None
     """
 
@@ -174,10 +173,6 @@ class PairwiseComparison:
             arr = np.array(getattr(self, name), dtype=np.int64)
             arr.flags.writeable = False
             object.__setattr__(self, name, arr)
-
-    map_expected = property(lambda self: self.all_expected, doc="Former name of :attr:`all_expected`.")
-    map_variance = property(lambda self: self.all_variance, doc="Former name of :attr:`all_variance`.")
-    map_p_less = property(lambda self: self.all_p_less, doc="Former name of :attr:`all_p_less`.")
 
     @property
     def pairs(self) -> list[tuple[str, str]]:

@@ -14,7 +14,9 @@ import os
 import numpy as np
 import pandas as pd
 
-from bayeval.experiments.statistics import BIN_EDGES, confidence_bins
+from bayeval.display import display_name
+from bayeval.experiments.statistics import BIN_EDGES, confidence_bins, proper_scores
+from bayeval.stats.forecast import RELIABILITY_EDGES
 
 __all__ = ["plot_calibration", "plot_expected_vs_true", "plot_reliability", "plot_tau_vs_judgments"]
 
@@ -25,8 +27,6 @@ _PAPER_TABLE2 = {"MTC (paper)": (0.617, 0.731, 0.701, 0.690, 0.780, 0.704, 0.683
 
 def _label(method: str, confidence: str) -> str:
     """A panel title or legend entry in words: the study method's human name and the confidence."""
-    from bayeval.display import display_name
-
     return f"{display_name(method)} · {confidence}"
 
 
@@ -79,9 +79,6 @@ def plot_reliability(frame: pd.DataFrame, methods, *, path=None, manual=None, sp
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-
-    from bayeval.experiments.statistics import proper_scores
-    from bayeval.stats.forecast import RELIABILITY_EDGES
 
     _, rel = proper_scores(frame, manual=manual)
     rel = rel[rel["split"] == split]

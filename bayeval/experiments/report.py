@@ -11,7 +11,8 @@ import os
 import numpy as np
 import pandas as pd
 
-from bayeval.experiments.statistics import BIN_LABELS, RobustnessStatistics, robustness_statistics
+from bayeval.experiments.statistics import BIN_LABELS, RobustnessStatistics, bookmaker, calls, robustness_statistics
+from bayeval.stats.forecast import RELIABILITY_LABELS
 
 __all__ = ["PAPER", "render_report", "render_scores"]
 
@@ -112,8 +113,6 @@ def _breakdown(st: RobustnessStatistics, methods, which: str) -> list[str]:
 
 def _manual(frame: pd.DataFrame, methods, manual) -> list[str]:
     """W̄ and accuracy of the confident calls for pairs with and without a manual run."""
-    from bayeval.experiments.statistics import bookmaker, calls
-
     man = set(manual)
     lines = ["| method | pairs | with a manual run: W̄ | accuracy at ≥ 0.95 (n) | accuracy at ≥ 0.99 (n) | "
              "automatic only: W̄ | accuracy at ≥ 0.95 (n) | accuracy at ≥ 0.99 (n) |",
@@ -151,8 +150,6 @@ def _proper(st: RobustnessStatistics, methods) -> list[str]:
 
 def _reliability(st: RobustnessStatistics, methods) -> list[str]:
     """Observed frequency of ΔMAP < 0 per bin of P(ΔMAP < 0), with Wilson intervals (split ``all``)."""
-    from bayeval.stats.forecast import RELIABILITY_LABELS
-
     rel = st.reliability[st.reliability["split"] == "all"]
     lines = ["| P(ΔMAP < 0) | " + " | ".join(f"{_name(m)} / {c}" for m, c in methods) + " |",
              "|---|" + "---:|" * len(methods)]

@@ -42,6 +42,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
+from bayeval.bias.cranfield import write_cranfield
 from bayeval.data import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
@@ -390,8 +391,6 @@ def write_cranfield_collection(source, out_dir, *, depth: int = 100) -> Path:
     documents nonrelevant — Cranfield's judgments are taken as complete) and ``OUT/texts.tsv`` (title +
     abstract), plus ``OUT/groups.tsv``. Returns ``OUT``.
     """
-    from bayeval.bias.cranfield import write_cranfield
-
     _check_int("depth", depth, 1)
     write_cranfield(source, out_dir, depth=depth, pool_depth=depth)
     return Path(out_dir)

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
+from bayeval.experiments.plots import _figure, _save
 from bayeval.experiments.statistics import bookmaker, calls, paired_series
 
 __all__ = ["PAPER_TABLE1", "SimilarityStatistics", "plot_trajectory", "render_similarity_report",
@@ -115,8 +116,6 @@ def similarity_statistics(frame: pd.DataFrame) -> SimilarityStatistics:
 
 def plot_trajectory(trajectory: pd.DataFrame, *, path=None, title: str = ""):
     """Kendall τ against the number of judgments, one line per method (carterette-allan2007 Figure 2)."""
-    from bayeval.experiments.plots import _figure, _save
-
     fig, ax = _figure(None)
     for m, g in trajectory.groupby("method", sort=False):
         ax.plot(g["judgments"], g["tau"], label=NAMES.get(m, m), lw=1.2)

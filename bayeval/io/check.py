@@ -25,7 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bayeval.data.rankdata import RankData
+from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError, DataNotice
+from bayeval.io.qrels import read_qrels
+from bayeval.io.runs import _notify, read_run_files
+from bayeval.measures import judged_at
 
 __all__ = ["COLUMN_LEGEND", "CollectionCheck", "check_collection"]
 
@@ -152,10 +157,6 @@ def check_collection(qrels: str | os.PathLike, runs: str | os.PathLike | Iterabl
     CollectionCheck
         Never raises for a malformed file: its message is in ``errors``.
     """
-    from bayeval.data.rankdata import RankData
-    from bayeval.io.qrels import read_qrels
-    from bayeval.io.runs import _notify, read_run_files
-
     errors: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DataNotice)
@@ -210,15 +211,11 @@ def check_collection(qrels: str | os.PathLike, runs: str | os.PathLike | Iterabl
 
 
 def _sorted(topics: set[str]) -> tuple[str, ...]:
-    from bayeval.data.topics import sort_topics
-
     return tuple(sort_topics(topics))
 
 
 def _judged(data, s: int) -> tuple[float, float, float]:
     """Mean judged@10, judged@100 and unjudged share of the top 100 of system ``s`` over its judged topics."""
-    from bayeval.measures import judged_at
-
     j10, j100, un = [], [], []
     for tr in data:
         if not tr.has_results[s]:

@@ -193,10 +193,7 @@ def load_collection(path: str | os.PathLike, *, name: str | None = None, relevan
     qrels = next((root / q for q in ("qrels.txt.gz", "qrels.txt", "qrels") if (root / q).is_file()), None)
     if qrels is None:
         raise BayevalInputError(f"collection: no qrels.txt[.gz] in {root}")
-    manual: list[str] = []
-    info = root / "runs.tsv"
-    if info.is_file():
-        manual = sorted(manual_runs(info))
+    manual = sorted(manual_runs(root / "runs.tsv")) if (root / "runs.tsv").is_file() else []
     texts = next((root / t for t in ("texts.tsv.gz", "texts.tsv") if (root / t).is_file()), None)
     default_name = root.name + ("-condensed" if condense else "")
     return TestCollection(name or default_name, tuple(pairs), str(qrels), int(relevance_level), tuple(manual),

@@ -17,6 +17,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -62,6 +63,20 @@ SAMPLE_SCHEMES = ("rank", "p")
 
 _SETTINGS = ("measure", "alpha", "method", "depth", "default_p", "refit_every", "config", "seed", "moments",
              "gain", "max_grade", "pool_depth", "relevance_level")
+
+
+@contextmanager
+def _write_transaction(conn: sqlite3.Connection):
+    """One write transaction: BEGIN IMMEDIATE (the file is locked for writing from the start), COMMIT at the
+    end of the block, ROLLBACK on any exception (which then propagates)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def _now() -> str:
@@ -308,17 +323,12 @@ class Campaign:
         if cands:
             now = _now()
             conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with _write_transaction(conn):
                 batch = conn.execute("SELECT COALESCE(MAX(batch), 0) + 1 FROM selections").fetchone()[0]
                 conn.executemany("INSERT INTO selections (batch, position, topic, docno, score, run_a, run_b, "
                                  "judgments, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                  [(batch, k + 1, c.topic, c.docno, c.score, c.run_a, c.run_b, sel.judgments, now)
                                   for k, c in enumerate(cands)])
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         return cands
 
     def record(self, judgments, *, source: str = "human", origin: str | None = None) -> RecordResult:
@@ -352,8 +362,7 @@ class Campaign:
             raise BayevalInputError(f"judgments[{line.line - 1}]: {message}")
 
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _write_transaction(conn):
             self._catch_up()
             sel = self._selector
             new, dup, seen = [], 0, {}
@@ -377,11 +386,6 @@ class Campaign:
                              "(?, ?, ?, ?, ?, ?)",
                              [(ln.topic, ln.docno, int(ln.grade), source, now,
                                label if origin is None else f"{origin}:{ln.line}") for ln in new])
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
         self._catch_up()
         return RecordResult(len(new), dup)
 
@@ -392,17 +396,11 @@ class Campaign:
         so the campaign is in the state it had before that judgment was recorded).
         """
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _write_transaction(conn):
             row = conn.execute("SELECT id, topic, docno, grade FROM judgments WHERE origin = ? AND source != "
                                "'initial' ORDER BY id DESC LIMIT 1", (str(origin),)).fetchone()
             if row is not None:
                 conn.execute("DELETE FROM judgments WHERE id = ?", (row[0],))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
         if row is None:
             return None
         self._selector = None
@@ -492,18 +490,12 @@ class Campaign:
             rows += [(str(topic), str(docs[i]), str(stratum[i]), float(pi[i]), int(drawn[i]), scheme, int(k))
                      for k, i in enumerate(order)]
         now = _now()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _write_transaction(conn):
             conn.execute(_SAMPLES_SCHEMA)
             if conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0]:  # another process drew meanwhile
                 raise BayevalInputError(f"campaign: {self.path} already holds a random sample")
             conn.executemany("INSERT INTO samples (topic, docno, stratum, inclusion, drawn, scheme, position, time) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(*r, now) for r in rows])
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
         return sum(r[4] for r in rows)
 
     def _has_samples(self) -> bool:

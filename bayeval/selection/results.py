@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
@@ -197,8 +197,6 @@ class SimulationResult:
     def to_dict(self) -> dict:
         """JSON-ready: top-level ``judgments``, ``scores`` (the fields of :attr:`scores`, NaN as null); per pair
         ``run_a``, ``run_b``, ``p_less``, ``decided``, ``correct``."""
-        from dataclasses import asdict
-
         scores = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in asdict(self.scores).items()}
         return {"method": self.method, "measure": self.measure, "alpha": self.alpha, "judgments": self.judgments,
                 "missing": self.missing, "accuracy": None if np.isnan(self.accuracy) else self.accuracy,

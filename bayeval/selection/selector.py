@@ -517,11 +517,10 @@ class Selector:
 
     def topic_ranks(self) -> RankData:
         """The data with the judgments made so far (a new :class:`RankData`; for refits and exports)."""
-        per = []
-        for k, tr in enumerate(self.data):
-            per.append(TopicRanks(tr.topic, tr.systems, tr.docnos, tr.ranked, tr.lengths, self._state[k].judged.copy(),
-                                  self._state[k].grades.copy(), tr.relevance_level, tr.has_results))
-        return RankData(self.data.systems, self.data.topics, tuple(per), self.data.depth)
+        per = tuple(TopicRanks(tr.topic, tr.systems, tr.docnos, tr.ranked, tr.lengths, st.judged.copy(),
+                               st.grades.copy(), tr.relevance_level, tr.has_results)
+                    for tr, st in zip(self.data, self._state, strict=True))
+        return RankData(self.data.systems, self.data.topics, per, self.data.depth)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(measure={self.measure.name}, pairs={len(self._pa)}, "

@@ -402,9 +402,9 @@ def create_app(campaign, *, texts: dict | None = None, topics: dict | None = Non
     campaign : path-like
         An existing campaign file (``bayeval judge init``).
     texts : dict docno → str, optional
-        Document texts (:func:`bayeval.serve.sources.load_texts`); a document without text shows its docno.
+        Document texts (:func:`bayeval.io.sources.load_texts`); a document without text shows its docno.
     topics : dict topic → TopicStatement, optional
-        Topic statements (:func:`bayeval.serve.sources.load_topics`).
+        Topic statements (:func:`bayeval.io.sources.load_topics`).
     token : str, optional
         Required on every request when given (the CLI sets one whenever it binds a non-loopback address).
     allowed_hosts : sequence of str or None
