@@ -267,3 +267,32 @@ def test_bad_arguments():
             f(cube, np.zeros((3, 2, *cube.docs.shape[1:])))
     with pytest.raises(BayevalInputError, match="method"):
         expected_recall_pairs(cube, 0.1, method="mc")
+
+
+@pytest.mark.parametrize("measure", ["nDCG@5", "recall@20"])
+def test_sparse_study_takes_the_cube_with_the_per_topic_numbers(monkeypatch, measure):
+    """``run_sparse_study(measure="nDCG@5" / "recall@20")``: the pairs come from the cube, with compare_systems'
+    P(Δ<0) on the same trial."""
+    import bayeval.experiments.sparse as study_module
+    from bayeval.experiments.sparse import run_sparse_study, sparse_labels
+    from bayeval.relevance import estimate_probabilities
+    from bayeval.synthetic import make_collection
+
+    calls = []
+    name = "expected_ndcg_pairs" if measure.startswith("nDCG") else "expected_recall_pairs"
+    real = getattr(study_module, name)
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("cutoff"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(study_module, name, counted)
+    col = make_collection(n_topics=8, n_systems=4, n_docs=80, depth=30, judged_depth=30, seed=4)
+    study = run_sparse_study(col.runs, col.qrels, trials=1, seed=3, measure=measure, model="uniform")
+    assert calls == [int(measure.split("@")[1])]
+    rng = np.random.default_rng([3, 0])
+    sparse = sparse_labels(col.qrels, rng)
+    data = RankData.build(col.runs, sparse)
+    est = estimate_probabilities(data, "uniform", seed=int(rng.integers(2**31)))
+    ref = compare_systems(data, est, measure=measure, method="delta", progress=False)
+    np.testing.assert_allclose(study.pairs["p_less"].to_numpy(), ref.all_p_less, rtol=0, atol=1e-10)
