@@ -27,8 +27,14 @@ pair, the same recursion runs on :math:`\Delta = nDCG_a - nDCG_b` with :math:`d 
 that share documents (through the shared :math:`X_i` and the shared N) is in them, not added afterwards.
 
 Cost. Per topic the coding of its documents and the base pmf are :math:`O(S\,L + U k)` (U unjudged
-documents); a system or a pair is :math:`O(n_{top}\,k)`, :math:`n_{top} \le S k` the unjudged documents in some
-top k (those outside the pair's two lists only convolve the pmf, as in the per-topic kernel).
+documents), each system :math:`O(n_{top}\,k)` with :math:`n_{top} \le S k` the unjudged documents in some top
+k. A pair needs the pmf of N over the documents outside its two top-k lists: the kernel computes once per topic
+the pmf over all of them and removes the pair's (at most 2k) documents again
+(:func:`~bayeval.expected._ndcg_kernels.deconvolve_pmf`), then runs the recursion over those 2k only:
+:math:`O(k^2)` per pair and topic instead of the per-topic kernel's :math:`O(n_{top}\,k)`. Removing a Bernoulli
+multiplies a rounding error by p/q at each state, so this is done only when every removed p is at most 1/2
+(errors then grow at most linearly: the same numbers to about 1e-15); a pair with a larger p runs the per-topic
+kernel's recursion over every :math:`n_{top}` document.
 
 Shapes. ``docs`` (S, T, D) int32 codes (-1 past a list), ``p`` (S, T, D) the cells' probabilities
 (:func:`~bayeval.expected.cube.cell_probabilities`), ``judged`` (S, T, D) bool and ``grades`` (S, T, D) the cells'
@@ -60,6 +66,8 @@ from bayeval.expected._cube_pairs import (
 from bayeval.expected.cube import _pair_indices, cell_probabilities
 
 __all__ = ["expected_ndcg_pairs", "ideal_dcg_by_topic"]
+
+_STABLE_P = 0.5  # a pair's documents are removed from N's pmf when all have p <= this (deconvolve_pmf is stable)
 
 
 def ideal_dcg_by_topic(cube: RankCube, k: int) -> np.ndarray:
@@ -114,6 +122,11 @@ def _ndcg_kernel(docs, p, judged, grades, lengths, inv_idcg, n_codes, ia, ib, k,
         jsys = np.empty(n_s)
         dd = np.empty(cap_top)
         base = np.empty(k + 1)
+        full = np.empty(k + 1)
+        rest_pmf = np.empty(k + 1)
+        mark = np.full(cap_top, -1, dtype=np.int64)
+        ep = np.empty(2 * min(k, width))
+        ed = np.empty(2 * min(k, width))
         for t in range(lo, hi):
             n = 0
             for s in range(n_s):
@@ -161,13 +174,34 @@ def _ndcg_kernel(docs, p, judged, grades, lengths, inv_idcg, n_codes, ia, ib, k,
                 e1, e2 = ndk.dcg_moments(base, sp, dsys[s, :n_spec], jsys[s], inv)
                 sys_e[s, t] = e1
                 sys_v[s, t] = max(e2 - e1 * e1, 0.0)
+            full[:] = base
+            ndk.convolve_pmf(full, sp)  # N over every unjudged document of the topic
             for i in range(n_pairs):
                 a, b = ia[i], ib[i]
-                for j in range(n_spec):
-                    dd[j] = dsys[a, j] - dsys[b, j]
-                e1, e2 = ndk.dcg_moments(base, sp, dd[:n_spec], jsys[a] - jsys[b], inv)
+                # the unjudged documents of a's and b's top k; the others only convolve N's pmf
+                m = 0
+                stable = True
+                for x in (a, b):
+                    for r in range(lens_k[x]):
+                        j = spec_index[ranked[x, r]]
+                        if j >= 0 and mark[j] != i:
+                            mark[j] = i
+                            ep[m] = spec_p[j]
+                            ed[m] = dsys[a, j] - dsys[b, j]
+                            stable = stable and spec_p[j] <= _STABLE_P
+                            m += 1
+                if stable:  # N's pmf without the pair's documents: removed from the topic's (module notes)
+                    rest_pmf[:] = full
+                    ndk.deconvolve_pmf(rest_pmf, ep[:m])
+                    e1, e2 = ndk.dcg_moments(rest_pmf, ep[:m], ed[:m], jsys[a] - jsys[b], inv)
+                else:  # the per-topic kernel's way: every unjudged document of the top lists in the recursion
+                    for j in range(n_spec):
+                        dd[j] = dsys[a, j] - dsys[b, j]
+                    e1, e2 = ndk.dcg_moments(base, sp, dd[:n_spec], jsys[a] - jsys[b], inv)
                 sum_e[c, i] += e1
                 sum_v[c, i] += max(e2 - e1 * e1, 0.0)
+            for j in range(n_spec):
+                mark[j] = -1
 
 
 def _topic_block_sums(docs, p, judged, grades, lengths, inv_idcg, n_codes, ia, ib, k):
