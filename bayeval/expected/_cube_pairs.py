@@ -10,6 +10,7 @@ law of total variance (:func:`combine_draws`), as :func:`bayeval.expected.compar
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,6 +113,20 @@ def csr_by_topic(topic: np.ndarray, values: np.ndarray, n_topics: int) -> tuple[
     return np.ascontiguousarray(values[order]), ptr
 
 
+_KERNEL_LOCK = threading.Lock()
+
+
+def locked(task, *args):
+    """``task(*args)`` with no other cube task running in this process at the same time.
+
+    A Dask worker with several threads would otherwise launch the numba kernels' parallel regions from two
+    threads at once, which the threading layers do not all support (the process aborts: seen with two threads in
+    one in-process worker). The kernels use every core themselves, so nothing is lost.
+    """
+    with _KERNEL_LOCK:
+        return task(*args)
+
+
 def run_topic_task(task, cube_args: tuple, csr_args: tuple, topic_args: tuple, fixed: tuple, *, scheduler=None,
                    chunks: int | None = None, timeout: float = 30.0):
     """``task(*cube_args, *csr_args, *topic_args, *fixed)`` on every topic, locally or in topic chunks on Dask.
@@ -129,12 +144,12 @@ def run_topic_task(task, cube_args: tuple, csr_args: tuple, topic_args: tuple, f
 
     n_t = cube_args[0].shape[1]
     if scheduler is None:
-        return task(*args_for(0, n_t))
+        return locked(task, *args_for(0, n_t))
     with dask_client(scheduler, timeout) as client:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         n_chunks = max(1, min(n_t, chunks or 4 * n_workers))
         bounds = np.linspace(0, n_t, n_chunks + 1).astype(int)
-        futures = [client.submit(task, *args_for(a, b), pure=False)
+        futures = [client.submit(locked, task, *args_for(a, b), pure=False)
                    for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
         parts = client.gather(futures)
     return (np.concatenate([x[0] for x in parts], axis=1), np.concatenate([x[1] for x in parts], axis=1),
