@@ -28,6 +28,9 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
   beside the cube path on those queries: time ratio on the same queries, the reference's time projected to N
   (it is linear in the queries), and the largest difference; with ``--dask``, also the same pairs on a 2-worker
   Dask LocalCluster (speed-up and largest difference);
+* ``pairs-ndcg`` / ``pairs-recall`` (run alone, as ``pairs-ap``): the same for ΔnDCG@10
+  (:func:`bayeval.expected.cube_ndcg.expected_ndcg_pairs`) and ΔR@1000 (delta method,
+  :func:`bayeval.expected.cube_recall.expected_recall_pairs`; lists of 100 are whole);
 * ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
   LocalCluster, both timed after compilation, with the largest difference between the two.
 
@@ -56,6 +59,7 @@ import numpy as np
 MEASURES = "RR@10,nDCG@10,AP,recall@1000"
 RANX_METRICS = ["mrr@10", "ndcg@10", "map", "recall@1000"]
 P_UNJUDGED = 0.05
+PAIR_STEPS = {"pairs-ap": "AP", "pairs-ndcg": "nDCG@10", "pairs-recall": "recall@1000"}
 
 
 # ---------------------------------------------------------------------------------------------- data
@@ -253,14 +257,25 @@ def _step(name: str, args) -> dict:
                 "pairs_s": t_pairs, "per_draw_loop_s": t_ref, "ratio_to_loop": t_pairs / t_ref,
                 "max_diff_to_loop": diff, "calls_095": int(np.sum(np.maximum(res.p_less, 1 - res.p_less) >= 0.95)),
                 "median_var_ratio_draws_to_point": ratio}
-    if name == "pairs-ap":
+    if name in PAIR_STEPS:
         from bayeval.data.qrels import Qrels
         from bayeval.data.rankcube import RankCube
         from bayeval.data.rankdata import RankData
         from bayeval.expected import compare_systems
         from bayeval.expected.cube_ap import expected_ap_pairs
+        from bayeval.expected.cube_ndcg import expected_ndcg_pairs
+        from bayeval.expected.cube_recall import expected_recall_pairs
         from bayeval.io.qrels import read_qrels
         from bayeval.io.runs import read_runs
+
+        measure = PAIR_STEPS[name]
+
+        def on_cube(c, **kw):  # the cube path of the step's measure (delta method where it has a method)
+            if measure == "AP":
+                return expected_ap_pairs(c, P_UNJUDGED, method="delta", **kw)
+            if measure.startswith("nDCG"):
+                return expected_ndcg_pairs(c, P_UNJUDGED, cutoff=10, **kw)
+            return expected_recall_pairs(c, P_UNJUDGED, cutoff=1000, method="delta", **kw)
 
         where = out / f"wide-ap{args.queries}"
         files = _write_collection(where, args.queries, args.pair_runs, 100, 300, args.seed + 1, "wide", True)
@@ -268,9 +283,9 @@ def _step(name: str, args) -> dict:
         t0 = time.perf_counter()
         cube = RankCube.from_files(files, qrels, depth=100)  # code_depth=None: AP tells every document apart
         t_read = time.perf_counter() - t0
-        expected_ap_pairs(cube, P_UNJUDGED, pairs=np.array([[0, 1]]))  # compile (cached after the first run)
+        on_cube(cube, pairs=np.array([[0, 1]]))  # compile (cached after the first run)
         t0, c0 = time.perf_counter(), _cpu_s()
-        res = expected_ap_pairs(cube, P_UNJUDGED, method="delta")
+        res = on_cube(cube)
         t_cube, c_cube = time.perf_counter() - t0, _cpu_s() - c0
         peak_cube = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         # reference: the per-topic compare_systems on the first --ref-queries queries of the same runs
@@ -279,12 +294,12 @@ def _step(name: str, args) -> dict:
         sub_files = _subset_files(files, where / f"ref{n_ref}", [int(t) for t in cube.topics[:n_ref]])
         sub_cube = RankCube.from_files(sub_files, sub_q, depth=100)
         t0 = time.perf_counter()
-        sub = expected_ap_pairs(sub_cube, P_UNJUDGED, method="delta")
+        sub = on_cube(sub_cube)
         t_cube_sub = time.perf_counter() - t0
         data = RankData.build(read_runs(sub_files, run_names="file"), sub_q, topics=sub_cube.topics)
-        compare_systems(data, default_p=P_UNJUDGED, pairs=[(0, 1)], measure="AP", method="delta", progress=False)
+        compare_systems(data, default_p=P_UNJUDGED, pairs=[(0, 1)], measure=measure, method="delta", progress=False)
         t0 = time.perf_counter()
-        ref = compare_systems(data, default_p=P_UNJUDGED, measure="AP", method="delta", progress=False)
+        ref = compare_systems(data, default_p=P_UNJUDGED, measure=measure, method="delta", progress=False)
         t_ref = time.perf_counter() - t0
         diff = max(np.abs(sub.delta_expected - ref.all_expected).max(),
                    np.abs(sub.delta_variance - ref.all_variance).max(), np.abs(sub.p_less - ref.all_p_less).max())
@@ -295,15 +310,15 @@ def _step(name: str, args) -> dict:
 
             with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
                     Client(cluster) as client:
-                expected_ap_pairs(cube, P_UNJUDGED, pairs=np.array([[0, 1]]), scheduler=client)  # compile there
+                on_cube(cube, pairs=np.array([[0, 1]]), scheduler=client)  # compile there
                 t0 = time.perf_counter()
-                remote = expected_ap_pairs(cube, P_UNJUDGED, method="delta", scheduler=client)
+                remote = on_cube(cube, scheduler=client)
                 t_dask = time.perf_counter() - t0
             dask = {"dask_s": t_dask, "dask_speedup": t_cube / t_dask, "dask_max_diff": float(max(
                 np.abs(remote.delta_expected - res.delta_expected).max(),
                 np.abs(remote.delta_variance - res.delta_variance).max(), np.abs(remote.p_less - res.p_less).max()))}
-        return {"topics": len(cube.topics), "pairs": len(res.p_less), "read_cube_s": t_read, "cube_s": t_cube,
-                "cube_cpu_s": c_cube, "peak_after_cube_mb": peak_cube, "ref_topics": n_ref,
+        return {"measure": measure, "topics": len(cube.topics), "pairs": len(res.p_less), "read_cube_s": t_read,
+                "cube_s": t_cube, "cube_cpu_s": c_cube, "peak_after_cube_mb": peak_cube, "ref_topics": n_ref,
                 "cube_ref_topics_s": t_cube_sub, "compare_systems_ref_topics_s": t_ref,
                 "ratio_same_topics": t_cube_sub / t_ref,
                 "compare_systems_projected_s": t_ref * len(cube.topics) / n_ref,
@@ -358,7 +373,7 @@ def main() -> None:
                     help="pairs-ap: queries on which the per-topic compare_systems reference runs (default 100)")
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--quick", action="store_true", help="skip pytrec_eval")
-    ap.add_argument("--dask", action="store_true", help="pairs-ap: also on a 2-worker Dask LocalCluster")
+    ap.add_argument("--dask", action="store_true", help="pairs-ap/-ndcg/-recall: also on a 2-worker Dask LocalCluster")
     ap.add_argument("--step", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.step:

@@ -20,9 +20,11 @@ from bayeval.expected.cube import cell_probabilities, cells_from_rankdata
 from bayeval.expected.cube_ap import expected_ap_pairs
 
 
-def _runs_qrels(seed, n_topics=3, n_sys=4, pool=7, length=5, ties=False, judged=2, pool_judged=None, min_length=1):
+def _runs_qrels(seed, n_topics=3, n_sys=4, pool=7, length=5, ties=False, judged=2, pool_judged=None, min_length=1,
+                grades=2):
     """Random runs of ``min_length``..``length`` documents over ``pool`` documents; ``judged`` judgments per topic
-    drawn from ``pool_judged`` documents (more than ``pool``: some judged documents no run retrieves), grades 0/1."""
+    drawn from ``pool_judged`` documents (more than ``pool``: some judged documents no run retrieves), grades
+    0..``grades`` - 1."""
     rng = np.random.default_rng(seed)
     runs = []
     for s in range(n_sys):
@@ -36,7 +38,7 @@ def _runs_qrels(seed, n_topics=3, n_sys=4, pool=7, length=5, ties=False, judged=
     rows = []
     for t in range(n_topics):
         for d in rng.choice(pool_judged, size=min(judged, pool_judged), replace=False):
-            rows.append((str(t), f"d{d}", int(rng.integers(0, 2))))
+            rows.append((str(t), f"d{d}", int(rng.integers(0, grades))))
     return RunSet(tuple(runs)), Qrels.from_frame(pd.DataFrame(rows, columns=["topic", "docno", "grade"]))
 
 

@@ -23,7 +23,8 @@ def register_sparse(studies, parser_class) -> None:
     s.add_argument("collection", metavar="DIR", help="collection directory: runs/, qrels.txt[.gz]")
     s.add_argument("--trials", type=positive_int, default=3, help="draws of the sparse labels (default 3)")
     s.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    s.add_argument("--measure", default="AP", help="measure (default AP)")
+    s.add_argument("--measure", default="AP", help="measure (default AP); RR@k, AP, nDCG@k and recall@k "
+                   "compute every pair on the rank cube (docs/scale.md)")
     s.add_argument("--model", default="sparse", help="relevance model for the unjudged documents (default sparse: "
                    "sparse-default, docs/sparse-labels.md; sparse-trec for a deep-pool ad hoc collection)")
     s.add_argument("--method", default="delta", choices=("delta", "paper", "exact"),

@@ -46,6 +46,30 @@ def convolve_pmf(pmf, probs):
 
 
 @njit(cache=True)
+def deconvolve_pmf(pmf, probs):
+    """Remove independent Bernoulli(probs) from the lumped pmf (the inverse of :func:`convolve_pmf`); in place.
+
+    From :math:`P[0] = qQ[0]`, :math:`P[n] = qQ[n] + pQ[n-1]` below the top state and
+    :math:`P[top] = Q[top] + pQ[top-1]`: :math:`Q[n] = (P[n] - pQ[n-1])/q` upwards and
+    :math:`Q[top] = P[top] - pQ[top-1]`. A rounding error is multiplied by :math:`p/q` at each state, so this is
+    stable only for :math:`p \\le 1/2` (the caller's condition; it then grows at most linearly).
+    """
+    top = pmf.shape[0] - 1
+    if top == 0:
+        return
+    for j in range(probs.shape[0]):
+        p = probs[j]
+        q = 1.0 - p
+        prev = pmf[0] / q
+        pmf[0] = prev
+        for n in range(1, top):
+            cur = (pmf[n] - p * prev) / q
+            pmf[n] = cur
+            prev = cur
+        pmf[top] = pmf[top] - p * prev
+
+
+@njit(cache=True)
 def dcg_moments(base, spec_p, spec_d, j_const, inv_idcg):
     """E[DCG/IDCG] and E[(DCG/IDCG)^2] given the shared pmf ``base`` and the special documents."""
     top = base.shape[0] - 1

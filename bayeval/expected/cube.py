@@ -41,6 +41,7 @@ from bayeval.data.probabilities import CLOSED_FORM_DRAWS, thin_draws
 from bayeval.data.rankcube import RankCube
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.expected._cube_pairs import locked
 from bayeval.expected._results import p_less_normal
 
 __all__ = [
@@ -272,7 +273,7 @@ def _on_dask(scheduler, docs, p, ia, ib, e, v, chunks: int | None, timeout: floa
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         n_chunks = max(1, min(docs.shape[1], chunks or 4 * n_workers))
         bounds = np.linspace(0, docs.shape[1], n_chunks + 1).astype(int)
-        futures = [client.submit(_chunk_sums, docs[:, a:b], p[:, a:b], ia, ib, e[:, a:b], v[:, a:b], pure=False)
+        futures = [client.submit(locked, _chunk_sums, docs[:, a:b], p[:, a:b], ia, ib, e[:, a:b], v[:, a:b], pure=False)
                    for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
         parts = client.gather(futures)
     return sum(x[0] for x in parts), sum(x[1] for x in parts)

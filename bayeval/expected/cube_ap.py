@@ -65,18 +65,22 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numba
 import numpy as np
 
-from bayeval.cluster import dask_client
-from bayeval.data.probabilities import CLOSED_FORM_DRAWS, thin_draws
+from bayeval.data.probabilities import CLOSED_FORM_DRAWS
 from bayeval.data.rankcube import RankCube
 from bayeval.errors import BayevalInputError
 from bayeval.expected import _ap_kernels as apk
 from bayeval.expected import _engine as eng
-from bayeval.expected._results import p_less_normal
+from bayeval.expected._cube_pairs import (
+    CubePairMoments,
+    check_cube,
+    combine_draws,
+    csr_by_topic,
+    draw_rows,
+    run_topic_task,
+)
 from bayeval.expected.cube import _pair_indices, cell_probabilities
 from bayeval.measures import Measure
 
@@ -91,47 +95,10 @@ _DENSE_LIMIT = 128  # shared uncertain documents up to which C2 is the vectorise
 _delta_method = numba.njit(cache=True)(eng._delta_method)  # the house's formula, compiled for the kernel
 
 
-@dataclass(frozen=True, eq=False)
-class CubeAveragePrecision:
-    """E and Var of AP per system and topic, and of ΔMAP for pairs of systems.
-
-    Attributes
-    ----------
-    method : str
-        ``"delta"``, ``"paper"`` or ``"exact"``.
-    systems, topics : tuple of str
-    expected, variance : ndarray, shape (S, T)
-        Per system and topic.
-    all_expected, all_variance : ndarray, shape (S,)
-        Of MAP (the mean over topics): mean of E, sum of Var over T².
-    index_a, index_b : ndarray of int64, shape (P,)
-    delta_expected, delta_variance, p_less : ndarray, shape (P,)
-        Of ΔMAP = MAP(a) − MAP(b) over all topics.
-    n_draws : int or None
-        Posterior draws of p combined (``None``: one p).
-    exact_topics : int
-        Topics computed by the per-topic engine (expansion of the delta method not valid, or ``"exact"``).
-    """
-
-    method: str
-    systems: tuple[str, ...]
-    topics: tuple[str, ...]
-    expected: np.ndarray
-    variance: np.ndarray
-    all_expected: np.ndarray
-    all_variance: np.ndarray
-    index_a: np.ndarray
-    index_b: np.ndarray
-    delta_expected: np.ndarray
-    delta_variance: np.ndarray
-    p_less: np.ndarray
-    n_draws: int | None = None
-    exact_topics: int = 0
-
-    def __post_init__(self) -> None:
-        for name in ("expected", "variance", "all_expected", "all_variance", "index_a", "index_b",
-                     "delta_expected", "delta_variance", "p_less"):
-            getattr(self, name).flags.writeable = False
+CubeAveragePrecision = CubePairMoments
+"""The result of :func:`expected_ap_pairs` (:class:`~bayeval.expected._cube_pairs.CubePairMoments`: E, Var per
+system and topic; E, Var, P(Δ<0) of ΔMAP per pair; ``exact_topics`` computed by the per-topic engine)."""
+_AP = Measure("AP")
 
 
 # ---------------------------------------------------------------------------------------------- kernels
@@ -173,9 +140,9 @@ def _topic_local(docs, p, lengths, t, rel_codes, rel_ptr, slot, ranked, lens, pt
 
 
 @numba.njit(cache=True, nogil=True, fastmath=True)
-def _shared_sums(n, wa, wb, vv, fa, fb):  # pragma: no cover - compiled
+def _shared_sums(n, wa, wb, vv, fa, fb, quad):  # pragma: no cover - compiled
     """C1 + C2 of the n shared documents in a's rank order (module notes): ``vv`` their v, ``wa``/``wb`` their
-    weights 1/r in a and b, ``fa``/``fb`` their phi in a and b.
+    weights 1/r in a and b, ``fa``/``fb`` their phi in a and b; C2 only for a quadratic numerator (``quad``).
 
     C1 = sum_j vv_j fa_j fb_j and C2 = sum_j vv_j wa_j sum_{i<j} vv_i min(wb_i, wb_j), as sums of contiguous
     arrays that the compiler vectorises (the order of the additions is free: ``fastmath``).
@@ -183,6 +150,8 @@ def _shared_sums(n, wa, wb, vv, fa, fb):  # pragma: no cover - compiled
     c1 = 0.0
     for j in range(n):
         c1 += vv[j] * fa[j] * fb[j]
+    if not quad:
+        return c1
     c2 = 0.0
     for j in range(1, n):
         wbj = wb[j]
@@ -194,7 +163,7 @@ def _shared_sums(n, wa, wb, vv, fa, fb):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _pair_cov(a, b, ranked, lens, rank_of, off, v, phi, wa, wb, vv, fa, fb):  # pragma: no cover - compiled
+def _pair_cov(a, b, ranked, lens, rank_of, off, quad, v, phi, wa, wb, vv, fa, fb):  # pragma: no cover - compiled
     """Cov(S_a, S_b) = C1 + C2 over the documents a and b share (module notes).
 
     Branch-free walk down a's list: every document is written to the scratch arrays and kept (the count
@@ -211,14 +180,16 @@ def _pair_cov(a, b, ranked, lens, rank_of, off, v, phi, wa, wb, vv, fa, fb):  # 
         fa[n] = phi[a, r, 0]
         fb[n] = phi[b, rb0, 0]
         n += 1 if rb > 0 else 0
-    return _shared_sums(n, wa, wb, vv, fa, fb)
+    return _shared_sums(n, wa, wb, vv, fa, fb, quad)
 
 
 @numba.njit(cache=True, parallel=True)
-def _ap_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, dense_limit,
-               sys_e, sys_v, flagged, sum_e, sum_v):  # pragma: no cover - compiled
-    """Per system and topic E, Var of AP; per topic block and pair the sums of E[ΔAP_t], Var[ΔAP_t].
+def _ratio_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, dense_limit, diag, off, quad, cut,
+                  sys_e, sys_v, flagged, sum_e, sum_v):  # pragma: no cover - compiled
+    """Per system and topic E, Var of S/R; per topic block and pair the sums of E[Δ_t], Var[Δ_t].
 
+    ``diag``/``off`` (D,) are the numerator's weights by rank (AP: 1/r and 1/r; recall: 1 and 0, ``quad``
+    False), ``cut`` the cutoff of the lists (R counts every document of the topic, down the whole lists).
     ``flagged[t]`` is set for the topics left to the per-topic engine (module notes); they add nothing.
     """
     n_s, n_t, width = docs.shape
@@ -234,6 +205,7 @@ def _ap_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, de
         slot = np.full(n_codes, -1, dtype=np.int32)
         ranked = np.empty((n_s, width), dtype=np.int32)
         lens = np.empty(n_s, dtype=np.int32)
+        lens_k = np.empty(n_s, dtype=np.int32)
         pt = np.empty(cap)
         u = np.empty((cap, 1))
         v = np.empty((cap, 1))
@@ -241,9 +213,6 @@ def _ap_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, de
         es = np.empty((n_s, 1))
         vs = np.empty((n_s, 1))
         csr = np.empty((n_s, 1))
-        off = np.empty(width)
-        for r in range(width):
-            off[r] = 1.0 / (r + 1.0)
         wa = np.empty(width)
         wb = np.empty(width)
         vv = np.empty(width)
@@ -257,12 +226,14 @@ def _ap_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, de
         used = np.zeros(width, dtype=np.int64)
         for t in range(lo, hi):
             n = _topic_local(docs, p, lengths, t, rel_codes, rel_ptr, slot, ranked, lens, pt)
+            for s in range(n_s):
+                lens_k[s] = min(lens[s], cut)
             mu_r = 0.0
             var_r = 0.0
             for i in range(n):
                 mu_r += pt[i]
                 var_r += pt[i] * (1.0 - pt[i])
-            if mu_r <= 0.0:  # no document can be relevant: every AP is 0
+            if mu_r <= 0.0:  # no document can be relevant: the measure is 0
                 for s in range(n_s):
                     sys_e[s, t] = 0.0
                     sys_v[s, t] = 0.0
@@ -273,7 +244,7 @@ def _ap_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, de
             for i in range(n):
                 u[i, 0] = pt[i]
                 v[i, 0] = pt[i] * (1.0 - pt[i])
-            apk.system_moments(ranked, lens, off, off, True, u, v, phi, es, vs, csr)
+            apk.system_moments(ranked, lens_k, diag, off, quad, u, v, phi, es, vs, csr)
             for s in range(n_s):
                 if method == _DELTA:
                     e, var = _delta_method(es[s, 0], vs[s, 0], csr[s, 0], mu_r, var_r)
@@ -282,16 +253,16 @@ def _ap_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, de
                 else:
                     sys_e[s, t] = es[s, 0] / mu_r
                     sys_v[s, t] = vs[s, 0] / mu_r**2
-            rank_of = apk.rank_lookup(ranked, lens, n)
+            rank_of = apk.rank_lookup(ranked, lens_k, n)
             for i in range(n_pairs):
                 a, b = ia[i], ib[i]
-                if min(lens[a], lens[b]) > dense_limit:
-                    x, y = (a, b) if lens[a] <= lens[b] else (b, a)
-                    apk._pair_cov_one(x, y, ranked, lens, rank_of, off, True, v, phi, bit, tot, q0, q1, acc,
+                if min(lens_k[a], lens_k[b]) > dense_limit:
+                    x, y = (a, b) if lens_k[a] <= lens_k[b] else (b, a)
+                    apk._pair_cov_one(x, y, ranked, lens_k, rank_of, off, quad, v, phi, bit, tot, q0, q1, acc,
                                       used)
                     cov = acc[0]
                 else:
-                    cov = _pair_cov(a, b, ranked, lens, rank_of, off, v, phi, wa, wb, vv, fa, fb)
+                    cov = _pair_cov(a, b, ranked, lens_k, rank_of, off, quad, v, phi, wa, wb, vv, fa, fb)
                 var_d = vs[a, 0] + vs[b, 0] - 2.0 * cov
                 mu_d = es[a, 0] - es[b, 0]
                 if method == _DELTA:
@@ -307,16 +278,23 @@ def _ap_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, de
 def _relevant_by_topic(cube: RankCube) -> tuple[np.ndarray, np.ndarray]:
     """Codes of each topic's relevant judgments (CSR by topic): they count in R even when unretrieved."""
     rel = cube.judged_grade >= cube.relevance_level
-    topic = cube.judged_topic[rel].astype(np.int64)
-    order = np.argsort(topic, kind="stable")
-    codes = np.ascontiguousarray(cube.judged_doc[rel][order], dtype=np.int32)
-    ptr = np.concatenate([[0], np.cumsum(np.bincount(topic, minlength=len(cube.topics)))]).astype(np.int64)
-    return codes, ptr
+    return csr_by_topic(cube.judged_topic[rel], cube.judged_doc[rel].astype(np.int32), len(cube.topics))
+
+
+def _weights(spec: Measure, width: int) -> tuple[np.ndarray, np.ndarray, bool, int]:
+    """The numerator's weights by rank, whether it is quadratic, and the cutoff of the lists (module notes)."""
+    r = np.arange(1, width + 1, dtype=np.float64)
+    cut = width if spec.cutoff is None else min(spec.cutoff, width)
+    if spec.name == "AP":
+        return 1.0 / r, 1.0 / r, True, cut
+    if spec.name == "recall":
+        return np.ones(width), np.zeros(width), False, cut
+    raise AssertionError(spec)
 
 
 def _topic_block_sums(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method: str, nodes: int,
-                      dense_limit: int = _DENSE_LIMIT):
-    """Per system and topic E, Var of AP and per pair the sums over these topics of E, Var of ΔAP_t.
+                      spec: Measure = _AP, dense_limit: int = _DENSE_LIMIT):
+    """Per system and topic E, Var of the ratio measure and per pair the sums over these topics of E, Var of Δ_t.
 
     A Dask task, or the whole cube. Topics the kernel flags go through the per-topic engine
     (:func:`bayeval.expected._engine.numerator_state`) on the same local arrays.
@@ -327,9 +305,10 @@ def _topic_block_sums(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, met
     n_blocks = max(1, min(n_t, 4 * numba.get_num_threads()))
     sum_e, sum_v = np.zeros((n_blocks, len(ia))), np.zeros((n_blocks, len(ia)))
     code = {"delta": _DELTA, "paper": _PAPER, "exact": _EXACT}[method]
+    diag, off, quad, cut = _weights(spec, max(width, 1))
     if n_t and width:
-        _ap_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, code, dense_limit, sys_e, sys_v, flagged,
-                   sum_e, sum_v)
+        _ratio_kernel(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, code, dense_limit, diag, off, quad, cut,
+                      sys_e, sys_v, flagged, sum_e, sum_v)
     out_e, out_v = sum_e.sum(axis=0), sum_v.sum(axis=0)
     if flagged.any():
         slot = np.full(n_codes, -1, dtype=np.int32)
@@ -338,7 +317,7 @@ def _topic_block_sums(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, met
         pt = np.empty(n_s * width + int(np.diff(rel_ptr).max(initial=0)))
         for t in np.flatnonzero(flagged):  # rare with "delta": no relevant judgment and small p
             n = _topic_local(docs, p, lengths, t, rel_codes, rel_ptr, slot, ranked, lens, pt)
-            st = eng.numerator_state(ranked.copy(), lens.copy(), pt[:n].copy(), Measure("AP"), method, nodes)
+            st = eng.numerator_state(ranked.copy(), lens.copy(), pt[:n].copy(), spec, method, nodes)
             sys_e[:, t], sys_v[:, t] = eng.state_system_moments(st)
             e, v = eng.state_pair_moments(st, ia, ib)
             out_e += e
@@ -346,32 +325,30 @@ def _topic_block_sums(docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, met
     return sys_e, sys_v, out_e, out_v, int(flagged.sum())
 
 
-def _on_dask(scheduler, docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, nodes, chunks, timeout):
-    """:func:`_topic_block_sums` over topic chunks run as Dask tasks; the per-topic arrays are put back in order."""
-    with dask_client(scheduler, timeout) as client:
-        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
-        n_chunks = max(1, min(docs.shape[1], chunks or 4 * n_workers))
-        bounds = np.linspace(0, docs.shape[1], n_chunks + 1).astype(int)
-        futures = [client.submit(_topic_block_sums, docs[:, a:b], p[:, a:b], lengths[:, a:b],
-                                 rel_codes[rel_ptr[a]:rel_ptr[b]], rel_ptr[a:b + 1] - rel_ptr[a], n_codes, ia, ib,
-                                 method, nodes, pure=False)
-                   for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
-        parts = client.gather(futures)
-    return (np.concatenate([x[0] for x in parts], axis=1), np.concatenate([x[1] for x in parts], axis=1),
-            sum(x[2] for x in parts), sum(x[3] for x in parts), sum(x[4] for x in parts))
-
-
-def _check(cube, method, nodes):
-    if not isinstance(cube, RankCube):
-        raise BayevalInputError(f"cube: expected a RankCube, got {type(cube).__name__}")
+def _check(method, nodes):
     if method not in CUBE_AP_METHODS:
         raise BayevalInputError(f"method: must be one of {', '.join(map(repr, CUBE_AP_METHODS))}, got {method!r}")
     if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or not 1 <= nodes <= 2048:
         raise BayevalInputError(f"nodes: must be an integer in [1, 2048], got {nodes!r}")
-    if cube.code_depth is not None and cube.code_depth < cube.docs.shape[2]:
-        raise BayevalInputError(f"cube: code_depth {cube.code_depth} is shallower than its depth "
-                                f"{cube.docs.shape[2]}: AP needs every unjudged document told apart "
-                                "(RankCube.from_runs(..., code_depth=None))")
+
+
+def ratio_pairs(cube: RankCube, p_unjudged, spec: Measure, *, method: str, pairs, nodes: int, scheduler, chunks,
+                connect_timeout: float, closed_form_draws: int) -> CubePairMoments:
+    """The driver of :func:`expected_ap_pairs` for any ratio measure S/R of :func:`_weights` (AP, recall@k)."""
+    check_cube(cube, str(spec))
+    _check(method, nodes)
+    n_s = cube.docs.shape[0]
+    ia, ib = _pair_indices(pairs, n_s)
+    rel_codes, rel_ptr = _relevant_by_topic(cube)
+    docs = np.ascontiguousarray(cube.docs)
+    lengths = np.ascontiguousarray(cube.lengths, dtype=np.int32)
+    n_codes = max(len(cube.docnos), 1)
+    rows, drawn = draw_rows(cube, p_unjudged, closed_form_draws)
+    parts = [run_topic_task(_topic_block_sums, (docs, cell_probabilities(cube, row), lengths),
+                            ((rel_codes, rel_ptr),), (), (n_codes, ia, ib, method, int(nodes), spec),
+                            scheduler=scheduler, chunks=chunks, timeout=connect_timeout)
+             for row in rows]
+    return combine_draws(parts, drawn, cube, ia, ib, method, str(spec))
 
 
 def expected_ap_pairs(cube: RankCube, p_unjudged=0.0, *, method: str = "delta", pairs: str | np.ndarray = "all",
@@ -435,41 +412,5 @@ def expected_ap_pairs(cube: RankCube, p_unjudged=0.0, *, method: str = "delta", 
     >>> res.p_less.shape, res.expected.shape
     ((3,), (3, 5))
     """
-    _check(cube, method, nodes)
-    n_s, n_t, width = cube.docs.shape
-    ia, ib = _pair_indices(pairs, n_s)
-    rel_codes, rel_ptr = _relevant_by_topic(cube)
-    docs = np.ascontiguousarray(cube.docs)
-    lengths = np.ascontiguousarray(cube.lengths, dtype=np.int32)
-    n_codes = max(len(cube.docnos), 1)
-    if np.ndim(p_unjudged) == 4:
-        arr = np.asarray(p_unjudged, dtype=np.float64)
-        if arr.shape[1:] != cube.docs.shape:
-            raise BayevalInputError(f"p_unjudged: posterior draws must have shape (draws, *{cube.docs.shape}), "
-                                    f"got {arr.shape}")
-        if arr.shape[0] < 2:
-            raise BayevalInputError(f"p_unjudged: at least 2 posterior draws, got {arr.shape[0]}")
-        rows = thin_draws([arr.reshape(arr.shape[0], -1)], closed_form_draws)[0].reshape(-1, *arr.shape[1:])
-    else:
-        rows = [p_unjudged]
-    parts = []
-    for row in rows:
-        p = cell_probabilities(cube, row)
-        args = (docs, p, lengths, rel_codes, rel_ptr, n_codes, ia, ib, method, int(nodes))
-        if scheduler is None:
-            parts.append(_topic_block_sums(*args))
-        else:
-            parts.append(_on_dask(scheduler, *args, chunks, connect_timeout))
-    denom = max(n_t, 1)
-    e_d = np.stack([x[0] for x in parts])  # (D, S, T)
-    v_d = np.stack([x[1] for x in parts])
-    de_d = np.stack([x[2] for x in parts]) / denom  # (D, P)
-    dv_d = np.stack([x[3] for x in parts]) / denom**2
-    de = de_d.mean(axis=0)
-    dv = dv_d.mean(axis=0) + de_d.var(axis=0)
-    e = e_d.mean(axis=0)
-    v = v_d.mean(axis=0) + e_d.var(axis=0)
-    all_v = v_d.mean(axis=0).sum(axis=1) / denom**2 + e_d.mean(axis=2).var(axis=0)
-    n_draws = len(parts) if np.ndim(p_unjudged) == 4 else None
-    return CubeAveragePrecision(method, cube.systems, cube.topics, e, v, e.mean(axis=1), all_v, ia, ib, de, dv,
-                                p_less_normal(de, dv), n_draws, max(x[4] for x in parts))
+    return ratio_pairs(cube, p_unjudged, _AP, method=method, pairs=pairs, nodes=nodes, scheduler=scheduler,
+                       chunks=chunks, connect_timeout=connect_timeout, closed_form_draws=closed_form_draws)

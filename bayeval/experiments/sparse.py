@@ -31,7 +31,9 @@ from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.expected.cube import cells_from_rankdata, expected_reciprocal_rank_pairs
 from bayeval.expected.cube_ap import CUBE_AP_METHODS, expected_ap_pairs
-from bayeval.measures import evaluate
+from bayeval.expected.cube_ndcg import expected_ndcg_pairs
+from bayeval.expected.cube_recall import expected_recall_pairs
+from bayeval.measures import Measure, evaluate
 from bayeval.measures.cube import evaluate_cube, parse_cube_measure
 from bayeval.relevance import estimate_probabilities
 from bayeval.stats.agreement import kendall_tau, rmse
@@ -147,10 +149,18 @@ def _trial(i: int, runs: RunSet, deep: Qrels, seed: int, measure: str, model: st
     if max_pairs is not None and max_pairs < len(ia):
         keep = np.sort(rng.choice(len(ia), size=max_pairs, replace=False))
         ia, ib = ia[keep], ib[keep]
-    if str(measure).strip() == "AP" and method in CUBE_AP_METHODS:  # every pair on the rank cube (docs/scale.md)
+    spec = Measure.parse(measure)
+    if method in CUBE_AP_METHODS and (spec == Measure("AP") or (spec.name in ("nDCG", "recall") and spec.cutoff
+                                                                   and not spec.condensed)):
+        # every pair on the rank cube (docs/scale.md): the per-topic path's numbers, no Python loop over topics
         cube = RankCube.from_runs(runs, sparse, depth=depth)
-        p_less = expected_ap_pairs(cube, cells_from_rankdata(cube, data, est.arrays_for(method)), method=method,
-                                   pairs=np.column_stack([ia, ib])).p_less
+        cells, pairs = cells_from_rankdata(cube, data, est.arrays_for(method)), np.column_stack([ia, ib])
+        if spec.name == "AP":
+            p_less = expected_ap_pairs(cube, cells, method=method, pairs=pairs).p_less
+        elif spec.name == "nDCG":
+            p_less = expected_ndcg_pairs(cube, cells, cutoff=spec.cutoff, pairs=pairs).p_less
+        else:
+            p_less = expected_recall_pairs(cube, cells, cutoff=spec.cutoff, method=method, pairs=pairs).p_less
     else:
         p_less = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
                                  measure=measure, method=method).all_p_less
@@ -182,7 +192,10 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
     measure : str
         A measure both :func:`~bayeval.measures.evaluate` and :func:`~bayeval.expected.compare_systems` know
         (``"AP"``, ``"P@10"``, ``"nDCG@10"``, …), or ``"RR@k"`` (MS MARCO's MRR@10): computed on the rank
-        cube, ΔMRR@k with the model's posterior draws for every pair (docs/scale.md; ``method`` unused).
+        cube, ΔMRR@k with the model's posterior draws for every pair (docs/scale.md; ``method`` unused). ``"AP"``,
+        ``"nDCG@k"`` and ``"recall@k"`` (with ``method`` delta, paper or exact) take the rank cube for the pairs
+        too (:mod:`bayeval.expected.cube_ap`, :mod:`~bayeval.expected.cube_ndcg`,
+        :mod:`~bayeval.expected.cube_recall`: compare_systems' numbers).
     model : str
         Relevance model for :func:`~bayeval.relevance.estimate_probabilities`; default ``"sparse"``, the
         sparse-label model (:mod:`bayeval.relevance.sparse_labels`; ``"sparse-trec"`` on a deep-pool ad hoc
