@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from bayeval.data._intern import StringCodes
+from bayeval.data.interning import StringCodes
 
 
 def test_codes_match_a_dict_across_growth_and_slices():

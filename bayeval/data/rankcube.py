@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from bayeval.data._intern import StringCodes
+from bayeval.data.interning import StringCodes
 from bayeval.data.qrels import Qrels
 from bayeval.data.run import Run
 from bayeval.errors import BayevalInputError
@@ -144,7 +143,6 @@ class RankCube:
         j_doc = codes_of.code(pa.array(np.concatenate(jd) if jd else np.zeros(0, object), type=pa.string()))
         j_doc = j_doc.astype(np.int32)
         n_qdocs = len(codes_of)
-        judged_docs = codes_of.strings()
         j_key = j_topic.astype(np.int64) * max(n_qdocs, 1) + j_doc
         j_order = np.argsort(j_key)
         j_key_sorted = j_key[j_order]
@@ -154,40 +152,32 @@ class RankCube:
             if not isinstance(run, Run):
                 raise BayevalInputError(f"runs: expected Run objects, got {type(run).__name__}")
             names.append(run.name)
-            # rows of the run's topics that the qrels know, cut to depth
+            # each list of a topic the qrels know, cut to depth, coded straight into its row
             counts = np.diff(run.offsets)
             tix = np.array([t_index.get(t, -1) for t in run.topics], dtype=np.int64)
-            pos = np.arange(len(run.scores)) - np.repeat(run.offsets[:-1], counts)
-            row_t = np.repeat(tix, counts)
-            keep = row_t >= 0
-            if depth is not None:
-                keep &= pos < depth
-            rows = np.flatnonzero(keep)
-            width = int(pos[rows].max()) + 1 if len(rows) else 0
-            codes = np.empty(len(rows), dtype=np.int32)
-            shallow = pos[rows] < (code_depth if code_depth is not None else np.inf)
-            codes[shallow] = codes_of.code(run.docno_array.take(pa.array(rows[shallow])))
+            ok = tix >= 0
+            kept = counts[ok] if depth is None else np.minimum(counts[ok], depth)
+            width = int(kept.max()) if len(kept) else 0
+            mat = np.full((len(q_topics), width), -1, dtype=np.int32)
+            # judged documents (codes < n_qdocs) are told apart everywhere, unjudged ones above code_depth
+            codes_of.code_lists(run.docno_array, run.offsets[:-1], tix, mat, code_depth=code_depth, known=n_qdocs,
+                                other=NOT_CODED)
             if len(codes_of) >= 2**31:
                 raise BayevalInputError("runs: more than 2**31 distinct documents")
-            if not shallow.all():  # below code_depth only judged documents are told apart
-                deep = pc.index_in(run.docno_array.take(pa.array(rows[~shallow])), value_set=judged_docs)
-                codes[~shallow] = deep.fill_null(NOT_CODED).to_numpy(zero_copy_only=False)
-            mat = np.full((len(q_topics), width), -1, dtype=np.int32)
-            mat[row_t[rows], pos[rows]] = codes
-            length = np.bincount(row_t[rows], minlength=len(q_topics)).astype(np.int32)
+            length = np.zeros(len(q_topics), dtype=np.int32)
+            length[tix[ok]] = kept
             has = np.zeros(len(q_topics), dtype=bool)
-            has[tix[tix >= 0]] = True
+            has[tix[ok]] = True
             # judgments of the coded cells
             g = np.zeros(mat.shape, dtype=np.int16)
             jmask = np.zeros(mat.shape, dtype=bool)
-            cand = np.flatnonzero((codes >= 0) & (codes < n_qdocs))
-            if len(cand) and len(j_key_sorted):
-                key = row_t[rows[cand]] * max(n_qdocs, 1) + codes[cand]
+            cr, cp = np.nonzero((mat >= 0) & (mat < n_qdocs))
+            if len(cr) and len(j_key_sorted):
+                key = cr * max(n_qdocs, 1) + mat[cr, cp]
                 at = np.minimum(np.searchsorted(j_key_sorted, key), len(j_key_sorted) - 1)
                 hit = j_key_sorted[at] == key
-                cr, cp = row_t[rows[cand[hit]]], pos[rows[cand[hit]]]
-                g[cr, cp] = j_grade[j_order[at[hit]]]
-                jmask[cr, cp] = True
+                g[cr[hit], cp[hit]] = j_grade[j_order[at[hit]]]
+                jmask[cr[hit], cp[hit]] = True
             mats.append(mat)
             lens.append(length)
             hass.append(has)
