@@ -210,19 +210,33 @@ class RankCube:
 
     @classmethod
     def from_files(cls, paths: Sequence[str | os.PathLike], qrels: Qrels, *, depth: int | None = None,
-                   code_depth: int | None = None, run_names: str = "file") -> RankCube:
+                   code_depth: int | None = None, run_names: str = "file", prefetch: bool = True) -> RankCube:
         """Read run files one at a time (:func:`bayeval.io.runs.read_run`) and code them (:meth:`from_runs`).
 
         ``run_names``: ``"file"`` names each run by its file (:func:`bayeval.io.runs.run_name_from_file`),
-        ``"tag"`` by its TREC tag.
+        ``"tag"`` by its TREC tag. ``prefetch``: read the next file on a second thread while this one is coded
+        (the readers' work is in Arrow and numba, outside the GIL; memory: one more run's text).
         """
+        from concurrent.futures import ThreadPoolExecutor
+
         from bayeval.io.runs import read_run, run_name_from_file
 
         if run_names not in ("file", "tag"):
             raise BayevalInputError(f"run_names: expected 'file' or 'tag', got {run_names!r}")
+        paths = list(paths)
+
+        def read(p):
+            return read_run(p, run_name_from_file(p) if run_names == "file" else None)
 
         def runs():
-            for p in paths:
-                yield read_run(p, run_name_from_file(p) if run_names == "file" else None)
+            if not prefetch:
+                yield from (read(p) for p in paths)
+                return
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                ahead = pool.submit(read, paths[0]) if paths else None
+                for i in range(len(paths)):
+                    run = ahead.result()
+                    ahead = pool.submit(read, paths[i + 1]) if i + 1 < len(paths) else None
+                    yield run
 
         return cls.from_runs(runs(), qrels, depth=depth, code_depth=code_depth)
