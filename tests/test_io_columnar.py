@@ -171,3 +171,27 @@ def test_scan_fields_against_regular_expressions():
         k = int(rng.integers(0, 14))
         data = b"".join(alphabet[i] for i in rng.choice(len(alphabet), k, p=weights / weights.sum()))
         assert scan_fields(data) == _reference_scan(data), data
+
+
+def test_trec_fast_path_takes_tied_and_shuffled_files():
+    """Tied scores out of docno order and shuffled lines stay on the Arrow path, with the careful parser's result."""
+    from bayeval.io.runs import _parse_checked, _parse_fast
+
+    rng = np.random.default_rng(8)
+    for trial in range(40):
+        lines = []
+        for q in rng.choice(50, int(rng.integers(1, 6)), replace=False):
+            docs = rng.choice(500, int(rng.integers(1, 30)), replace=False)
+            scores = np.round(rng.normal(size=len(docs)), 1)  # many ties
+            lines += [f"{q} Q0 D{d} {r + 1} {s} tag" for r, (d, s) in enumerate(zip(docs, scores, strict=True))]
+        if trial % 2:
+            lines = [lines[i] for i in rng.permutation(len(lines))]
+        data = ("\n".join(lines) + "\n").encode()
+        fast, careful = _parse_fast(data), _parse_checked(data, "x", strict=True)
+        assert fast is not None  # groups may come in another order (the Run puts topics in natural order)
+
+        def groups(p, docnos):
+            ends = list(p.starts[1:]) + [len(p.scores)]
+            return {t: (docnos[a:b], p.scores[a:b].tolist()) for t, a, b in zip(p.topics, p.starts, ends, strict=True)}
+
+        assert groups(fast, fast.docnos.to_pylist()) == groups(careful, careful.docnos.tolist())

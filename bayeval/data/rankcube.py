@@ -10,7 +10,7 @@ topics and depth ``D``:
   ``t`` (``-1`` past the end of its list). Codes are shared by all systems and topics, so two
   systems retrieve the same document of a topic when their codes are equal; the text of document
   ``c`` is ``docnos[c]``. With ``code_depth``, unjudged documents below that rank are all
-  :data:`NOT_CODED` (measures need only the judged ones; coding is half the cost of reading).
+  :data:`NOT_CODED` (measures need only the judged ones).
 * ``grades`` and ``judged`` of the same shape — each cell's judgment.
 * the judged documents of every topic (``judged_topic``, ``judged_grade``), retrieved or not, for R
   and the ideal nDCG ranking.
@@ -123,7 +123,7 @@ class RankCube:
             Give unjudged documents their own code only in the top ``code_depth`` ranks; below, an unjudged
             document is :data:`NOT_CODED` (``-2``) and a judged one keeps its code. Measures need no more;
             expected measures that tell shared unjudged documents apart (RR@k) need ``code_depth >= k``.
-            Default: every rank (coding costs about as much as parsing).
+            Default: every rank.
         """
         if code_depth is not None and (not isinstance(code_depth, (int, np.integer)) or code_depth < 0):
             raise BayevalInputError(f"code_depth: must be a non-negative integer, got {code_depth!r}")
