@@ -27,9 +27,9 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
 * ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
   LocalCluster, both timed after compilation, with the largest difference between the two.
 
-and prints each time as a ratio to ranx's (the goal is ≤ 1.0) and whether each goal is met. Reading before and after a change, on
-the same files with wall and CPU time: ``benchmarks/bench_read.py``. The tools'
-mean values are compared (the largest difference is printed).
+and prints each time as a ratio to ranx's (the goal is ≤ 1.0) and whether each goal is met. The tools'
+mean values are compared (the largest difference is printed). Reading before and after a change, on the same
+files with wall and CPU time: ``benchmarks/bench_read.py``.
 
 Usage::
 
