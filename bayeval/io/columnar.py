@@ -89,7 +89,8 @@ def parse_msmarco(data: bytes) -> ColumnarRun | None:
     if delim is None or not plain or n_cols not in (3, 4):
         return None
     names = ["topic", "docno", "rank", "score"][:n_cols]
-    types = {"topic": pa.string(), "docno": pa.string(), "rank": pa.int64(), "score": pa.float64()}
+    # the rank as text: Arrow's integer parser takes forms Python's int() refuses ("0x1"), so it is checked first
+    types = {"topic": pa.string(), "docno": pa.string(), "rank": pa.string(), "score": pa.float64()}
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),  # zero-copy, read by Arrow without the GIL
@@ -105,7 +106,13 @@ def parse_msmarco(data: bytes) -> ColumnarRun | None:
         return None
     topic = table.column("topic").combine_chunks()
     docno = table.column("docno").combine_chunks()
-    rank = table.column("rank").to_numpy()
+    rank_text = table.column("rank").combine_chunks()
+    if not pc.all(pc.ascii_is_decimal(rank_text)).as_py():
+        return None  # not ASCII digits only ("-1", "+1", "1_0"): the careful parser decides, as Python's int() does
+    try:
+        rank = pc.cast(rank_text, pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # beyond int64
+        return None
     if np.abs(rank).max() >= 2**53:  # -float(rank) must be exact, as the careful parser's is
         return None
     topic_enc = topic.dictionary_encode()
