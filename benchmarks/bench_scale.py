@@ -35,7 +35,8 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
   LocalCluster, both timed after compilation, with the largest difference between the two.
 
 and prints each time as a ratio to ranx's (the goal is ≤ 1.0) and whether each goal is met. The tools'
-mean values are compared (the largest difference is printed).
+mean values are compared (the largest difference is printed). Reading before and after a change, on the same
+files with wall and CPU time: ``benchmarks/bench_read.py``.
 
 Usage::
 

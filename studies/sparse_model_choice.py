@@ -19,6 +19,15 @@ from bayeval.experiments.sparse import run_sparse_study
 from bayeval.relevance.config import SparseLabelConfig
 
 
+def over_confident(bins) -> str:
+    """Bins whose Wilson interval lies beyond the bin on the side of 0.5 (docs/sparse-labels.md): count and list."""
+    low = (bins["upper_edge"] <= 0.5) & (bins["lower"] > bins["upper_edge"])
+    high = (bins["lower_edge"] >= 0.5) & (bins["upper"] < bins["lower_edge"])
+    b = bins[(low | high) & (bins["n"] > 0)]
+    return f"{len(b)}" + "".join(f" [{r.bin}: {r.mean_forecast:.2f} → {r.frequency:.2f}, n={r.n}]"
+                                 for r in b.itertuples())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("collection")
@@ -36,8 +45,9 @@ def main() -> None:
                                 name=f"sparse-mu{m:g}-kappa{args.pooling:g}-k{args.shape:g}")
         st = run_sparse_study(runs, qrels, trials=args.trials, depth=args.depth, model=cfg)
         bins = st.reliability()
-        print(f"μ={m:g} κ={args.pooling:g} k={args.shape:g}: " + st.summary().replace("\n", " | ")
-              + f" | inconsistent bins {int((~bins['consistent']).sum())}"
+        print(f"μ={m:g} κ={args.pooling:g} k={args.shape:g}: "
+              + st.summary().replace("\n", " | ")
+              + f" | inconsistent bins {int((~bins['consistent']).sum())}, over-confident {over_confident(bins)}"
               + f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
 
 

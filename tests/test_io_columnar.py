@@ -116,3 +116,96 @@ def test_large_file_same_as_careful_shape(tmp_path):
     path = tmp_path / "big.tsv"
     path.write_text(text)
     assert as_dict(read_run(path)) == simple_parse(text)
+
+
+def test_trec_eval_order_against_a_python_sort():
+    """Grouped by topic, score descending, ties by docno bytes descending; a repeated document: None."""
+    import pyarrow as pa
+
+    from bayeval.io.columnar import trec_eval_order
+
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        n = int(rng.integers(1, 30))
+        tcode = rng.integers(0, 4, n)
+        if trial % 3 == 0:
+            tcode = np.sort(tcode)  # contiguous groups
+        scores = rng.integers(0, 4, n).astype(float)
+        if trial % 3 == 1:
+            scores = -np.sort(-scores)  # already non-increasing (a file as a ranker writes it)
+        docs = [f"d{x}" if x % 5 else f"é{x}" for x in rng.integers(0, 40, n)]
+        key = {(t, d) for t, d in zip(tcode.tolist(), docs, strict=True)}
+        got = trec_eval_order(tcode, scores, pa.array(docs))
+        if len(key) < n:
+            assert got is None
+            continue
+        order, starts, codes = got
+        order = np.arange(n) if order is None else order
+        groups = np.split(order, starts[1:])
+        assert sorted(codes.tolist()) == sorted(set(tcode.tolist()))
+        for g, c in zip(groups, codes, strict=True):
+            # score descending, then docno bytes descending (a longer docno after its prefix)
+            want = sorted(np.flatnonzero(tcode == c), key=lambda i: (-scores[i], [-b for b in docs[i].encode()] + [1]))
+            assert g.tolist() == want
+
+
+def _reference_scan(data: bytes):
+    """The checks scan_fields replaces, written plainly with regular expressions."""
+    import re
+
+    lone_cr = data.count(b"\r") != data.count(b"\r\n")
+    sep = None if lone_cr or (b" " in data and b"\t" in data) else ("\t" if b"\t" in data else " ")
+    control = re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbb\xbf", data) is not None
+    empty = re.search(rb"(^|[\n\r])[ \t]|[ \t][ \t]|[ \t]($|[\r\n])", data) is not None
+    return sep, not (control or empty)
+
+
+def test_scan_fields_against_regular_expressions():
+    from bayeval.io._files import scan_fields
+
+    rng = np.random.default_rng(2)
+    alphabet = [b"a", b"1", b" ", b"\t", b"\n", b"\r\n", b"\r", b"\x01", b"\x0b", b"\xc2\x80", b"\xc2\x9f", b"\xc2\xa0",
+                b"\xef\xbb\xbf", b"\xef\xbc\x81", b"\x7f", b"#"]
+    weights = np.array([20, 20, 6, 6, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], float)
+    for _ in range(2000):
+        k = int(rng.integers(0, 14))
+        data = b"".join(alphabet[i] for i in rng.choice(len(alphabet), k, p=weights / weights.sum()))
+        assert scan_fields(data) == _reference_scan(data), data
+
+
+def test_trec_fast_path_takes_tied_and_shuffled_files():
+    """Tied scores out of docno order and shuffled lines stay on the Arrow path, with the careful parser's result."""
+    from bayeval.io.runs import _parse_checked, _parse_fast
+
+    rng = np.random.default_rng(8)
+    for trial in range(40):
+        lines = []
+        for q in rng.choice(50, int(rng.integers(1, 6)), replace=False):
+            docs = rng.choice(500, int(rng.integers(1, 30)), replace=False)
+            scores = np.round(rng.normal(size=len(docs)), 1)  # many ties
+            lines += [f"{q} Q0 D{d} {r + 1} {s} tag" for r, (d, s) in enumerate(zip(docs, scores, strict=True))]
+        if trial % 2:
+            lines = [lines[i] for i in rng.permutation(len(lines))]
+        data = ("\n".join(lines) + "\n").encode()
+        fast, careful = _parse_fast(data), _parse_checked(data, "x", strict=True)
+        assert fast is not None  # groups may come in another order (the Run puts topics in natural order)
+
+        def groups(p, docnos):
+            ends = list(p.starts[1:]) + [len(p.scores)]
+            return {t: (docnos[a:b], p.scores[a:b].tolist()) for t, a, b in zip(p.topics, p.starts, ends, strict=True)}
+
+        assert groups(fast, fast.docnos.to_pylist()) == groups(careful, careful.docnos.tolist())
+
+
+@pytest.mark.parametrize("rank, ok", [("0x1", False), ("1_0", True), ("+1", True), ("-1", True), ("٣", False)])
+def test_rank_forms_arrow_reads_otherwise_go_to_the_careful_parser(tmp_path, rank, ok):
+    """Arrow's integer parser reads "0x1" as 1 where Python's int() refuses it: only plain digits take the fast path."""
+    data = f"q1\td1\t2\nq1\td2\t{rank}\n".encode()
+    assert parse_msmarco(data) is None
+    p = tmp_path / "run.tsv"
+    p.write_bytes(data)
+    if ok:  # the careful parser reads it as int() does
+        assert read_run(p).topic_scores("q1").tolist() == sorted([-2.0, -float(int(rank))], reverse=True)
+    else:
+        with pytest.raises(FileFormatError, match=r"run.tsv:2: rank"):
+            read_run(p)

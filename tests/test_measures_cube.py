@@ -68,6 +68,10 @@ def test_cube_from_files_matches(tmp_path):
         p.write_text("".join(f"{t}\t{d}\t{r}\n" for t, d, r in zip(fr.topic, fr.docno, fr["rank"], strict=True)))
         paths.append(p)
     cube = RankCube.from_files(paths, col.qrels)
+    serial = RankCube.from_files(paths, col.qrels, prefetch=False)  # one thread: the same cube
+    for name in ("docs", "judged", "grades", "lengths"):
+        np.testing.assert_array_equal(getattr(cube, name), getattr(serial, name))
+    assert cube.systems == serial.systems == tuple(p.stem for p in paths)
     runs = read_runs(paths, run_names="file")
     ref = evaluate(RankData.build(runs, col.qrels), "AP")
     np.testing.assert_allclose(evaluate_cube(cube, "AP").values, ref.values, atol=1e-12, rtol=0)

@@ -10,7 +10,7 @@ topics and depth ``D``:
   ``t`` (``-1`` past the end of its list). Codes are shared by all systems and topics, so two
   systems retrieve the same document of a topic when their codes are equal; the text of document
   ``c`` is ``docnos[c]``. With ``code_depth``, unjudged documents below that rank are all
-  :data:`NOT_CODED` (measures need only the judged ones; coding is half the cost of reading).
+  :data:`NOT_CODED` (measures need only the judged ones).
 * ``grades`` and ``judged`` of the same shape — each cell's judgment.
 * the judged documents of every topic (``judged_topic``, ``judged_grade``), retrieved or not, for R
   and the ideal nDCG ranking.
@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from bayeval.data._intern import StringCodes
+from bayeval.data.interning import StringCodes
 from bayeval.data.qrels import Qrels
 from bayeval.data.run import Run
 from bayeval.errors import BayevalInputError
@@ -124,7 +123,7 @@ class RankCube:
             Give unjudged documents their own code only in the top ``code_depth`` ranks; below, an unjudged
             document is :data:`NOT_CODED` (``-2``) and a judged one keeps its code. Measures need no more;
             expected measures that tell shared unjudged documents apart (RR@k) need ``code_depth >= k``.
-            Default: every rank (coding costs about as much as parsing).
+            Default: every rank.
         """
         if code_depth is not None and (not isinstance(code_depth, (int, np.integer)) or code_depth < 0):
             raise BayevalInputError(f"code_depth: must be a non-negative integer, got {code_depth!r}")
@@ -144,7 +143,6 @@ class RankCube:
         j_doc = codes_of.code(pa.array(np.concatenate(jd) if jd else np.zeros(0, object), type=pa.string()))
         j_doc = j_doc.astype(np.int32)
         n_qdocs = len(codes_of)
-        judged_docs = codes_of.strings()
         j_key = j_topic.astype(np.int64) * max(n_qdocs, 1) + j_doc
         j_order = np.argsort(j_key)
         j_key_sorted = j_key[j_order]
@@ -154,40 +152,32 @@ class RankCube:
             if not isinstance(run, Run):
                 raise BayevalInputError(f"runs: expected Run objects, got {type(run).__name__}")
             names.append(run.name)
-            # rows of the run's topics that the qrels know, cut to depth
+            # each list of a topic the qrels know, cut to depth, coded straight into its row
             counts = np.diff(run.offsets)
             tix = np.array([t_index.get(t, -1) for t in run.topics], dtype=np.int64)
-            pos = np.arange(len(run.scores)) - np.repeat(run.offsets[:-1], counts)
-            row_t = np.repeat(tix, counts)
-            keep = row_t >= 0
-            if depth is not None:
-                keep &= pos < depth
-            rows = np.flatnonzero(keep)
-            width = int(pos[rows].max()) + 1 if len(rows) else 0
-            codes = np.empty(len(rows), dtype=np.int32)
-            shallow = pos[rows] < (code_depth if code_depth is not None else np.inf)
-            codes[shallow] = codes_of.code(run.docno_array.take(pa.array(rows[shallow])))
+            ok = tix >= 0
+            kept = counts[ok] if depth is None else np.minimum(counts[ok], depth)
+            width = int(kept.max()) if len(kept) else 0
+            mat = np.full((len(q_topics), width), -1, dtype=np.int32)
+            # judged documents (codes < n_qdocs) are told apart everywhere, unjudged ones above code_depth
+            codes_of.code_lists(run.docno_array, run.offsets[:-1], tix, mat, code_depth=code_depth, known=n_qdocs,
+                                other=NOT_CODED)
             if len(codes_of) >= 2**31:
                 raise BayevalInputError("runs: more than 2**31 distinct documents")
-            if not shallow.all():  # below code_depth only judged documents are told apart
-                deep = pc.index_in(run.docno_array.take(pa.array(rows[~shallow])), value_set=judged_docs)
-                codes[~shallow] = deep.fill_null(NOT_CODED).to_numpy(zero_copy_only=False)
-            mat = np.full((len(q_topics), width), -1, dtype=np.int32)
-            mat[row_t[rows], pos[rows]] = codes
-            length = np.bincount(row_t[rows], minlength=len(q_topics)).astype(np.int32)
+            length = np.zeros(len(q_topics), dtype=np.int32)
+            length[tix[ok]] = kept
             has = np.zeros(len(q_topics), dtype=bool)
-            has[tix[tix >= 0]] = True
+            has[tix[ok]] = True
             # judgments of the coded cells
             g = np.zeros(mat.shape, dtype=np.int16)
             jmask = np.zeros(mat.shape, dtype=bool)
-            cand = np.flatnonzero((codes >= 0) & (codes < n_qdocs))
-            if len(cand) and len(j_key_sorted):
-                key = row_t[rows[cand]] * max(n_qdocs, 1) + codes[cand]
+            cr, cp = np.nonzero((mat >= 0) & (mat < n_qdocs))
+            if len(cr) and len(j_key_sorted):
+                key = cr * max(n_qdocs, 1) + mat[cr, cp]
                 at = np.minimum(np.searchsorted(j_key_sorted, key), len(j_key_sorted) - 1)
                 hit = j_key_sorted[at] == key
-                cr, cp = row_t[rows[cand[hit]]], pos[rows[cand[hit]]]
-                g[cr, cp] = j_grade[j_order[at[hit]]]
-                jmask[cr, cp] = True
+                g[cr[hit], cp[hit]] = j_grade[j_order[at[hit]]]
+                jmask[cr[hit], cp[hit]] = True
             mats.append(mat)
             lens.append(length)
             hass.append(has)
@@ -220,19 +210,33 @@ class RankCube:
 
     @classmethod
     def from_files(cls, paths: Sequence[str | os.PathLike], qrels: Qrels, *, depth: int | None = None,
-                   code_depth: int | None = None, run_names: str = "file") -> RankCube:
+                   code_depth: int | None = None, run_names: str = "file", prefetch: bool = True) -> RankCube:
         """Read run files one at a time (:func:`bayeval.io.runs.read_run`) and code them (:meth:`from_runs`).
 
         ``run_names``: ``"file"`` names each run by its file (:func:`bayeval.io.runs.run_name_from_file`),
-        ``"tag"`` by its TREC tag.
+        ``"tag"`` by its TREC tag. ``prefetch``: read the next file on a second thread while this one is coded
+        (the readers' work is in Arrow and numba, outside the GIL; memory: one more run's text).
         """
+        from concurrent.futures import ThreadPoolExecutor
+
         from bayeval.io.runs import read_run, run_name_from_file
 
         if run_names not in ("file", "tag"):
             raise BayevalInputError(f"run_names: expected 'file' or 'tag', got {run_names!r}")
+        paths = list(paths)
+
+        def read(p):
+            return read_run(p, run_name_from_file(p) if run_names == "file" else None)
 
         def runs():
-            for p in paths:
-                yield read_run(p, run_name_from_file(p) if run_names == "file" else None)
+            if not prefetch:
+                yield from (read(p) for p in paths)
+                return
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                ahead = pool.submit(read, paths[0]) if paths else None
+                for i in range(len(paths)):
+                    run = ahead.result()
+                    ahead = pool.submit(read, paths[i + 1]) if i + 1 < len(paths) else None
+                    yield run
 
         return cls.from_runs(runs(), qrels, depth=depth, code_depth=code_depth)

@@ -21,17 +21,17 @@ import warnings
 import zlib
 from pathlib import Path
 
+import numba
+import numpy as np
+
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
 
-__all__ = ["QUOTE_LIMIT", "decode", "first_data_line", "has_control", "identifier", "is_comment", "quoted",
-           "read_bytes", "read_text", "split_lines"]
+__all__ = ["QUOTE_LIMIT", "decode", "first_data_line", "identifier", "is_comment", "quoted", "read_bytes",
+           "read_text", "scan_fields", "split_lines"]
 
 QUOTE_LIMIT = 80
 # control characters (C0, DEL, C1 as UTF-8) and the byte-order mark: refused inside identifiers
 _CONTROL_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\ufeff]")
-_CONTROL_IN_TEXT = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbb\xbf")
-# bytes that cannot start such a character: deleted by bytes.translate, a fast first test
-_SAFE = bytes(b for b in range(256) if b not in (*range(0, 9), 11, 12, *range(14, 32), 127, 0xC2, 0xEF))
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
@@ -155,26 +155,78 @@ def decode(field: bytes, path: str, lineno: int) -> str:
         raise FileFormatError(path, lineno, f"not valid UTF-8 text ({exc.reason})") from exc
 
 
-def single_separator(data: bytes) -> str | None:
-    """The one field separator of a file that Arrow's CSV reader may parse as it is: ``" "`` or ``"\\t"``.
+_SEP_SPACE, _SEP_TAB, _NEWLINE, _CR, _CONTROL, _LEAD_C2, _LEAD_EF = 1, 2, 3, 4, 5, 6, 7
+_BYTE_CLASS = np.zeros(256, dtype=np.uint8)  # 0: an ordinary byte
+_BYTE_CLASS[[*range(0, 9), 11, 12, *range(14, 32), 127]] = _CONTROL
+_BYTE_CLASS[[32, 9, 10, 13, 0xC2, 0xEF]] = [_SEP_SPACE, _SEP_TAB, _NEWLINE, _CR, _LEAD_C2, _LEAD_EF]
 
-    ``None`` when the file mixes spaces and tabs, or holds a lone carriage return (Arrow ends a line there): the
-    careful parsers decide such files. With exactly one separator character, a doubled, leading or trailing one
-    changes the column count (Arrow raises) or leaves an empty field (refused after parsing).
+
+@numba.njit(cache=True, nogil=True)
+def _scan(b, cls):  # pragma: no cover - compiled
+    """One pass: (spaces, tabs, lone CR, control character or BOM, empty field). See :func:`scan_fields`."""
+    n = len(b)
+    n_space = n_tab = 0
+    lone_cr = control = empty = False
+    after_field = False  # the previous byte ends a field's text (not a separator, not a line end)
+    for i in range(n):
+        k = cls[b[i]]
+        if k == 0:
+            after_field = True
+            continue
+        if k == _SEP_SPACE or k == _SEP_TAB:
+            if k == _SEP_SPACE:
+                n_space += 1
+            else:
+                n_tab += 1
+            if not after_field:
+                empty = True  # a separator at a line's start or after another one
+            after_field = False
+            continue
+        if k == _NEWLINE or k == _CR:
+            if i > 0 and (cls[b[i - 1]] == _SEP_SPACE or cls[b[i - 1]] == _SEP_TAB):
+                empty = True  # a separator ending a line
+            if k == _CR and (i + 1 >= n or b[i + 1] != 10):
+                lone_cr = True
+            after_field = False
+            continue
+        if k == _CONTROL:
+            control = True
+        elif k == _LEAD_C2:
+            if i + 1 < n and 0x80 <= b[i + 1] <= 0x9F:
+                control = True
+        elif k == _LEAD_EF:
+            if i + 2 < n and b[i + 1] == 0xBB and b[i + 2] == 0xBF:
+                control = True
+        after_field = True
+    if n and (cls[b[n - 1]] == _SEP_SPACE or cls[b[n - 1]] == _SEP_TAB):
+        empty = True
+    return n_space, n_tab, lone_cr, control, empty
+
+
+def scan_fields(data: bytes) -> tuple[str | None, bool]:
+    """What Arrow's CSV reader needs to know of a run or qrels file before it may parse it, in one pass.
+
+    Returns
+    -------
+    separator : str or None
+        ``" "`` or ``"\\t"`` when the file uses one field separator only; ``None`` when it mixes spaces
+        and tabs or holds a lone carriage return (Arrow ends a line there): the careful parsers decide.
+    plain : bool
+        No control character other than tab, line feed and carriage return (C0, DEL, C1 as UTF-8), no
+        byte-order mark, and no empty field: no separator at the start or end of a line or next to another
+        one. Whitespace splitting (the careful parsers, docs/data.md) reads such a line with fewer columns
+        than Arrow does, so only a plain file may take the Arrow path.
+
+    Examples
+    --------
+    >>> scan_fields(b"1 Q0 d1 1 2.5 r\\n"), scan_fields(b"1\\td1\\t1\\r\\n")
+    ((' ', True), ('\\t', True))
+    >>> scan_fields(b"1  d1 1\\n"), scan_fields(b"1 d1\\t1\\n"), scan_fields(b"1 d\\x01 1\\n")
+    ((' ', False), (None, True), (' ', False))
     """
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return None
-    if b"\t" not in data:
-        return " "
-    if b" " not in data:
-        return "\t"
-    return None
-
-
-def has_control(data: bytes) -> bool:
-    """Whether ``data`` holds a control character other than tab, line feed and carriage return, or a BOM."""
-    rest = data.translate(None, _SAFE)
-    return bool(rest) and _CONTROL_IN_TEXT.search(data) is not None
+    n_space, n_tab, lone_cr, control, empty = _scan(np.frombuffer(data, dtype=np.uint8), _BYTE_CLASS)
+    sep = None if lone_cr or (n_space and n_tab) else ("\t" if n_tab else " ")
+    return sep, not (control or empty)
 
 
 def identifier(field: bytes | str, what: str, path: str, lineno: int) -> str:

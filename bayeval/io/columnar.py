@@ -13,7 +13,6 @@ order, trec_eval's tie rule for the run's score ``-rank``.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,12 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from bayeval.io._files import single_separator
+from bayeval.data.interning import repeats_within_groups
+from bayeval.io._files import scan_fields
 
-__all__ = ["ColumnarRun", "parse_msmarco"]
-
-_WHITESPACE = (b"\x0b", b"\x0c")
-
+__all__ = ["ColumnarRun", "parse_msmarco", "trec_eval_order"]
 
 @dataclass(frozen=True)
 class ColumnarRun:
@@ -83,18 +80,21 @@ def parse_msmarco(data: bytes) -> ColumnarRun | None:
     >>> r.topics, r.docnos.to_pylist(), r.scores.tolist()
     (['q1', 'q2'], ['d3', 'd9', 'd7', 'd1'], [-1.0, -2.0, -2.0, -1.0])
     """
-    if not data or data[:1] in (b" ", b"\t", b"#", b"\n", b"\r") or any(w in data for w in _WHITESPACE):
+    if not data or data[:1] in (b"#", b"\n", b"\r"):
         return None
-    delim = single_separator(data)  # None: mixed separators or a lone CR, for the careful parser
+    # control characters (\v and \f too, whitespace to the careful parser), mixed separators, a lone CR, an
+    # empty field: for the careful parser
+    delim, plain = scan_fields(data)
     n_cols = _first_line_fields(data)
-    if delim is None or n_cols not in (3, 4):
+    if delim is None or not plain or n_cols not in (3, 4):
         return None
     names = ["topic", "docno", "rank", "score"][:n_cols]
-    types = {"topic": pa.string(), "docno": pa.string(), "rank": pa.int64(), "score": pa.float64()}
+    # the rank as text: Arrow's integer parser takes forms Python's int() refuses ("0x1"), so it is checked first
+    types = {"topic": pa.string(), "docno": pa.string(), "rank": pa.string(), "score": pa.float64()}
     try:
         table = pcsv.read_csv(
-            io.BytesIO(data),
-            read_options=pcsv.ReadOptions(column_names=names, use_threads=False),
+            pa.BufferReader(data),  # zero-copy, read by Arrow without the GIL
+            read_options=pcsv.ReadOptions(column_names=names, use_threads=True),
             parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
             convert_options=pcsv.ConvertOptions(column_types={k: types[k] for k in names},
                                                 strings_can_be_null=False, quoted_strings_can_be_null=False),
@@ -106,42 +106,88 @@ def parse_msmarco(data: bytes) -> ColumnarRun | None:
         return None
     topic = table.column("topic").combine_chunks()
     docno = table.column("docno").combine_chunks()
-    if pc.min(pc.utf8_length(topic)).as_py() == 0 or pc.min(pc.utf8_length(docno)).as_py() == 0:
-        return None  # an empty field: two separators in a row
-    rank = table.column("rank").to_numpy()
+    rank_text = table.column("rank").combine_chunks()
+    if not pc.all(pc.ascii_is_decimal(rank_text)).as_py():
+        return None  # not ASCII digits only ("-1", "+1", "1_0"): the careful parser decides, as Python's int() does
+    try:
+        rank = pc.cast(rank_text, pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # beyond int64
+        return None
     if np.abs(rank).max() >= 2**53:  # -float(rank) must be exact, as the careful parser's is
         return None
     topic_enc = topic.dictionary_encode()
     topic_names = topic_enc.dictionary.to_pylist()
     if any(t[0] == "#" for t in topic_names):  # a comment line read as a row
         return None
-    tcode = topic_enc.indices.to_numpy().astype(np.int64)
-    doc_enc = docno.dictionary_encode()
-    dcode = doc_enc.indices.to_numpy().astype(np.int64)
-    key = np.sort(tcode * len(doc_enc.dictionary) + dcode)
-    if np.any(key[1:] == key[:-1]):  # a document twice for one query: the careful parser keeps the first
+    scores = -rank.astype(np.float64)
+    grouped = trec_eval_order(topic_enc.indices.to_numpy(), scores, docno)
+    if grouped is None:  # a document twice for one query: the careful parser keeps the first
         return None
-    starts = np.flatnonzero(np.r_[True, tcode[1:] != tcode[:-1]]).astype(np.int64)
-    if len(starts) != len(topic_names) or not _in_order(tcode, rank, docno):
-        # group by query (any group order), rank ascending, docno descending
-        order = pc.sort_indices(pa.table({"t": tcode, "r": rank, "d": docno}),
-                                sort_keys=[("t", "ascending"), ("r", "ascending"), ("d", "descending")])
-        docno = docno.take(order)
-        order = order.to_numpy()
-        tcode, rank = tcode[order], rank[order]
-        starts = np.flatnonzero(np.r_[True, tcode[1:] != tcode[:-1]]).astype(np.int64)
-    group_codes = tcode[starts]
+    order, starts, group_codes = grouped
+    if order is not None:
+        docno, scores = docno.take(order), scores[order]
     topics = [topic_names[int(c)] for c in group_codes]
-    return ColumnarRun("msmarco" if n_cols == 3 else "msmarco-score", topics, starts, docno,
-                       -rank.astype(np.float64))
+    return ColumnarRun("msmarco" if n_cols == 3 else "msmarco-score", topics, starts, docno, scores)
 
 
-def _in_order(tcode: np.ndarray, rank: np.ndarray, docno: pa.Array) -> bool:
-    """Whether, inside each run of equal query codes, ranks ascend and equal ranks have docnos descending."""
+def trec_eval_order(tcode: np.ndarray, scores: np.ndarray, docnos: pa.Array
+                    ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray] | None:
+    """The rows of a run in trec_eval's order: grouped by topic, score descending, equal scores by docno descending.
+
+    Both Arrow readers (TREC and MS MARCO layout) end here. Nothing is sorted by string except the rows whose
+    score ties another of the same topic: rows already grouped and non-increasing in score (a file as
+    written by a ranker) cost two passes over the integer codes and one over the tied docnos; other files
+    are sorted stably by (topic code, score) in Arrow first. Then the duplicate check: a document listed twice
+    for one topic, found by :func:`bayeval.data.interning.repeats_within_groups` in one pass over the bytes.
+
+    Parameters
+    ----------
+    tcode : ndarray of int, shape (n,)
+        A code per distinct topic (any numbering).
+    scores : ndarray of float64, shape (n,)
+        Finite scores (``-rank`` for MS MARCO files).
+    docnos : pyarrow.StringArray, length n
+
+    Returns
+    -------
+    (order, starts, group_codes) or None
+        ``order``: the permutation of the rows (``None`` when the rows are already in order); ``starts``:
+        int64 row (after ``order``) where each topic's group starts; ``group_codes``: the topic code of each
+        group. ``None`` when a topic lists a document twice (the careful parser then decides, with lines).
+
+    Examples
+    --------
+    >>> order, starts, codes = trec_eval_order(np.array([1, 0, 0, 1]), np.array([1.0, 2.0, 2.0, 3.0]),
+    ...                                        pa.array(["x", "a", "b", "y"]))
+    >>> order.tolist(), starts.tolist(), codes.tolist()
+    ([2, 1, 3, 0], [0, 2], [0, 1])
+    >>> trec_eval_order(np.array([0, 0]), np.array([1.0, 2.0]), pa.array(["a", "a"])) is None
+    True
+    """
+    n = len(tcode)
+    tcode = np.asarray(tcode)
+    order = None
     same = tcode[1:] == tcode[:-1]
-    if np.any(same & (rank[1:] < rank[:-1])):
-        return False
-    ties = np.flatnonzero(same & (rank[1:] == rank[:-1]))
-    if len(ties) == 0:
-        return True
-    return bool(pc.all(pc.greater(docno.take(pa.array(ties)), docno.take(pa.array(ties + 1)))).as_py())
+    starts = np.flatnonzero(np.r_[True, ~same]).astype(np.int64)
+    contiguous = len(np.unique(tcode[starts])) == len(starts)
+    if not contiguous or np.any(same & (scores[1:] > scores[:-1])):
+        order = pc.sort_indices(pa.table({"t": tcode, "s": scores}),  # stable: equal rows keep file order
+                                sort_keys=[("t", "ascending"), ("s", "descending")]).to_numpy()
+        tcode, scores = tcode[order], scores[order]
+        same = tcode[1:] == tcode[:-1]
+        starts = np.flatnonzero(np.r_[True, ~same]).astype(np.int64)
+    ties = np.flatnonzero(same & (scores[1:] == scores[:-1]))
+    if len(ties):
+        linked = np.zeros(n, dtype=bool)  # row i ties row i - 1
+        linked[ties + 1] = True
+        pos = np.flatnonzero(linked | np.r_[linked[1:], False])  # every row of a run of tied rows
+        segment = np.cumsum(~linked[pos])
+        rows = pos if order is None else order[pos]
+        sub = pc.sort_indices(pa.table({"g": segment, "d": docnos.take(pa.array(rows))}),
+                              sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+        if np.any(sub != np.arange(len(pos))):
+            order = np.arange(n, dtype=np.int64) if order is None else order.copy()  # Arrow's is read-only
+            order[pos] = rows[sub]
+    if repeats_within_groups(docnos, starts, rows=order) >= 0:
+        return None
+    return order, starts, tcode[starts]

@@ -27,8 +27,8 @@ one notice listing the renamed runs. A run without a tag column (MS MARCO) is na
 
 from __future__ import annotations
 
-import io
 import os
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -42,15 +42,14 @@ from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
 from bayeval.io._files import (
     decode,
     first_data_line,
-    has_control,
     identifier,
     is_comment,
     quoted,
     read_bytes,
-    single_separator,
+    scan_fields,
     split_lines,
 )
-from bayeval.io.columnar import parse_msmarco
+from bayeval.io.columnar import parse_msmarco, trec_eval_order
 from bayeval.progress import track
 
 __all__ = ["RUN_NAME_RULES", "RunFile", "read_run", "read_run_files", "read_runs", "run_name_from_file",
@@ -62,6 +61,7 @@ _LAYOUTS = {6: TREC, 3: MSMARCO, 4: MSMARCO_SCORE}
 _LAYOUT_TEXT = {TREC: "'topic Q0 docno rank score tag'", MSMARCO: "'qid docid rank'",
                 MSMARCO_SCORE: "'qid docid rank score'"}
 RUN_NAME_RULES = ("auto", "tag", "file")
+_NON_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")
 _ENDINGS = (".gz", ".txt", ".run", ".res", ".tsv")
 
 
@@ -381,7 +381,7 @@ def _layout_of(data: bytes) -> str | None:
 
 def _read_file(path: str, strict: bool, data: bytes | None = None) -> RunFile:
     data = read_bytes(path, strict=strict) if data is None else data
-    if not data.strip():
+    if _NON_BLANK.search(data) is None:  # blank throughout (a search, not a stripped copy of the file)
         raise FileFormatError(path, None, "empty file: no ranking lines")
     p = _parse_fast(data) or _parse_columnar(data)
     if p is None or (strict and p.mixed):
@@ -402,19 +402,21 @@ def _parse_fast(data: bytes):
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    if data[:1] in (b" ", b"\t", b"#") or has_control(data):  # control characters: refused by the careful parser
+    if data[:1] == b"#":
         return None
-    delim = single_separator(data)
-    if delim is None:
+    # control characters (refused by the careful parser), mixed separators, a lone CR, or an empty field (a
+    # doubled separator, or one starting or ending a line: whitespace splitting sees one column fewer)
+    delim, plain = scan_fields(data)
+    if delim is None or not plain:
         return None
     try:
         table = pcsv.read_csv(
-            io.BytesIO(data),
-            read_options=pcsv.ReadOptions(column_names=_COLUMNS, use_threads=False),
+            pa.BufferReader(data),  # zero-copy, read by Arrow without the GIL
+            read_options=pcsv.ReadOptions(column_names=_COLUMNS, use_threads=True),
             parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
             convert_options=pcsv.ConvertOptions(
-                column_types={"topic": pa.string(), "q0": pa.binary(), "docno": pa.string(),
-                              "rank": pa.binary(), "score": pa.float64(), "tag": pa.string()},
+                column_types={"topic": pa.string(), "docno": pa.string(), "score": pa.float64(), "tag": pa.string()},
+                include_columns=["topic", "docno", "score", "tag"],  # Q0 and the rank are ignored (trec_eval)
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False),
         )
@@ -428,61 +430,27 @@ def _parse_fast(data: bytes):
         return None
     topic_enc = table.column("topic").combine_chunks().dictionary_encode()
     names = topic_enc.dictionary.to_pylist()
-    if any(not t or t[0] == "#" for t in names):  # a comment line, or one with a leading blank, read as a row
+    if any(t[0] == "#" for t in names):  # a comment line read as a row
         return None
-    # an empty column (a doubled separator, or one ending a line) is read as an empty field, where whitespace
-    # splitting (the careful parser, docs/data.md) sees one column fewer: the careful parser decides
     tags = pc.unique(table.column("tag"))
-    if any(pc.min(pc.binary_length(table.column(c))).as_py() == 0 for c in ("q0", "rank")) or \
-            pc.min(pc.binary_length(tags)).as_py() == 0:
-        return None
-    doc_enc = table.column("docno").combine_chunks().dictionary_encode()
-    tcode = topic_enc.indices.to_numpy().astype(np.int64)
-    dcode = doc_enc.indices.to_numpy().astype(np.int64)
-    if pc.min(pc.binary_length(doc_enc.dictionary)).as_py() == 0:  # an empty docno column
-        return None
-    # a document twice for one topic: equal adjacent (topic, doc) keys once sorted
-    key = np.sort(tcode * len(doc_enc.dictionary) + dcode)
-    if np.any(key[1:] == key[:-1]):
-        return None
     docnos = table.column("docno").combine_chunks()
-    starts = np.r_[0, np.flatnonzero(tcode[1:] != tcode[:-1]) + 1].astype(np.int64)
-    # rows of one topic not contiguous (interleaved topics), or a topic not in trec_eval order: sort all rows
-    # by (topic, score descending, docno descending) — the careful parser's order
-    if len(starts) != len(names) or not _in_trec_eval_order(tcode, scores, docnos):
-        order = pc.sort_indices(table, sort_keys=[("topic", "ascending"), ("score", "descending"),
-                                                  ("docno", "descending")])
-        docnos = docnos.take(order)
-        order = order.to_numpy()
-        tcode, scores = tcode[order], scores[order]
-        starts = np.r_[0, np.flatnonzero(tcode[1:] != tcode[:-1]) + 1].astype(np.int64)
-    topics = [names[tcode[s]] for s in starts]
+    # rows grouped by topic, score descending, docno descending (the careful parser's order); None: a document
+    # listed twice for a topic
+    grouped = trec_eval_order(topic_enc.indices.to_numpy(), scores, docnos)
+    if grouped is None:
+        return None
+    order, starts, group_codes = grouped
+    if order is not None:
+        docnos, scores = docnos.take(order), scores[order]
+    topics = [names[int(c)] for c in group_codes]
     mixed = len(tags) > 1
     return _Parsed(TREC, _first_tag(data), topics, starts, docnos, scores, mixed)
 
 
 def _parse_columnar(data: bytes) -> _Parsed | None:
     """The vectorised MS MARCO-layout reader (:mod:`bayeval.io.columnar`); ``None``: the careful one decides."""
-    if has_control(data):  # control characters and byte-order marks: refused or noted by the careful parser
-        return None
     c = parse_msmarco(data)
     return None if c is None else _Parsed(c.layout, None, c.topics, c.starts, c.docnos, c.scores, False)
-
-
-def _in_trec_eval_order(tcode: np.ndarray, scores: np.ndarray, docnos: np.ndarray) -> bool:
-    """Whether rows are grouped by topic (not necessarily contiguously checked here) with scores
-    non-increasing inside each topic and ties in descending docno order."""
-    same = tcode[1:] == tcode[:-1]
-    if np.any(same & (scores[1:] > scores[:-1])):
-        return False
-    ties = np.flatnonzero(same & (scores[1:] == scores[:-1]))
-    if len(ties) == 0:
-        return True
-    if len(ties) > 1000:  # many ties: compare in Arrow rather than one Python string at a time
-        import pyarrow.compute as pc
-
-        return bool(pc.all(pc.greater(docnos.take(ties), docnos.take(ties + 1))).as_py())
-    return all(docnos[int(i)].as_py() > docnos[int(i) + 1].as_py() for i in ties)
 
 
 def _first_tag(data: bytes) -> str:

@@ -450,7 +450,7 @@ class SparseLabelConfig:
     """
 
     relevant_mean: float = 2.0
-    relevant_shape: float = 0.5
+    relevant_shape: float = 0.25
     bin_edges: tuple = (1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501)
     pooling: float = 0.1
     name: str = "sparse"

@@ -213,7 +213,7 @@ def _doc_means(layout: RankLayout, cell: np.ndarray, n_cells: int, rates: np.nda
     return np.asarray((avg @ np.atleast_2d(rates).T).T).reshape(*rates.shape[:-1], layout.n_docs)
 
 
-def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, relevant_shape: float = 0.5,
+def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, relevant_shape: float = 0.25,
                                bin_edges=(1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501), pooling: float = 0.1,
                                p_draws: int | None = 200, seed=0, model: str = "sparse") -> RelevanceEstimate:
     r"""p of every document under the sparse-label model (module notes), with posterior draws.
