@@ -42,8 +42,8 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
 
     Returns
     -------
-    dict: ``AP`` and ``P{k}``, shape (S,); ``AP_g`` and ``P{k}_g``, shape (S, n), the influences
-    ``g_se = √coef_e · resid_e · ∂θ_s/∂x_e``, whose products give the variance and covariance estimates
+    dict: ``AP`` and ``P{k}``, shape (S,); ``R``, the ``R̂`` used (0-d); ``AP_g`` and ``P{k}_g``, shape (S, n),
+    the influences ``g_se = √coef_e · resid_e · ∂θ_s/∂x_e``, whose products give the variance and covariance estimates
     ``Cov̂(θ_s, θ_s') = Σ_e g_se g_s'e``.
     """
     S, D = z_ranked.shape
@@ -61,7 +61,7 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     idx = np.maximum(rank_of_sampled - 1, 0)
     dnum_e = np.where(got, np.take_along_axis(dnum, idx, axis=1), 0.0)  # (S, n)
     w = np.sqrt(coef) * resid
-    out: dict[str, np.ndarray] = {"AP": ap}
+    out: dict[str, np.ndarray] = {"AP": ap, "R": np.array(r_hat)}
     # Each sampled document's derivative is taken with its own label at its value x_e instead of its
     # corrected label z_e = x_e + δ_e: AP is linear in z_e alone (N - δ_e ∂N/∂z_e, R̂ - δ_e), and evaluating
     # at z_e would shrink the derivative exactly for the documents whose weight 1/π_e inflates R̂.
