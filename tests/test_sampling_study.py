@@ -88,3 +88,19 @@ def test_cli_run_resumes_and_reports(coldir, tmp_path):
     assert rc == 0 and (tmp_path / "f.png").stat().st_size > 0
     rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", out, "--budgets", "0,2")
     assert rc == 2 and "--budgets" in err
+    rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", out, "--methods", "sample,mtx")
+    assert rc == 2 and "--methods" in err
+    rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", tmp_path / "u.csv", "--folds", "1")
+    assert rc == 2 and "folds" in err
+
+
+def test_folds_zero_fits_once_and_cross_fitting_changes_the_predictions(coldir):
+    col = load_collection(coldir)
+    cfg = dict(budgets=(0.3,), depth=40, pairs=2, methods=("assisted",))
+    cross = run_sampling_trial(col, SamplingStudyConfig(**cfg), 0)
+    whole = run_sampling_trial(col, SamplingStudyConfig(**cfg, folds=0), 0)
+    runs_c, runs_w = cross[cross.kind == "run"], whole[whole.kind == "run"]
+    assert np.array_equal(runs_c.truth, runs_w.truth)                 # the same sample and truth ...
+    assert not np.allclose(runs_c.estimate, runs_w.estimate)          # ... other predictions
+    with pytest.raises(Exception, match="folds"):
+        SamplingStudyConfig(folds=1)

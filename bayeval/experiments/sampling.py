@@ -8,7 +8,9 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
 - ``sample``: statAP (the sample alone; :func:`bayeval.sampling.assisted_measures` with weight 0);
 - ``model``: the relevance model fitted on the sampled judgments alone, E and Var of MAP and P(ΔMAP < 0) from
   :mod:`bayeval.expected` (sampled documents fixed at their judgment);
-- ``assisted``: the same model's p for every pooled document, corrected by the sample (tuned weight).
+- ``assisted``: the same model's p for every pooled document, corrected by the sample (tuned weight); with
+  ``folds >= 2`` (default 2) the p are cross-fitted (:func:`bayeval.sampling.cross_fitted_predictions`): each
+  document's p comes from a fit on the other folds' sampled judgments, never on the judgment that corrects it.
 
 The truth is MAP at the same depth with every pooled document judged (the complete qrels). The trial table
 (:data:`SAMPLING_COLUMNS`) has one row per trial × budget × method × run (``kind = "run"``) or run pair
@@ -55,6 +57,9 @@ class SamplingStudyConfig:
         Run pairs drawn per trial for P(ΔMAP < 0).
     methods : tuple of str
     seed : int
+    folds : int
+        Cross-fitting folds of the model-assisted predictions (0: the model fitted on the whole sample, which
+        then also corrects it — kept for comparison only).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
@@ -63,8 +68,11 @@ class SamplingStudyConfig:
     pairs: int = 200
     methods: tuple[str, ...] = SAMPLING_METHODS
     seed: int = 1
+    folds: int = 2
 
     def __post_init__(self) -> None:
+        if not isinstance(self.folds, (int, np.integer)) or self.folds == 1 or self.folds < 0:
+            raise BayevalInputError(f"folds: 0 (no cross-fitting) or an integer >= 2, got {self.folds!r}")
         if not self.budgets or any(not 0 < b <= 1 for b in self.budgets):
             raise BayevalInputError(f"budgets: shares in (0, 1], got {self.budgets!r}")
         unknown = set(self.methods) - set(SAMPLING_METHODS)
@@ -100,7 +108,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
     from bayeval.expected import compare_systems, expected_measures
     from bayeval.measures import evaluate
     from bayeval.relevance import estimate_probabilities
-    from bayeval.sampling import assisted_measures
+    from bayeval.sampling import assisted_measures, cross_fitted_predictions
 
     rng = np.random.default_rng([config.seed, trial])
     runs = collection.runs(collection.run_names)
@@ -120,17 +128,26 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
     pick = rng.choice(len(ia), size=min(config.pairs, len(ia)), replace=False)
     ia, ib = ia[pick], ib[pick]
     rows = []
-    for budget in config.budgets:
+
+    def judged_of(smp: StratifiedSample) -> Qrels:
+        return Qrels({t: TopicJudgments(s.docnos[s.sampled], s.grades[s.sampled], incl[t][s.sampled])
+                      for t, s in smp.items()}, qrels.relevance_level)
+
+    def fit(smp: StratifiedSample):
+        return _probabilities_of(estimate_probabilities(RankData.build(runs, judged_of(smp), depth=config.depth,
+                                                                       topics=topics),
+                                                        config.model, fit="map", p_draws=None, seed=trial))
+
+    for bi, budget in enumerate(config.budgets):
         sample, incl = draw_pool_sample(base, qrels, budget, rng)
-        judged = Qrels({t: TopicJudgments(s.docnos[s.sampled], s.grades[s.sampled], incl[t][s.sampled])
-                        for t, s in sample.items()}, qrels.relevance_level)
+        judged = judged_of(sample)
         n_judged = sum(int(s.sampled.sum()) for s in sample.values())
         n_pool = sum(len(s) for s in sample.values())
         est = None
         for method in config.methods:
             t0 = time.perf_counter()
             weight = np.nan
-            if method in ("model", "assisted") and est is None:
+            if (method == "model" or (method == "assisted" and config.folds == 0)) and est is None:
                 est = estimate_probabilities(RankData.build(runs, judged, depth=config.depth, topics=topics),
                                              config.model, fit="map", p_draws=None, seed=trial)
             if method == "model":
@@ -143,7 +160,9 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
             else:
                 probs = None
                 if method == "assisted":
-                    probs = _probabilities_of(est)
+                    probs = (_probabilities_of(est) if config.folds == 0 else
+                             cross_fitted_predictions(sample, fit, folds=config.folds,
+                                                      seed=config.seed * 1_000_003 + trial * 101 + bi))
                 ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
                                        inclusion=incl, cutoffs=(), depth=config.depth)
                 m, v = ev.mean("AP")
