@@ -104,3 +104,13 @@ def test_folds_zero_fits_once_and_cross_fitting_changes_the_predictions(coldir):
     assert not np.allclose(runs_c.estimate, runs_w.estimate)          # ... other predictions
     with pytest.raises(Exception, match="folds"):
         SamplingStudyConfig(folds=1)
+
+
+def test_mtc_rows_use_as_many_judgments_as_the_sample_and_come_once(coldir):
+    col = load_collection(coldir)
+    cfg = SamplingStudyConfig(budgets=(0.3,), depth=40, pairs=3, methods=("sample", "mtc"))
+    frame = run_sampling_trial(col, cfg, 0)
+    runs = frame[frame.kind == "run"]
+    assert runs.groupby("method").judgments.first().nunique() == 1      # MTC judged as many as the sample drew
+    assert (frame[frame.method == "mtc"].se >= 0).all()
+    assert set(run_sampling_trial(col, cfg, 1).method) == {"sample"}     # deterministic: trial 0 only

@@ -55,8 +55,11 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--folds", type=int, default=2,
                    help="cross-fitting folds of the model-assisted predictions (default 2; 0: the model fitted "
                         "on the whole sample that corrects it, for comparison)")
+    r.add_argument("--variance", choices=("own-label", "jackknife"), default="own-label",
+                   help="AP's variance estimate (default own-label; docs/sampling.md)")
     r.add_argument("--methods", type=_methods, default=None,
-                   help="comma-separated subset of sample,model,assisted (default all)")
+                   help="comma-separated subset of sample,model,assisted,mtc (default sample,model,assisted; "
+                        "mtc: trial 0 only)")
     r.set_defaults(func=_run)
     s = acts.add_parser("stats", help="coverage, width, RMSE, tau and proper scores per budget and method")
     s.add_argument("table", metavar="TABLE", help="trial table written by 'experiment sampling run'")
@@ -79,7 +82,7 @@ def _run(args: argparse.Namespace) -> int:
 
     col = load_collection(args.collection, name=args.name)
     cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
-                              seed=args.seed, folds=args.folds,
+                              seed=args.seed, folds=args.folds, variance=args.variance,
                               **({} if args.methods is None else {"methods": args.methods}))
     import os
 

@@ -12,6 +12,10 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
   ``folds >= 2`` (default 2) the p are cross-fitted (:func:`bayeval.sampling.cross_fitted_predictions`): each
   document's p comes from a fit on the other folds' sampled judgments, never on the judgment that corrects it.
 
+- ``mtc``: the same model fitted on the judgments MTC chooses (Carterette, Allan & Sitaraman 2006) for the
+  trial's target pairs, as many as the sample drew, instead of the sample's. MTC is deterministic: its rows are
+  computed in trial 0 only (the coverage is then over runs, not samples).
+
 The truth is MAP at the same depth with every pooled document judged (the complete qrels). The trial table
 (:data:`SAMPLING_COLUMNS`) has one row per trial × budget × method × run (``kind = "run"``) or run pair
 (``kind = "pair"``); a study is resumable (trials already in the file are skipped). Statistics:
@@ -36,7 +40,7 @@ from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
            "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
 
-SAMPLING_METHODS = ("sample", "model", "assisted")
+SAMPLING_METHODS = ("sample", "model", "assisted", "mtc")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds")
 
@@ -60,17 +64,22 @@ class SamplingStudyConfig:
     folds : int
         Cross-fitting folds of the model-assisted predictions (0: the model fitted on the whole sample, which
         then also corrects it — kept for comparison only).
+    variance : {"own-label", "jackknife"}
+        AP's variance estimate in ``sample`` and ``assisted`` (:func:`bayeval.sampling.assisted_measures`).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
     depth: int = 100
     model: str = "hier-default"
     pairs: int = 200
-    methods: tuple[str, ...] = SAMPLING_METHODS
+    methods: tuple[str, ...] = ("sample", "model", "assisted")
     seed: int = 1
     folds: int = 2
+    variance: str = "own-label"
 
     def __post_init__(self) -> None:
+        if self.variance not in ("own-label", "jackknife"):
+            raise BayevalInputError(f"variance: 'own-label' or 'jackknife', got {self.variance!r}")
         if not isinstance(self.folds, (int, np.integer)) or self.folds == 1 or self.folds < 0:
             raise BayevalInputError(f"folds: 0 (no cross-fitting) or an integer >= 2, got {self.folds!r}")
         if not self.budgets or any(not 0 < b <= 1 for b in self.budgets):
@@ -145,16 +154,27 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
         n_pool = sum(len(s) for s in sample.values())
         est = None
         for method in config.methods:
+            if method == "mtc" and trial != 0:
+                continue
             t0 = time.perf_counter()
             weight = np.nan
+            used = n_judged
             if (method == "model" or (method == "assisted" and config.folds == 0)) and est is None:
                 est = estimate_probabilities(RankData.build(runs, judged, depth=config.depth, topics=topics),
                                              config.model, fit="map", p_draws=None, seed=trial)
-            if method == "model":
-                data = RankData.build(runs, judged, depth=config.depth, topics=topics)
-                ev = expected_measures(data, est, measures="AP", method="delta")
+            if method in ("model", "mtc"):
+                own = judged if method == "model" else _mtc_judgments(
+                    base, _restrict(qrels, pool_q), [(names[a], names[b]) for a, b in zip(ia, ib, strict=True)],
+                    n_judged)
+                data = RankData.build(runs, own, depth=config.depth, topics=topics)
+                if method == "mtc":
+                    est_own = estimate_probabilities(data, config.model, fit="map", p_draws=None, seed=trial)
+                    used = sum(len(own[t].docnos) for t in own.topics)
+                else:
+                    est_own = est
+                ev = expected_measures(data, est_own, measures="AP", method="delta")
                 m, v = ev.all_expected[0], ev.all_variance[0]
-                cmp = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
+                cmp = compare_systems(data, est_own, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
                                       method="delta")
                 d, dv, pl = cmp.all_expected, cmp.all_variance, cmp.all_p_less
             else:
@@ -164,7 +184,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
                              cross_fitted_predictions(sample, fit, folds=config.folds,
                                                       seed=config.seed * 1_000_003 + trial * 101 + bi))
                 ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
-                                       inclusion=incl, cutoffs=(), depth=config.depth)
+                                       inclusion=incl, cutoffs=(), depth=config.depth, variance=config.variance)
                 m, v = ev.mean("AP")
                 dd, se, p = ev.differences("AP")
                 d, dv, pl = dd[ia, ib], se[ia, ib] ** 2, p[ia, ib]
@@ -173,15 +193,25 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
             tau = stats.kendalltau(m, true_map).statistic
             for s in range(S):
                 rows.append((collection.name, trial, config.seed, budget, config.depth, method, "run", names[s], "",
-                             names[s] in manual, m[s], np.sqrt(max(v[s], 0.0)), np.nan, true_map[s], n_judged,
+                             names[s] in manual, m[s], np.sqrt(max(v[s], 0.0)), np.nan, true_map[s], used,
                              n_pool, weight, tau, secs))
             for k in range(len(ia)):
                 a, b = ia[k], ib[k]
                 rows.append((collection.name, trial, config.seed, budget, config.depth, method, "pair", names[a],
                              names[b], (names[a] in manual) or (names[b] in manual), d[k],
-                             np.sqrt(max(dv[k], 0.0)), pl[k], true_map[a] - true_map[b], n_judged, n_pool, weight,
+                             np.sqrt(max(dv[k], 0.0)), pl[k], true_map[a] - true_map[b], used, n_pool, weight,
                              tau, secs))
     return pd.DataFrame(rows, columns=list(SAMPLING_COLUMNS))
+
+
+def _mtc_judgments(base: RankData, truth: Qrels, pairs: list[tuple[str, str]], budget: int) -> Qrels:
+    """The judgments MTC (the ``mtc`` selector, ΔAP of the target ``pairs``) makes with ``budget`` of them,
+    judged from ``truth`` — all of them, even after every pair is decided."""
+    from bayeval.selection import QrelsAssessor, judge_until, make_selector
+
+    selector = make_selector("mtc", base, pairs=pairs, measure="AP")
+    judge_until(selector, QrelsAssessor(truth), budget=int(budget), until=lambda sel: False, progress=False)
+    return selector.judged_qrels(truth.relevance_level)
 
 
 def _restrict(qrels: Qrels, pool: Qrels) -> Qrels:

@@ -91,7 +91,8 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
                       predictions: RelevanceProbabilities | None, *, weight: float | None = None,
                       default: float = 0.0, inclusion: Mapping[str, np.ndarray] | None = None,
                       cutoffs: tuple[int, ...] = (10, 30, 100), depth: int = 1000,
-                      relevance_level: int = 1, shrink: float = 50.0, empty: str = "impute") -> AssistedEvaluation:
+                      relevance_level: int = 1, shrink: float = 50.0, empty: str = "impute",
+                      variance: str = "own-label") -> AssistedEvaluation:
     """Model-assisted AP and P@k of every run, with design-based variances and covariances.
 
     Parameters
@@ -125,6 +126,11 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         between-topic covariance (ddof 1) of runs a and b's AP over the informative topics (Cochran 1977,
         §2.5: variance of a mean under simple random sampling without replacement). AP only: P@k's
         Horvitz-Thompson estimate is 0 and unbiased on an empty topic.
+    variance : {"own-label", "jackknife"}
+        AP's variance: linearised with each sampled document's derivative taken at its own label
+        (docs/sampling.md), or the delete-one Poisson jackknife ``Σ_e (1 - π_e) (AP - AP_(e))²``, ``AP_(e)``
+        the estimate with e's draw undone (exact for statistics linear in the labels). P@k's is the same
+        either way.
 
     Notes
     -----
@@ -139,6 +145,8 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     if not float(shrink) >= 0.0:
         raise BayevalInputError(f"shrink: must be >= 0, got {shrink!r}")
     shrink = float(shrink)
+    if variance not in ("own-label", "jackknife"):
+        raise BayevalInputError(f"variance: 'own-label' or 'jackknife', got {variance!r}")
     if empty not in ("impute", "zero"):
         raise BayevalInputError(f"empty: 'impute' or 'zero', got {empty!r}")
     if not 0.0 <= float(default) <= 1.0:
@@ -167,7 +175,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         ranks = tr.ranks[where[smp]].T.astype(np.int64)                 # (S, n)
         coef = (1.0 - pi[smp]) / pi[smp] ** 2
 
-        prepared.append((p, x, smp, pi, tr, where, ranks, coef, cutoffs))
+        prepared.append((p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance == "jackknife"))
         if weight is None:  # the variance's sensitivity to each sampled document, at λ = 1
             first = _topic_pass(1.0, *prepared[-1])
             resid = (x - p)[smp]
@@ -226,11 +234,11 @@ def _imputation_covariance(values: np.ndarray, has: np.ndarray, informative: np.
     return s * np.sqrt(np.outer(factor, factor))
 
 
-def _topic_pass(lam, p, x, smp, pi, tr, where, ranks, coef, cutoffs) -> dict:
+def _topic_pass(lam, p, x, smp, pi, tr, where, ranks, coef, cutoffs, jackknife) -> dict:
     """One topic's estimates at weight ``lam`` (corrected labels ``z`` laid out in every run's order)."""
     z = lam * p + np.where(smp, (x - lam * p) / np.where(smp, pi, 1.0), 0.0)
     z_doc = np.zeros(tr.n_docs)
     z_doc[where] = z
     return assisted_topic(tr.ranked_values(z_doc, 0.0), tr.lengths.astype(np.int64), ranks, (x - lam * p)[smp],
                           coef, float(z.sum()), cutoffs, z[smp], x[smp],
-                          r_floor=float(x[smp].sum()))
+                          r_floor=float(x[smp].sum()), drop=((x - lam * p)[smp] / pi[smp]) if jackknife else None)
