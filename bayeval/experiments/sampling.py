@@ -238,7 +238,8 @@ def _probabilities_of(est):
 
 def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Per collection × budget × method × run group (automatic / manual / all): coverage of the ``level``
-    interval of MAP, mean width, RMSE, Kendall τ, and for pairs the Brier score of P(ΔMAP < 0), the share of
+    interval of MAP with its standard error over trials (runs of one trial share a sample), mean width, RMSE,
+    Kendall τ, and for pairs the Brier score of P(ΔMAP < 0), the share of
     calls at ≥ 0.95 and their accuracy, and accuracy at ≥ 0.99."""
     z = stats.norm.ppf(0.5 + level / 2)
     out = []
@@ -250,7 +251,11 @@ def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFram
             r, p = runs[sel_r.to_numpy()], pairs[sel_p.to_numpy()]
             if not len(r):
                 continue
-            cover = np.mean(np.abs(r.estimate - r.truth) <= z * r.se)
+            hit = (np.abs(r.estimate - r.truth) <= z * r.se).astype(float)
+            cover = float(np.mean(hit))
+            per_trial = hit.groupby(r.trial.to_numpy()).mean()
+            # the runs of one trial share one sample: the standard error of the coverage is over trials
+            cover_se = float(per_trial.std(ddof=1) / np.sqrt(len(per_trial))) if len(per_trial) > 1 else np.nan
             width = np.mean(2 * z * r.se)
             rmse = float(np.sqrt(np.mean((r.estimate - r.truth) ** 2)))
             y = (p.truth < 0).astype(float).to_numpy()
@@ -258,14 +263,17 @@ def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFram
             conf = np.maximum(pl, 1 - pl)
             right = (pl >= 0.5) == (y == 1)
             c95, c99 = conf >= 0.95, conf >= 0.99
-            out.append((*key, group, len(r), cover, width, rmse, r.groupby("trial").tau.first().mean(),
+            if group != "all" and not runs.manual.any():   # no manual/automatic list: 'all' says it all
+                continue
+            out.append((*key, group, len(r), r.trial.nunique(), cover, cover_se, width, rmse,
+                        r.groupby("trial").tau.first().mean(),
                         float(np.mean((pl - y) ** 2)) if len(p) else np.nan,
                         float(np.mean(c95)) if len(p) else np.nan,
                         float(np.mean(right[c95])) if c95.any() else np.nan,
                         float(np.mean(right[c99])) if c99.any() else np.nan,
                         r.judgments.mean() / r.pool.mean()))
-    return pd.DataFrame(out, columns=[*keys, "group", "n", "coverage", "width", "rmse", "tau", "brier",
-                                      "calls95", "right95", "right99", "judged_share"])
+    return pd.DataFrame(out, columns=[*keys, "group", "n", "trials", "coverage", "coverage_se", "width", "rmse",
+                                      "tau", "brier", "calls95", "right95", "right99", "judged_share"])
 
 
 def sampling_reliability(frame: pd.DataFrame, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
