@@ -55,8 +55,8 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--folds", type=int, default=2,
                    help="cross-fitting folds of the model-assisted predictions (default 2; 0: the model fitted "
                         "on the whole sample that corrects it, for comparison)")
-    r.add_argument("--variance", choices=("own-label", "jackknife"), default="own-label",
-                   help="AP's variance estimate (default own-label; docs/sampling.md)")
+    r.add_argument("--variance", choices=("jackknife", "own-label"), default="jackknife",
+                   help="AP's variance estimate (default jackknife; docs/sampling.md)")
     r.add_argument("--methods", type=_methods, default=None,
                    help="comma-separated subset of sample,model,assisted,mtc (default sample,model,assisted; "
                         "mtc: trial 0 only)")

@@ -64,7 +64,7 @@ class SamplingStudyConfig:
     folds : int
         Cross-fitting folds of the model-assisted predictions (0: the model fitted on the whole sample, which
         then also corrects it — kept for comparison only).
-    variance : {"own-label", "jackknife"}
+    variance : {"jackknife", "own-label"}
         AP's variance estimate in ``sample`` and ``assisted`` (:func:`bayeval.sampling.assisted_measures`).
     """
 
@@ -75,7 +75,7 @@ class SamplingStudyConfig:
     methods: tuple[str, ...] = ("sample", "model", "assisted")
     seed: int = 1
     folds: int = 2
-    variance: str = "own-label"
+    variance: str = "jackknife"
 
     def __post_init__(self) -> None:
         if self.variance not in ("own-label", "jackknife"):

@@ -92,7 +92,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
                       default: float = 0.0, inclusion: Mapping[str, np.ndarray] | None = None,
                       cutoffs: tuple[int, ...] = (10, 30, 100), depth: int = 1000,
                       relevance_level: int = 1, shrink: float = 50.0, empty: str = "impute",
-                      variance: str = "own-label") -> AssistedEvaluation:
+                      variance: str = "jackknife") -> AssistedEvaluation:
     """Model-assisted AP and P@k of every run, with design-based variances and covariances.
 
     Parameters
@@ -126,11 +126,11 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         between-topic covariance (ddof 1) of runs a and b's AP over the informative topics (Cochran 1977,
         §2.5: variance of a mean under simple random sampling without replacement). AP only: P@k's
         Horvitz-Thompson estimate is 0 and unbiased on an empty topic.
-    variance : {"own-label", "jackknife"}
-        AP's variance: linearised with each sampled document's derivative taken at its own label
-        (docs/sampling.md), or the delete-one Poisson jackknife ``Σ_e (1 - π_e) (AP - AP_(e))²``, ``AP_(e)``
-        the estimate with e's draw undone (exact for statistics linear in the labels). P@k's is the same
-        either way.
+    variance : {"jackknife", "own-label"}
+        AP's variance: the delete-one Poisson jackknife ``Σ_e (1 - π_e) (AP - AP_(e))²``, ``AP_(e)`` the
+        estimate with e's draw undone (exact for statistics linear in the labels; default, chosen on Robust 2003
+        and synthetic collections, docs/sampling.md), or linearised with each sampled document's derivative
+        taken at its own label (more conservative). P@k's is the same either way.
 
     Notes
     -----
