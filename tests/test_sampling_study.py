@@ -114,3 +114,13 @@ def test_mtc_rows_use_as_many_judgments_as_the_sample_and_come_once(coldir):
     assert runs.groupby("method").judgments.first().nunique() == 1      # MTC judged as many as the sample drew
     assert (frame[frame.method == "mtc"].se >= 0).all()
     assert set(run_sampling_trial(col, cfg, 1).method) == {"sample"}     # deterministic: trial 0 only
+
+
+def test_model_recal_rows_recalibrate_only_the_unjudged(coldir):
+    col = load_collection(coldir)
+    cfg = SamplingStudyConfig(budgets=(0.3,), depth=40, pairs=3, methods=("model", "model-recal"))
+    frame = run_sampling_trial(col, cfg, 0)
+    runs = frame[frame.kind == "run"]
+    model, recal = runs[runs.method == "model"], runs[runs.method == "model-recal"]
+    assert len(model) == len(recal) == 5
+    assert not np.allclose(model.estimate.to_numpy(), recal.estimate.to_numpy())

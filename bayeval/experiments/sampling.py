@@ -12,6 +12,9 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
   ``folds >= 2`` (default 2) the p are cross-fitted (:func:`bayeval.sampling.cross_fitted_predictions`): each
   document's p comes from a fit on the other folds' sampled judgments, never on the judgment that corrects it.
 
+- ``model-recal``: ``model`` with the p of unjudged documents recalibrated on the pool
+  (:func:`bayeval.sampling.recalibrate`, inverse-probability-weighted Platt scaling) — the map fitted on the
+  cross-fitted predictions of the sampled documents, whose p never saw their own judgment;
 - ``mtc``: the same model fitted on the judgments MTC chooses (Carterette, Allan & Sitaraman 2006) for the
   trial's target pairs, as many as the sample drew, instead of the sample's. MTC is deterministic: its rows are
   computed in trial 0 only (the coverage is then over runs, not samples).
@@ -40,7 +43,7 @@ from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
            "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
 
-SAMPLING_METHODS = ("sample", "model", "assisted", "mtc")
+SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds")
 
@@ -117,7 +120,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
     from bayeval.expected import compare_systems, expected_measures
     from bayeval.measures import evaluate
     from bayeval.relevance import estimate_probabilities
-    from bayeval.sampling import assisted_measures, cross_fitted_predictions
+    from bayeval.sampling import assisted_measures, cross_fitted_predictions, recalibrate
 
     rng = np.random.default_rng([config.seed, trial])
     runs = collection.runs(collection.run_names)
@@ -152,24 +155,32 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
         judged = judged_of(sample)
         n_judged = sum(int(s.sampled.sum()) for s in sample.values())
         n_pool = sum(len(s) for s in sample.values())
-        est = None
+        est = cross = None
+
+        def cross_fitted(smp=sample, bi=bi):
+            return cross_fitted_predictions(smp, fit, folds=max(config.folds, 2),
+                                            seed=config.seed * 1_000_003 + trial * 101 + bi)
+
         for method in config.methods:
             if method == "mtc" and trial != 0:
                 continue
             t0 = time.perf_counter()
             weight = np.nan
             used = n_judged
-            if (method == "model" or (method == "assisted" and config.folds == 0)) and est is None:
+            if (method in ("model", "model-recal") or (method == "assisted" and config.folds == 0)) and est is None:
                 est = estimate_probabilities(RankData.build(runs, judged, depth=config.depth, topics=topics),
                                              config.model, fit="map", p_draws=None, seed=trial)
-            if method in ("model", "mtc"):
-                own = judged if method == "model" else _mtc_judgments(
+            if method in ("model", "model-recal", "mtc"):
+                own = judged if method != "mtc" else _mtc_judgments(
                     base, _restrict(qrels, pool_q), [(names[a], names[b]) for a, b in zip(ia, ib, strict=True)],
                     n_judged)
                 data = RankData.build(runs, own, depth=config.depth, topics=topics)
                 if method == "mtc":
                     est_own = estimate_probabilities(data, config.model, fit="map", p_draws=None, seed=trial)
                     used = sum(len(own[t].docnos) for t in own.topics)
+                elif method == "model-recal":
+                    cross = cross_fitted() if cross is None else cross
+                    est_own = recalibrate(cross, sample, inclusion=incl).estimate(est)
                 else:
                     est_own = est
                 ev = expected_measures(data, est_own, measures="AP", method="delta")
@@ -180,9 +191,11 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
             else:
                 probs = None
                 if method == "assisted":
-                    probs = (_probabilities_of(est) if config.folds == 0 else
-                             cross_fitted_predictions(sample, fit, folds=config.folds,
-                                                      seed=config.seed * 1_000_003 + trial * 101 + bi))
+                    if config.folds == 0:
+                        probs = _probabilities_of(est)
+                    else:
+                        cross = cross_fitted() if cross is None else cross
+                        probs = cross
                 ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
                                        inclusion=incl, cutoffs=(), depth=config.depth, variance=config.variance)
                 m, v = ev.mean("AP")
