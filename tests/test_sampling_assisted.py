@@ -24,7 +24,7 @@ def _kernel(x, p, pi, inc, lam, L):
     ranks = np.where(np.arange(len(x)) < L, np.arange(1, len(x) + 1), 0)[smp][None, :]
     out = assisted_topic(z[None, :L], np.array([L]), ranks, (x - lam * p)[smp], ((1 - pi) / pi**2)[smp],
                          float(z.sum()), CUTS, z[smp], x[smp])
-    r = {k: float(v[0]) for k, v in out.items() if not k.endswith("_g")}
+    r = {k: float(v[0]) for k, v in out.items() if not k.endswith("_g") and k != "R"}
     r |= {f"{k[:-2]}_var": float(np.sum(v**2)) for k, v in out.items() if k.endswith("_g")}
     return r | {"N": r["AP"] * float(z.sum()), "R": float(z.sum())}
 

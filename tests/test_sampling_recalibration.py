@@ -63,3 +63,23 @@ def test_needs_both_labels():
     sample = StratifiedSample({"1": TopicSample(docs, np.zeros(2, np.int32), ("s",), np.array([0, 0]))})
     with pytest.raises(BayevalInputError, match="relevant and nonrelevant"):
         recalibrate(RelevanceProbabilities({"1": {"a": 0.2, "b": 0.4}}), sample)
+
+
+def test_recalibration_reaches_the_bayesian_path():
+    from bayeval.data import RankData
+    from bayeval.expected import expected_measures
+    from bayeval.relevance import estimate_probabilities
+    from bayeval.sampling.recalibration import Recalibration
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=20, judged_depth=4, seed=2)
+    data = RankData.build(col.runs, col.judgments)
+    est = estimate_probabilities(data, "smoothed")
+    lower = Recalibration(-2.0, 1.0, 10).estimate(est)
+    for p0, p1 in zip(est.p, lower.p, strict=True):
+        np.testing.assert_allclose(p1, Recalibration(-2.0, 1.0, 10)(p0))
+    before = expected_measures(data, est, measures="P@10", method="delta").all_expected[0]
+    after = expected_measures(data, lower, measures="P@10", method="delta").all_expected[0]
+    assert np.all(after < before)   # unjudged documents less likely relevant: every run's E[P@10] falls
+    with pytest.raises(Exception, match="estimate"):
+        Recalibration(0.0, 1.0, 1).estimate(object())

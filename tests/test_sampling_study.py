@@ -88,3 +88,39 @@ def test_cli_run_resumes_and_reports(coldir, tmp_path):
     assert rc == 0 and (tmp_path / "f.png").stat().st_size > 0
     rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", out, "--budgets", "0,2")
     assert rc == 2 and "--budgets" in err
+    rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", out, "--methods", "sample,mtx")
+    assert rc == 2 and "--methods" in err
+    rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", tmp_path / "u.csv", "--folds", "1")
+    assert rc == 2 and "folds" in err
+
+
+def test_folds_zero_fits_once_and_cross_fitting_changes_the_predictions(coldir):
+    col = load_collection(coldir)
+    cfg = dict(budgets=(0.3,), depth=40, pairs=2, methods=("assisted",))
+    cross = run_sampling_trial(col, SamplingStudyConfig(**cfg), 0)
+    whole = run_sampling_trial(col, SamplingStudyConfig(**cfg, folds=0), 0)
+    runs_c, runs_w = cross[cross.kind == "run"], whole[whole.kind == "run"]
+    assert np.array_equal(runs_c.truth, runs_w.truth)                 # the same sample and truth ...
+    assert not np.allclose(runs_c.estimate, runs_w.estimate)          # ... other predictions
+    with pytest.raises(Exception, match="folds"):
+        SamplingStudyConfig(folds=1)
+
+
+def test_mtc_rows_use_as_many_judgments_as_the_sample_and_come_once(coldir):
+    col = load_collection(coldir)
+    cfg = SamplingStudyConfig(budgets=(0.3,), depth=40, pairs=3, methods=("sample", "mtc"))
+    frame = run_sampling_trial(col, cfg, 0)
+    runs = frame[frame.kind == "run"]
+    assert runs.groupby("method").judgments.first().nunique() == 1      # MTC judged as many as the sample drew
+    assert (frame[frame.method == "mtc"].se >= 0).all()
+    assert set(run_sampling_trial(col, cfg, 1).method) == {"sample"}     # deterministic: trial 0 only
+
+
+def test_model_recal_rows_recalibrate_only_the_unjudged(coldir):
+    col = load_collection(coldir)
+    cfg = SamplingStudyConfig(budgets=(0.3,), depth=40, pairs=3, methods=("model", "model-recal"))
+    frame = run_sampling_trial(col, cfg, 0)
+    runs = frame[frame.kind == "run"]
+    model, recal = runs[runs.method == "model"], runs[runs.method == "model-recal"]
+    assert len(model) == len(recal) == 5
+    assert not np.allclose(model.estimate.to_numpy(), recal.estimate.to_numpy())

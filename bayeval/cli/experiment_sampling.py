@@ -23,6 +23,16 @@ def _shares(text: str) -> tuple[float, ...]:
     return out
 
 
+def _methods(text: str) -> tuple[str, ...]:
+    from bayeval.errors import BayevalInputError
+    from bayeval.experiments.sampling import SAMPLING_METHODS
+
+    out = tuple(m.strip() for m in text.split(",") if m.strip())
+    if not out or set(out) - set(SAMPLING_METHODS):
+        raise BayevalInputError(f"--methods: comma-separated subset of {','.join(SAMPLING_METHODS)}, got {text!r}")
+    return out
+
+
 def register_sampling(studies, parser_class) -> None:
     smp = studies.add_parser("sampling", help="intervals from a random sample of the pool: sample alone, model "
                                               "alone, model-assisted (docs/sampling.md)",
@@ -42,6 +52,14 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--model", default="hier-default", help="relevance model configuration (default hier-default)")
     r.add_argument("--pairs", type=positive_int, default=200, help="run pairs per trial (default 200)")
     r.add_argument("--seed", type=int, default=1, help="study seed (default 1)")
+    r.add_argument("--folds", type=int, default=2,
+                   help="cross-fitting folds of the model-assisted predictions (default 2; 0: the model fitted "
+                        "on the whole sample that corrects it, for comparison)")
+    r.add_argument("--variance", choices=("jackknife", "own-label"), default="jackknife",
+                   help="AP's variance estimate (default jackknife; docs/sampling.md)")
+    r.add_argument("--methods", type=_methods, default=None,
+                   help="comma-separated subset of sample,model,assisted,mtc (default sample,model,assisted; "
+                        "mtc: trial 0 only)")
     r.set_defaults(func=_run)
     s = acts.add_parser("stats", help="coverage, width, RMSE, tau and proper scores per budget and method")
     s.add_argument("table", metavar="TABLE", help="trial table written by 'experiment sampling run'")
@@ -64,7 +82,8 @@ def _run(args: argparse.Namespace) -> int:
 
     col = load_collection(args.collection, name=args.name)
     cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
-                              seed=args.seed)
+                              seed=args.seed, folds=args.folds, variance=args.variance,
+                              **({} if args.methods is None else {"methods": args.methods}))
     import os
 
     frame = read_table(args.out, SAMPLING_COLUMNS) if os.path.exists(args.out) else None

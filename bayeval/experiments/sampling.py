@@ -8,7 +8,16 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
 - ``sample``: statAP (the sample alone; :func:`bayeval.sampling.assisted_measures` with weight 0);
 - ``model``: the relevance model fitted on the sampled judgments alone, E and Var of MAP and P(ΔMAP < 0) from
   :mod:`bayeval.expected` (sampled documents fixed at their judgment);
-- ``assisted``: the same model's p for every pooled document, corrected by the sample (tuned weight).
+- ``assisted``: the same model's p for every pooled document, corrected by the sample (tuned weight); with
+  ``folds >= 2`` (default 2) the p are cross-fitted (:func:`bayeval.sampling.cross_fitted_predictions`): each
+  document's p comes from a fit on the other folds' sampled judgments, never on the judgment that corrects it.
+
+- ``model-recal``: ``model`` with the p of unjudged documents recalibrated on the pool
+  (:func:`bayeval.sampling.recalibrate`, inverse-probability-weighted Platt scaling) — the map fitted on the
+  cross-fitted predictions of the sampled documents, whose p never saw their own judgment;
+- ``mtc``: the same model fitted on the judgments MTC chooses (Carterette, Allan & Sitaraman 2006) for the
+  trial's target pairs, as many as the sample drew, instead of the sample's. MTC is deterministic: its rows are
+  computed in trial 0 only (the coverage is then over runs, not samples).
 
 The truth is MAP at the same depth with every pooled document judged (the complete qrels). The trial table
 (:data:`SAMPLING_COLUMNS`) has one row per trial × budget × method × run (``kind = "run"``) or run pair
@@ -34,7 +43,7 @@ from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
            "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
 
-SAMPLING_METHODS = ("sample", "model", "assisted")
+SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds")
 
@@ -55,16 +64,27 @@ class SamplingStudyConfig:
         Run pairs drawn per trial for P(ΔMAP < 0).
     methods : tuple of str
     seed : int
+    folds : int
+        Cross-fitting folds of the model-assisted predictions (0: the model fitted on the whole sample, which
+        then also corrects it — kept for comparison only).
+    variance : {"jackknife", "own-label"}
+        AP's variance estimate in ``sample`` and ``assisted`` (:func:`bayeval.sampling.assisted_measures`).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
     depth: int = 100
     model: str = "hier-default"
     pairs: int = 200
-    methods: tuple[str, ...] = SAMPLING_METHODS
+    methods: tuple[str, ...] = ("sample", "model", "assisted")
     seed: int = 1
+    folds: int = 2
+    variance: str = "jackknife"
 
     def __post_init__(self) -> None:
+        if self.variance not in ("own-label", "jackknife"):
+            raise BayevalInputError(f"variance: 'own-label' or 'jackknife', got {self.variance!r}")
+        if not isinstance(self.folds, (int, np.integer)) or self.folds == 1 or self.folds < 0:
+            raise BayevalInputError(f"folds: 0 (no cross-fitting) or an integer >= 2, got {self.folds!r}")
         if not self.budgets or any(not 0 < b <= 1 for b in self.budgets):
             raise BayevalInputError(f"budgets: shares in (0, 1], got {self.budgets!r}")
         unknown = set(self.methods) - set(SAMPLING_METHODS)
@@ -100,7 +120,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
     from bayeval.expected import compare_systems, expected_measures
     from bayeval.measures import evaluate
     from bayeval.relevance import estimate_probabilities
-    from bayeval.sampling import assisted_measures
+    from bayeval.sampling import assisted_measures, cross_fitted_predictions, recalibrate
 
     rng = np.random.default_rng([config.seed, trial])
     runs = collection.runs(collection.run_names)
@@ -120,32 +140,64 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
     pick = rng.choice(len(ia), size=min(config.pairs, len(ia)), replace=False)
     ia, ib = ia[pick], ib[pick]
     rows = []
-    for budget in config.budgets:
+
+    def judged_of(smp: StratifiedSample) -> Qrels:
+        return Qrels({t: TopicJudgments(s.docnos[s.sampled], s.grades[s.sampled], incl[t][s.sampled])
+                      for t, s in smp.items()}, qrels.relevance_level)
+
+    def fit(smp: StratifiedSample):
+        return _probabilities_of(estimate_probabilities(RankData.build(runs, judged_of(smp), depth=config.depth,
+                                                                       topics=topics),
+                                                        config.model, fit="map", p_draws=None, seed=trial))
+
+    for bi, budget in enumerate(config.budgets):
         sample, incl = draw_pool_sample(base, qrels, budget, rng)
-        judged = Qrels({t: TopicJudgments(s.docnos[s.sampled], s.grades[s.sampled], incl[t][s.sampled])
-                        for t, s in sample.items()}, qrels.relevance_level)
+        judged = judged_of(sample)
         n_judged = sum(int(s.sampled.sum()) for s in sample.values())
         n_pool = sum(len(s) for s in sample.values())
-        est = None
+        est = cross = None
+
+        def cross_fitted(smp=sample, bi=bi):
+            return cross_fitted_predictions(smp, fit, folds=max(config.folds, 2),
+                                            seed=config.seed * 1_000_003 + trial * 101 + bi)
+
         for method in config.methods:
+            if method == "mtc" and trial != 0:
+                continue
             t0 = time.perf_counter()
             weight = np.nan
-            if method in ("model", "assisted") and est is None:
+            used = n_judged
+            if (method in ("model", "model-recal") or (method == "assisted" and config.folds == 0)) and est is None:
                 est = estimate_probabilities(RankData.build(runs, judged, depth=config.depth, topics=topics),
                                              config.model, fit="map", p_draws=None, seed=trial)
-            if method == "model":
-                data = RankData.build(runs, judged, depth=config.depth, topics=topics)
-                ev = expected_measures(data, est, measures="AP", method="delta")
+            if method in ("model", "model-recal", "mtc"):
+                own = judged if method != "mtc" else _mtc_judgments(
+                    base, _restrict(qrels, pool_q), [(names[a], names[b]) for a, b in zip(ia, ib, strict=True)],
+                    n_judged)
+                data = RankData.build(runs, own, depth=config.depth, topics=topics)
+                if method == "mtc":
+                    est_own = estimate_probabilities(data, config.model, fit="map", p_draws=None, seed=trial)
+                    used = sum(len(own[t].docnos) for t in own.topics)
+                elif method == "model-recal":
+                    cross = cross_fitted() if cross is None else cross
+                    est_own = recalibrate(cross, sample, inclusion=incl).estimate(est)
+                else:
+                    est_own = est
+                ev = expected_measures(data, est_own, measures="AP", method="delta")
                 m, v = ev.all_expected[0], ev.all_variance[0]
-                cmp = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
+                cmp = compare_systems(data, est_own, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
                                       method="delta")
                 d, dv, pl = cmp.all_expected, cmp.all_variance, cmp.all_p_less
             else:
                 probs = None
                 if method == "assisted":
-                    probs = _probabilities_of(est)
+                    if config.folds == 0:
+                        probs = _probabilities_of(est)
+                    else:
+                        cross = cross_fitted() if cross is None else cross
+                        probs = cross
                 ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
-                                       inclusion=incl, cutoffs=(), depth=config.depth)
+                                       inclusion=incl, cutoffs=(), depth=config.depth, variance=config.variance)
                 m, v = ev.mean("AP")
                 dd, se, p = ev.differences("AP")
                 d, dv, pl = dd[ia, ib], se[ia, ib] ** 2, p[ia, ib]
@@ -154,15 +206,25 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
             tau = stats.kendalltau(m, true_map).statistic
             for s in range(S):
                 rows.append((collection.name, trial, config.seed, budget, config.depth, method, "run", names[s], "",
-                             names[s] in manual, m[s], np.sqrt(max(v[s], 0.0)), np.nan, true_map[s], n_judged,
+                             names[s] in manual, m[s], np.sqrt(max(v[s], 0.0)), np.nan, true_map[s], used,
                              n_pool, weight, tau, secs))
             for k in range(len(ia)):
                 a, b = ia[k], ib[k]
                 rows.append((collection.name, trial, config.seed, budget, config.depth, method, "pair", names[a],
                              names[b], (names[a] in manual) or (names[b] in manual), d[k],
-                             np.sqrt(max(dv[k], 0.0)), pl[k], true_map[a] - true_map[b], n_judged, n_pool, weight,
+                             np.sqrt(max(dv[k], 0.0)), pl[k], true_map[a] - true_map[b], used, n_pool, weight,
                              tau, secs))
     return pd.DataFrame(rows, columns=list(SAMPLING_COLUMNS))
+
+
+def _mtc_judgments(base: RankData, truth: Qrels, pairs: list[tuple[str, str]], budget: int) -> Qrels:
+    """The judgments MTC (the ``mtc`` selector, ΔAP of the target ``pairs``) makes with ``budget`` of them,
+    judged from ``truth`` — all of them, even after every pair is decided."""
+    from bayeval.selection import QrelsAssessor, judge_until, make_selector
+
+    selector = make_selector("mtc", base, pairs=pairs, measure="AP")
+    judge_until(selector, QrelsAssessor(truth), budget=int(budget), until=lambda sel: False, progress=False)
+    return selector.judged_qrels(truth.relevance_level)
 
 
 def _restrict(qrels: Qrels, pool: Qrels) -> Qrels:
@@ -189,7 +251,8 @@ def _probabilities_of(est):
 
 def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Per collection × budget × method × run group (automatic / manual / all): coverage of the ``level``
-    interval of MAP, mean width, RMSE, Kendall τ, and for pairs the Brier score of P(ΔMAP < 0), the share of
+    interval of MAP with its standard error over trials (runs of one trial share a sample), mean width, RMSE,
+    Kendall τ, and for pairs the Brier score of P(ΔMAP < 0), the share of
     calls at ≥ 0.95 and their accuracy, and accuracy at ≥ 0.99."""
     z = stats.norm.ppf(0.5 + level / 2)
     out = []
@@ -201,7 +264,11 @@ def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFram
             r, p = runs[sel_r.to_numpy()], pairs[sel_p.to_numpy()]
             if not len(r):
                 continue
-            cover = np.mean(np.abs(r.estimate - r.truth) <= z * r.se)
+            hit = (np.abs(r.estimate - r.truth) <= z * r.se).astype(float)
+            cover = float(np.mean(hit))
+            per_trial = hit.groupby(r.trial.to_numpy()).mean()
+            # the runs of one trial share one sample: the standard error of the coverage is over trials
+            cover_se = float(per_trial.std(ddof=1) / np.sqrt(len(per_trial))) if len(per_trial) > 1 else np.nan
             width = np.mean(2 * z * r.se)
             rmse = float(np.sqrt(np.mean((r.estimate - r.truth) ** 2)))
             y = (p.truth < 0).astype(float).to_numpy()
@@ -209,14 +276,17 @@ def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFram
             conf = np.maximum(pl, 1 - pl)
             right = (pl >= 0.5) == (y == 1)
             c95, c99 = conf >= 0.95, conf >= 0.99
-            out.append((*key, group, len(r), cover, width, rmse, r.groupby("trial").tau.first().mean(),
+            if group != "all" and not runs.manual.any():   # no manual/automatic list: 'all' says it all
+                continue
+            out.append((*key, group, len(r), r.trial.nunique(), cover, cover_se, width, rmse,
+                        r.groupby("trial").tau.first().mean(),
                         float(np.mean((pl - y) ** 2)) if len(p) else np.nan,
                         float(np.mean(c95)) if len(p) else np.nan,
                         float(np.mean(right[c95])) if c95.any() else np.nan,
                         float(np.mean(right[c99])) if c99.any() else np.nan,
                         r.judgments.mean() / r.pool.mean()))
-    return pd.DataFrame(out, columns=[*keys, "group", "n", "coverage", "width", "rmse", "tau", "brier",
-                                      "calls95", "right95", "right99", "judged_share"])
+    return pd.DataFrame(out, columns=[*keys, "group", "n", "trials", "coverage", "coverage_se", "width", "rmse",
+                                      "tau", "brier", "calls95", "right95", "right99", "judged_share"])
 
 
 def sampling_reliability(frame: pd.DataFrame, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:

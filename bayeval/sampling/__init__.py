@@ -6,6 +6,8 @@
   probabilities (Aslam, Pavlu & Yilmaz, SIGIR 2006).
 * :func:`assisted_measures` — model-assisted (prediction-powered) AP and P@k: a model's predictions for every
   pooled document corrected by the random sample, with design-based variances, covariances and P(Δ < 0).
+* :func:`cross_fitted_predictions` — the model's p for each pooled document from a fit on the other folds'
+  sampled judgments (K-fold cross-fitting), so that no prediction has seen the judgment that corrects it.
 * :func:`recalibrate` — the model's p recalibrated on the pool by the random sample (inverse-probability-
   weighted logistic recalibration).
 
@@ -14,9 +16,10 @@ Formulas and papers: docs/sampling.md.
 """
 
 from bayeval.sampling.assisted import AssistedEvaluation, assisted_measures
+from bayeval.sampling.crossfit import cross_fitted_predictions
 from bayeval.sampling.inferred import InferredEvaluation, inferred_measures
 from bayeval.sampling.recalibration import Recalibration, recalibrate
 from bayeval.sampling.statistical import StatEvaluation, stat_measures
 
 __all__ = ["AssistedEvaluation", "InferredEvaluation", "Recalibration", "StatEvaluation", "assisted_measures",
-           "inferred_measures", "recalibrate", "stat_measures"]
+           "cross_fitted_predictions", "inferred_measures", "recalibrate", "stat_measures"]

@@ -16,7 +16,8 @@ __all__ = ["assisted_topic", "tuned_weight"]
 
 def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: np.ndarray, resid: np.ndarray,
                    coef: np.ndarray, r_hat: float, cutoffs: tuple[int, ...], z_own: np.ndarray,
-                   x_own: np.ndarray, r_floor: float = 0.0) -> dict[str, np.ndarray]:
+                   x_own: np.ndarray, r_floor: float = 0.0, drop: np.ndarray | None = None
+                   ) -> dict[str, np.ndarray]:
     """Estimates and per-document influences of every system for one topic.
 
     Parameters
@@ -39,11 +40,17 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     r_floor : float
         A known lower bound of R (the sampled relevant documents' count): ``R̂`` is taken as
         ``max(R̂, r_floor)``, for the estimate and its derivatives.
+    drop : ndarray, shape (n,), optional
+        Each sampled document's draw term ``δ_e = (x_e - λ p_e)/π_e``. When given, AP's influences are the
+        delete-one Poisson jackknife's, ``g_se = √(1 - π_e) · (AP_s - AP_s(e))`` with ``AP_s(e)`` the exact
+        estimate with e's draw undone (``z_e → λ p_e``): for a statistic linear in the labels this is the
+        Horvitz-Thompson variance estimate ``Σ_e (1 - π_e) y_e²/π_e²`` of Poisson sampling, and for AP's
+        ratio it needs no derivative (docs/sampling.md). ``resid · √coef = √(1 - π_e) · δ_e`` either way.
 
     Returns
     -------
-    dict: ``AP`` and ``P{k}``, shape (S,); ``AP_g`` and ``P{k}_g``, shape (S, n), the influences
-    ``g_se = √coef_e · resid_e · ∂θ_s/∂x_e``, whose products give the variance and covariance estimates
+    dict: ``AP`` and ``P{k}``, shape (S,); ``R``, the ``R̂`` used (0-d); ``AP_g`` and ``P{k}_g``, shape (S, n),
+    the influences ``g_se = √coef_e · resid_e · ∂θ_s/∂x_e``, whose products give the variance and covariance estimates
     ``Cov̂(θ_s, θ_s') = Σ_e g_se g_s'e``.
     """
     S, D = z_ranked.shape
@@ -61,15 +68,23 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     idx = np.maximum(rank_of_sampled - 1, 0)
     dnum_e = np.where(got, np.take_along_axis(dnum, idx, axis=1), 0.0)  # (S, n)
     w = np.sqrt(coef) * resid
-    out: dict[str, np.ndarray] = {"AP": ap}
+    out: dict[str, np.ndarray] = {"AP": ap, "R": np.array(r_hat)}
     # Each sampled document's derivative is taken with its own label at its value x_e instead of its
     # corrected label z_e = x_e + δ_e: AP is linear in z_e alone (N - δ_e ∂N/∂z_e, R̂ - δ_e), and evaluating
     # at z_e would shrink the derivative exactly for the documents whose weight 1/π_e inflates R̂.
     delta = z_own - x_own                                               # (n,)
     r_own = np.maximum(r_raw - delta, r_floor)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ap_own = np.where(r_own > 0, (num[:, None] - delta[None, :] * dnum_e) / r_own[None, :], 0.0)
-        out["AP_g"] = np.where(r_own > 0, w[None, :] * (dnum_e - ap_own) / r_own[None, :], 0.0)
+        if drop is None:
+            ap_own = np.where(r_own > 0, (num[:, None] - delta[None, :] * dnum_e) / r_own[None, :], 0.0)
+            out["AP_g"] = np.where(r_own > 0, w[None, :] * (dnum_e - ap_own) / r_own[None, :], 0.0)
+        else:
+            # N is linear in z_e alone, so N - δ_e ∂N/∂z_e is N with e's draw undone; R̂ loses δ_e and the
+            # floor loses e's own relevant label
+            r_del = np.maximum(r_raw - drop, r_floor - x_own)
+            ap_del = np.where(r_del > 0, (num[:, None] - drop[None, :] * dnum_e) / r_del[None, :], 0.0)
+            scale = np.where(drop != 0, w / np.where(drop != 0, drop, 1.0), 0.0)   # √(1 - π_e)
+            out["AP_g"] = scale[None, :] * (ap[:, None] - ap_del)
     rows = np.arange(S)
     for k in cutoffs:
         last = np.clip(np.minimum(lengths, k) - 1, 0, None)

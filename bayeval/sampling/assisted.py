@@ -44,6 +44,9 @@ class AssistedEvaluation:
     weight : float
         The weight ``λ`` given to the predictions (one for all topics; a tuned one is then shrunk per topic
         by ``m_t / (m_t + shrink)``, see :func:`assisted_measures`).
+    informative : ndarray of bool, shape (T,)
+        Topics whose ``R̂`` is positive. AP's mean is taken over these (see ``empty`` in
+        :func:`assisted_measures`); all True when ``empty = "zero"``.
     """
 
     systems: tuple[str, ...]
@@ -53,11 +56,14 @@ class AssistedEvaluation:
     variances: dict[str, np.ndarray]
     covariance: dict[str, np.ndarray]
     weight: float
+    informative: np.ndarray
 
     def mean(self, measure: str) -> tuple[np.ndarray, np.ndarray]:
-        """``(mean over topics, its variance estimate)``, shape (S,) each."""
+        """``(mean over topics, its variance estimate)``, shape (S,) each; AP's over the informative topics."""
         vals = self.values[measure]
         has = ~np.isnan(vals)
+        if measure == "AP":
+            has &= self.informative[None, :]
         return np.where(has, vals, 0.0).sum(axis=1) / np.maximum(has.sum(axis=1), 1), \
             np.diag(self.covariance[measure]).copy()
 
@@ -85,7 +91,8 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
                       predictions: RelevanceProbabilities | None, *, weight: float | None = None,
                       default: float = 0.0, inclusion: Mapping[str, np.ndarray] | None = None,
                       cutoffs: tuple[int, ...] = (10, 30, 100), depth: int = 1000,
-                      relevance_level: int = 1, shrink: float = 50.0) -> AssistedEvaluation:
+                      relevance_level: int = 1, shrink: float = 50.0, empty: str = "impute",
+                      variance: str = "jackknife") -> AssistedEvaluation:
     """Model-assisted AP and P@k of every run, with design-based variances and covariances.
 
     Parameters
@@ -108,6 +115,22 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         With a tuned weight, topic t uses ``λ_t = λ · m_t / (m_t + shrink)``, ``m_t = Σ_d π_d`` its expected
         number of draws: a design quantity, so ``z`` stays unbiased, while a topic with few draws leans on the
         sample alone (50: chosen on Robust 2003, docs/sampling.md). Ignored when ``weight`` is given.
+    empty : {"impute", "zero"}
+        A topic whose ``R̂`` is 0 (no sampled relevant document and no positive prediction left) has no AP
+        estimate: AP = N/R is 0/0 there. ``"zero"`` counts its AP as 0 with variance 0 (statAP's convention,
+        biased downwards and overconfident when many topics are empty, as at small budgets). ``"impute"``
+        (default) takes MAP over the T_I informative topics of the T, as if the T_E = T - T_I empty ones had
+        been missed at random (finite-population sampling of topics without replacement), adding their
+        share of the between-topic spread to the covariance:
+        ``Cov̂(MAP_a, MAP_b) = Σ_{t ∈ I} g_ta·g_tb / T_I² + (T_E / (T · T_I)) · s_ab``, ``s_ab`` the
+        between-topic covariance (ddof 1) of runs a and b's AP over the informative topics (Cochran 1977,
+        §2.5: variance of a mean under simple random sampling without replacement). AP only: P@k's
+        Horvitz-Thompson estimate is 0 and unbiased on an empty topic.
+    variance : {"jackknife", "own-label"}
+        AP's variance: the delete-one Poisson jackknife ``Σ_e (1 - π_e) (AP - AP_(e))²``, ``AP_(e)`` the
+        estimate with e's draw undone (exact for statistics linear in the labels; default, chosen on Robust 2003
+        and synthetic collections, docs/sampling.md), or linearised with each sampled document's derivative
+        taken at its own label (more conservative). P@k's is the same either way.
 
     Notes
     -----
@@ -122,6 +145,10 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     if not float(shrink) >= 0.0:
         raise BayevalInputError(f"shrink: must be >= 0, got {shrink!r}")
     shrink = float(shrink)
+    if variance not in ("own-label", "jackknife"):
+        raise BayevalInputError(f"variance: 'own-label' or 'jackknife', got {variance!r}")
+    if empty not in ("impute", "zero"):
+        raise BayevalInputError(f"empty: 'impute' or 'zero', got {empty!r}")
     if not 0.0 <= float(default) <= 1.0:
         raise BayevalInputError(f"default: must lie in [0, 1], got {default!r}")
     cutoffs = tuple(int(k) for k in cutoffs)
@@ -132,6 +159,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     variances = {m: np.full((S, T), np.nan) for m in measures}
     influence: dict[str, list[np.ndarray]] = {m: [] for m in measures}
     has = np.zeros((S, T), dtype=bool)
+    informative = np.ones(T, dtype=bool)
     prepared, tuning = [], []
     for tr in data:
         ts = sample[tr.topic]
@@ -147,7 +175,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         ranks = tr.ranks[where[smp]].T.astype(np.int64)                 # (S, n)
         coef = (1.0 - pi[smp]) / pi[smp] ** 2
 
-        prepared.append((p, x, smp, pi, tr, where, ranks, coef, cutoffs))
+        prepared.append((p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance == "jackknife"))
         if weight is None:  # the variance's sensitivity to each sampled document, at λ = 1
             first = _topic_pass(1.0, *prepared[-1])
             resid = (x - p)[smp]
@@ -164,6 +192,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         res = _topic_pass(lam * expected / (expected + shrink) if weight is None else lam, *args)
         ok = tr.has_results
         has[:, ti] = ok
+        informative[ti] = empty == "zero" or float(res["R"]) > 0
         for m in measures:
             # AP and P@k lie in [0, 1]: the estimate is projected onto it (never farther from the truth) and
             # the influences scaled so that a topic's variance stays within Popoviciu's bound 1/4
@@ -173,21 +202,43 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
             g = g * np.minimum(1.0, 0.5 / np.where(norm > 0, norm, 1.0))
             variances[m][ok, ti] = np.sum(g[ok] ** 2, axis=1)
             influence[m].append(g)
-    n = np.maximum(has.sum(axis=1), 1).astype(np.float64)
     covariance = {}
     for m in measures:
+        inf = informative if m == "AP" else np.ones(T, dtype=bool)
+        n = np.maximum((has & inf).sum(axis=1), 1).astype(np.float64)
         c = np.zeros((S, S))
-        for g in influence[m]:
-            c += g @ g.T
-        covariance[m] = c / np.outer(n, n)
-    return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, lam)
+        for ti, g in enumerate(influence[m]):
+            if inf[ti]:
+                c += g @ g.T
+        covariance[m] = c / np.outer(n, n) + _imputation_covariance(values[m], has, inf)
+    return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, lam,
+                              informative)
 
 
-def _topic_pass(lam, p, x, smp, pi, tr, where, ranks, coef, cutoffs) -> dict:
+def _imputation_covariance(values: np.ndarray, has: np.ndarray, informative: np.ndarray) -> np.ndarray:
+    """``(T_E / (T · T_I)) · s_ab`` per pair of runs (see ``empty`` in :func:`assisted_measures`): the variance
+    of a mean over the T_I informative topics as an estimate of the mean over all T a run has, when the T_E
+    empty ones are missed at random. Per run, ``T``, ``T_I`` count the topics it has; ``s_ab`` is the
+    covariance over the topics both runs have and that are informative."""
+    S = values.shape[0]
+    tot = has.sum(axis=1).astype(np.float64)
+    inf = (has & informative[None, :]).sum(axis=1).astype(np.float64)
+    factor = np.where((inf > 1) & (tot > inf), (tot - inf) / np.maximum(tot * inf, 1.0), 0.0)
+    if not np.any(factor > 0):
+        return np.zeros((S, S))
+    both = (has & informative[None, :]).astype(np.float64)
+    v = np.where(both > 0, values, 0.0)
+    centred = np.where(both > 0, v - v.sum(axis=1, keepdims=True) / np.maximum(inf, 1.0)[:, None], 0.0)
+    pairs = both @ both.T
+    s = (centred @ centred.T) / np.maximum(pairs - 1.0, 1.0)
+    return s * np.sqrt(np.outer(factor, factor))
+
+
+def _topic_pass(lam, p, x, smp, pi, tr, where, ranks, coef, cutoffs, jackknife) -> dict:
     """One topic's estimates at weight ``lam`` (corrected labels ``z`` laid out in every run's order)."""
     z = lam * p + np.where(smp, (x - lam * p) / np.where(smp, pi, 1.0), 0.0)
     z_doc = np.zeros(tr.n_docs)
     z_doc[where] = z
     return assisted_topic(tr.ranked_values(z_doc, 0.0), tr.lengths.astype(np.int64), ranks, (x - lam * p)[smp],
                           coef, float(z.sum()), cutoffs, z[smp], x[smp],
-                          r_floor=float(x[smp].sum()))
+                          r_floor=float(x[smp].sum()), drop=((x - lam * p)[smp] / pi[smp]) if jackknife else None)

@@ -15,6 +15,7 @@ sample, which over-represents whatever the design favours (top ranks). Formulas:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +49,18 @@ class Recalibration:
     def __call__(self, p: np.ndarray) -> np.ndarray:
         """Recalibrated probabilities (``p`` clipped to ``[1e-6, 1 - 1e-6]`` before the logit)."""
         return expit(self.intercept + self.slope * logit(np.clip(np.asarray(p, dtype=np.float64), _EPS, 1 - _EPS)))
+
+    def estimate(self, estimate):
+        """A relevance estimate (e.g. :class:`bayeval.relevance.RelevanceEstimate`: any frozen dataclass with
+        per-topic ``p`` and optional ``draws``) with every probability recalibrated, so that the Bayesian path
+        (:mod:`bayeval.expected`) computes its expectations, variances and P(Δ < 0) from the recalibrated p.
+        Judged documents are fixed at their judgments there, so only unjudged ones change."""
+        if not dataclasses.is_dataclass(estimate) or not hasattr(estimate, "p"):
+            raise BayevalInputError(f"estimate: expected a relevance estimate with per-topic p, got "
+                                    f"{type(estimate).__name__}")
+        draws = getattr(estimate, "draws", None)
+        return dataclasses.replace(estimate, p=tuple(self(p) for p in estimate.p),
+                                   **({} if draws is None else {"draws": tuple(self(d) for d in draws)}))
 
     def apply(self, predictions: RelevanceProbabilities) -> RelevanceProbabilities:
         """Every listed probability recalibrated."""
