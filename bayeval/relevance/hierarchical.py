@@ -38,6 +38,11 @@ depth ``coverage_depth``) gets one more term :math:`g\,\mathbb 1[i\in U_t]`,
 not in the likelihood (no judged document is in :math:`U_t`), so the fit is unchanged; E[MAP] of a run
 whose documents no judged run saw becomes as uncertain as the calibration of an uncovered run.
 
+**Cross-fitted calibration** (``calibration_map = "crossfit"``, ``models/hier-crossfit*.toml``): the log-odds of
+the unjudged documents no contributing run retrieves pass through a map learned out of fold, on judgments the
+map's documents did not shape, its uncertainty drawn once per draw of p
+(:mod:`bayeval.relevance.crossfit`; :meth:`HierarchicalEstimator.calibration_map`).
+
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
 The fast path sets h by the Laplace approximation of the marginal likelihood,
