@@ -12,7 +12,12 @@ Variants (``--variants``, comma-separated):
 - ``hier+unseen``: the same with Chao's unseen relevant documents in R_t;
 - ``hier-t``/``hier-t+unseen``: the hierarchical model with Student-t run effects (``hier-t``);
 - ``hier-extrap``/``hier-extrap+unseen``: ``hier-default`` with the extrapolation effect (``hier-extrap``);
-- ``hier-csX``/``hier-csX+unseen``: ``hier-default`` with the coverage scale (half-normal scale of σ1) set to X.
+- ``hier-csX``/``hier-csX+unseen``: ``hier-default`` with the coverage scale (half-normal scale of σ1) set to X;
+- any other shipped hierarchical configuration by name, e.g. ``hier-crossfit-slope+unseen`` (cross-fitted
+  calibration, :mod:`bayeval.relevance.crossfit`).
+
+The table is resumable: with ``--resume`` the trials already in ``--out`` (every variant present) are kept
+and only the missing trial numbers of ``--first``.. ``--first + --trials − 1`` are run.
 
 Usage::
 
@@ -36,6 +41,13 @@ import pandas as pd
 
 from bayeval.experiments import RobustnessConfig, load_collection
 from bayeval.experiments.robustness import run_trial
+from bayeval.io.trials import completed_trials, write_table
+
+
+def _shipped_hierarchical(name: str) -> bool:
+    from bayeval.relevance.config import HierarchicalConfig, list_configs, load_config
+
+    return name in list_configs() and isinstance(load_config(name), HierarchicalConfig)
 
 
 def _variant(label: str, tmp: Path) -> dict:
@@ -47,7 +59,7 @@ def _variant(label: str, tmp: Path) -> dict:
     kw = {"unseen": extra == "unseen"}
     if name == "hier":
         kw["bayes_config"] = "hier-default"
-    elif name in ("hier-t", "hier-extrap"):
+    elif name in ("hier-t", "hier-extrap") or _shipped_hierarchical(name):
         kw["bayes_config"] = name
     elif name.startswith("hier-cs"):
         from bayeval.relevance.config import load_config, models_dir
@@ -92,6 +104,8 @@ def main(argv=None) -> None:
     ap.add_argument("--confidences", default="delta,mc")
     ap.add_argument("--no-base", action="store_true", help="skip MTC and RTC")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the trials already in --out and run only the missing ones")
     ap.add_argument("--condense", action="store_true",
                     help="runs keep only documents the qrels judge: the truth is complete where qrels are shallow")
     a = ap.parse_args(argv)
@@ -100,15 +114,21 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for v in variants:
             _variant(v, Path(tmp))  # fail early on an unknown variant
+        frames, done = [], set()
+        if a.resume and a.out.exists():
+            old = pd.read_parquet(a.out)
+            done = completed_trials(old, methods=variants)
+            frames.append(old[old["trial"].isin(done)])
+            print(f"resuming: {len(done)} trials already in {a.out}", flush=True)
         jobs = [(str(a.collection), name, i, variants, not a.no_base, tuple(a.confidences.split(",")), tmp,
                  a.condense)
-                for i in range(a.first, a.first + a.trials)]
-        frames = []
+                for i in range(a.first, a.first + a.trials) if i not in done]
         t0 = time.perf_counter()
         with ProcessPoolExecutor(a.workers) as ex:
             for k, f in enumerate(ex.map(_trial, jobs), 1):
                 frames.append(f)
-                pd.concat(frames, ignore_index=True).to_parquet(a.out)
+                table = pd.concat(frames, ignore_index=True)
+                write_table(table, a.out, columns=list(table.columns))  # atomic: a kill loses one trial at most
                 print(f"{k}/{len(jobs)} trials, {time.perf_counter() - t0:.0f} s", flush=True)
 
 

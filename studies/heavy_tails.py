@@ -31,7 +31,7 @@ out-of-sample collection and is only run when named (after the choice). Prints a
 Usage::
 
     python studies/heavy_tails.py [--data PATH] [--collections robust03 synthetic] [--df 4 10]
-    python studies/heavy_tails.py --paired r03-t.parquet [--confidence mc]
+    python studies/heavy_tails.py --paired r03-t.parquet [--confidence mc] [--pair hier+unseen,hier-t+unseen]
     python studies/heavy_tails.py --trial-evidence ../shared/data/robust03 --trials 30
 """
 
@@ -206,6 +206,8 @@ def main(argv=None) -> int:
     ap.add_argument("--draws", type=int, default=250, help="Laplace draws per chain (4 chains)")
     ap.add_argument("--paired", type=Path, help="a calibration_study.py trial table: paired t − Normal scores")
     ap.add_argument("--confidence", default="mc", help="with --paired: the confidence method's rows")
+    ap.add_argument("--pair", default="hier+unseen,hier-t+unseen",
+                    help="with --paired: the two variants A,B compared (B − A)")
     ap.add_argument("--trial-evidence", type=Path, help="a collection directory: evidence in robustness trials")
     ap.add_argument("--trials", type=int, default=30, help="with --trial-evidence: the first TRIALS trials")
     args = ap.parse_args(argv)
@@ -213,7 +215,7 @@ def main(argv=None) -> int:
         trial_evidence(args.trial_evidence, args.trials)
         return 0
     if args.paired is not None:
-        paired(args.paired, args.confidence)
+        paired(args.paired, args.confidence, *args.pair.split(",", 1))
         return 0
     for c in args.collections:
         study(c, args.data, args.df, args.draws)

@@ -328,6 +328,23 @@ class HierarchyPrior:
         share one more effect :math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` in every draw, over all topics and
         runs: the prior of a run the judgments do not cover at all (:math:`h_s=1`), as if an unseen run had
         retrieved them (docs/calibration.md, "Extrapolation in the open").
+    calibration_map : {"none", "crossfit"}
+        With ``"crossfit"`` the log-odds of the target documents pass through a map learned out of fold
+        (:mod:`bayeval.relevance.crossfit`): the model refitted on the judgments of one fold of the
+        contributing runs, scored on the judged documents only the other folds' runs retrieve; the map's
+        uncertainty is drawn once per posterior draw of p (docs/calibration.md, revision 4).
+    crossfit_folds : int
+        Folds K ≥ 2 of the contributing runs.
+    crossfit_target : {"held_out", "unjudged"}
+        Documents the map applies to: unjudged and retrieved by no contributing run, or every unjudged one.
+    crossfit_intercept_sd, crossfit_slope_sd : float
+        Priors of the map, :math:`a\sim N(0,s_a^2)`, :math:`b\sim N(1,s_b^2)` (centred on the identity).
+    crossfit_level : {"learned", "kept"}
+        ``"learned"``: the map's intercept as fitted out of fold; ``"kept"``: only its slope, the intercept
+        set so that the target documents' mean p stays the model's, with the fitted intercept's uncertainty
+        drawn as a shift (:meth:`bayeval.relevance.crossfit.OutOfFoldMap.keep_level`). The judged documents
+        the map is fitted on were chosen by selection and are more often relevant than the target documents,
+        so the fitted intercept does not transfer (docs/calibration.md, revision 4).
     """
 
     intercept_sd: float = 2.0
@@ -343,9 +360,22 @@ class HierarchyPrior:
     run_effect_df: float = 4.0
     offsets: str = "in_sample"
     extrapolation: str = "none"
+    calibration_map: str = "none"
+    crossfit_folds: int = 2
+    crossfit_target: str = "held_out"
+    crossfit_intercept_sd: float = 1.0
+    crossfit_slope_sd: float = 0.5
+    crossfit_level: str = "learned"
 
     def __post_init__(self) -> None:
         _choice("hierarchy.extrapolation", self.extrapolation, ("none", "unseen_run"))
+        _choice("hierarchy.calibration_map", self.calibration_map, ("none", "crossfit"))
+        _choice("hierarchy.crossfit_target", self.crossfit_target, ("held_out", "unjudged"))
+        _choice("hierarchy.crossfit_level", self.crossfit_level, ("learned", "kept"))
+        _nonneg("hierarchy.crossfit_intercept_sd", self.crossfit_intercept_sd, positive=True)
+        _nonneg("hierarchy.crossfit_slope_sd", self.crossfit_slope_sd, positive=True)
+        if isinstance(self.crossfit_folds, bool) or not isinstance(self.crossfit_folds, int) or self.crossfit_folds < 2:
+            raise BayevalInputError(f"hierarchy.crossfit_folds: must be an integer >= 2, got {self.crossfit_folds!r}")
         _choice("hierarchy.offsets", self.offsets, ("in_sample", "transfer"))
         _choice("hierarchy.run_training", self.run_training, ("complete", "all"))
         _choice("hierarchy.run_effect", self.run_effect, ("normal", "student_t"))

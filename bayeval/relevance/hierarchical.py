@@ -38,6 +38,11 @@ depth ``coverage_depth``) gets one more term :math:`g\,\mathbb 1[i\in U_t]`,
 not in the likelihood (no judged document is in :math:`U_t`), so the fit is unchanged; E[MAP] of a run
 whose documents no judged run saw becomes as uncertain as the calibration of an uncovered run.
 
+**Cross-fitted calibration** (``calibration_map = "crossfit"``, ``models/hier-crossfit*.toml``): the log-odds of
+the unjudged documents no contributing run retrieves pass through a map learned out of fold, on judgments the
+map's documents did not shape, its uncertainty drawn once per draw of p
+(:mod:`bayeval.relevance.crossfit`; :meth:`HierarchicalEstimator.calibration_map`).
+
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
 The fast path sets h by the Laplace approximation of the marginal likelihood,
@@ -81,6 +86,7 @@ R. Sitaraman (2007). Robust test collections for retrieval evaluation. SIGIR.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -589,6 +595,9 @@ class HierarchicalFit:
         The base RTC chain (MAP) that gives the offsets.
     offsets : tuple of ndarray
         Per topic, :math:`o_i` of every document.
+    calibration_map : OutOfFoldMap or None
+        With ``calibration_map = "crossfit"``: the map learned out of fold
+        (:mod:`bayeval.relevance.crossfit`) that the target documents' log-odds pass through.
     """
 
     data: RankData
@@ -597,6 +606,7 @@ class HierarchicalFit:
     fit: FitResult
     rtc: object
     offsets: tuple
+    calibration_map: object = None
 
     @property
     def method(self) -> str:
@@ -628,6 +638,8 @@ class HierarchicalFit:
             var_run = self.model.run_var(hs)  # (draws, S)
             var_g = self.extrapolation_var(hs)  # (draws,)
             g = rng.standard_normal(draws) * np.sqrt(var_g)  # one unseen run's effect per draw
+            cmap = self.calibration_map
+            ab = cmap.draws(draws, rng) if cmap is not None else None  # one map per draw, shared by all topics
             dr = []
             for t, tr in enumerate(self.data):
                 W, _ = _membership(tr, len(self.data.systems))
@@ -636,6 +648,9 @@ class HierarchicalFit:
                 kap = np.sqrt(1.0 + _PI8 * v)  # (draws, n_t)
                 o = self.offsets[t] if rtc_draws is None else logit(np.clip(rtc_draws[t], _CLIP, 1 - _CLIP))
                 eta = kap * (beta[:, :1] + beta[:, 1:] * o) + a[:, t:t + 1] + (W @ u.T).T + g[:, None] * U
+                if ab is not None:
+                    tg = cmap.targets(tr)
+                    eta[:, tg] = cmap.apply(eta[:, tg], ab)
                 dr.append(expit(eta).astype(np.float32))
             dr = tuple(dr)
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
@@ -656,10 +671,19 @@ class HierarchicalFit:
             with _single_thread_blas():
                 pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * (X.quad_diag(M @ M.T) + var_g * U)))
             p = tuple(np.split(pall, np.cumsum([tr.n_docs for tr in self.data])[:-1]))
+            if self.calibration_map is not None:
+                p = tuple(self._mapped_point(pt, tr) for pt, tr in zip(p, self.data, strict=True))
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
                                  fits={"hierarchical": fr, **self.rtc.fits})
+
+    def _mapped_point(self, p, tr) -> np.ndarray:
+        """Point p of topic ``tr`` with the target documents' log-odds through the map (integrated out)."""
+        tg = self.calibration_map.targets(tr)
+        out = np.array(p, dtype=np.float64, copy=True)
+        out[tg] = self.calibration_map.point(logit(np.clip(out[tg], _CLIP, 1 - _CLIP)))
+        return out
 
     def extrapolated(self, tr) -> np.ndarray:
         """Per document of topic ``tr``: does the extrapolation effect g reach it? (Unjudged and retrieved by no
@@ -767,7 +791,30 @@ class HierarchicalEstimator:
                 draws=max(200, int(fit_kwargs.get("draws", 200))), chains=1)
         m, rtc_fit, offsets = self.model(data, rtc_fit)
         fr = m.fit(method, seed=seed, **fit_kwargs)
-        return HierarchicalFit(data, self.config, m, fr, rtc_fit, offsets)
+        fit = HierarchicalFit(data, self.config, m, fr, rtc_fit, offsets)
+        cmap = self.calibration_map(data)
+        if cmap is not None and self.config.hierarchy.crossfit_level == "kept":
+            p = fit.probabilities(draws=None).p  # the level to keep: the model's own p of the target documents
+            tg = [cmap.targets(tr) for tr in data]
+            pt = np.concatenate([q[k] for q, k in zip(p, tg, strict=True)]) if tg else np.zeros(0)
+            cmap = cmap.keep_level(logit(np.clip(pt, _CLIP, 1 - _CLIP)), pt)
+        return dataclasses.replace(fit, calibration_map=cmap)
+
+    def calibration_map(self, data: RankData):
+        """The out-of-fold map of :mod:`bayeval.relevance.crossfit` (``calibration_map = "crossfit"``), else
+        None: the contributing runs' folds each refit this model with in-sample calibration (MAP)."""
+        h = self.config.hierarchy
+        if h.calibration_map == "none":
+            return None
+        from bayeval.relevance.crossfit import contributing_runs, fit_map, out_of_fold_pairs
+
+        inner = HierarchicalEstimator(dataclasses.replace(
+            self.config, hierarchy=dataclasses.replace(h, calibration_map="none", extrapolation="none")), self.depth)
+        runs = contributing_runs(data, h.coverage_depth)
+        ell, y, tp = out_of_fold_pairs(data, runs, h.crossfit_folds,
+                                       lambda d: inner.fit(d, "map").probabilities(draws=None).p)
+        return fit_map(ell, y, tp, intercept_sd=h.crossfit_intercept_sd, slope_sd=h.crossfit_slope_sd,
+                       runs=runs, target=h.crossfit_target)
 
     def estimate(self, data: RankData, method: str = "laplace", *, p_draws: int | None = 200, seed=None,
                  **fit_kwargs) -> RelevanceEstimate:
