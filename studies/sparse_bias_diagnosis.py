@@ -36,13 +36,17 @@ def oracle_p(data: RankData, deep: Qrels, cells: str = "run-bin") -> list[np.nda
 
     ``cells``: ``run-bin`` (the model's cells), ``topic-run-bin`` (each topic its own), ``run-bin-votes`` (the
     model's cells split by how many runs retrieve the document: 1, 2-3, 4-7, 8+), ``document`` (p = the deep
-    judgment itself: what is left is the moments' denominator, R inside the runs' union against the qrels' R_t).
+    judgment itself: what is left is the moments' denominator, R inside the runs' union against the qrels' R_t),
+    ``run-bin-logodds`` (the model's cells' true rates combined per document by a log-odds sum around the base
+    rate π of the union, logit p = logit π + Σ_s (logit q_s − logit π), instead of their mean).
     """
     lay = rank_layout(data)
     nb = len(BIN_EDGES)
     cell = lay.system * nb + (np.searchsorted(np.asarray(BIN_EDGES) - 1, lay.rank, side="right") - 1)
+    logodds = cells == "run-bin-logodds"
     if cells == "document":
         cell = lay.doc
+    elif cells == "topic-run-bin":
         cell = cell + lay.topic * (lay.n_systems * nb)
     elif cells == "run-bin-votes":
         votes = np.bincount(lay.doc, minlength=lay.n_docs)[lay.doc]
@@ -56,7 +60,13 @@ def oracle_p(data: RankData, deep: Qrels, cells: str = "run-bin") -> list[np.nda
     r = np.bincount(cell[unj], weights=deep_rel[lay.doc][unj].astype(float), minlength=size)
     rate = r / np.maximum(n, 1)
     cnt = np.bincount(lay.doc, minlength=lay.n_docs)
-    p = np.bincount(lay.doc, weights=rate[cell], minlength=lay.n_docs) / np.maximum(cnt, 1)
+    if logodds:
+        base = deep_rel.mean()
+        q = np.clip(rate[cell], 1e-4, 1 - 1e-4)
+        z = np.bincount(lay.doc, weights=np.log(q / (1 - q)) - np.log(base / (1 - base)), minlength=lay.n_docs)
+        p = np.where(cnt > 0, 1 / (1 + np.exp(-(np.log(base / (1 - base)) + z))), 0.0)
+    else:
+        p = np.bincount(lay.doc, weights=rate[cell], minlength=lay.n_docs) / np.maximum(cnt, 1)
     return np.split(p, lay.offsets[1:-1]), deep_rel, lay
 
 
@@ -67,7 +77,7 @@ def main() -> None:
     ap.add_argument("--model", default="sparse-trec")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--oracle", default="run-bin", choices=("run-bin", "topic-run-bin", "run-bin-votes",
-                                                                "document"))
+                                                                "document", "run-bin-logodds"))
     args = ap.parse_args()
     col = load_collection(args.collection)
     runs, deep = col.runs(col.run_names), col.qrels()
