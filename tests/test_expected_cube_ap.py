@@ -80,6 +80,22 @@ def _ratio_moments(y, ap, w, r_vec, method):
     return e, max(v, 0.0)
 
 
+def _add_ratio_topic(rows, weights, t, pairs, method, sys_e, sys_v, se, sv):
+    """Add topic ``t``'s ratio moments S/R by ``method`` to the per-system (``sys_e``, ``sys_v``, filled) and per-pair
+    (``se``, ``sv``, summed) arrays, from its enumerated configurations: ``rows`` holds per configuration each
+    system's S and, last, R; ``weights`` their probabilities."""
+    vals, w = np.array(rows, dtype=float), np.array(weights)
+    n_s = vals.shape[1] - 1
+    s_mat, r_vec = vals[:, :n_s], vals[:, n_s]
+    ratio = np.where(r_vec[:, None] > 0, s_mat / np.maximum(r_vec[:, None], 1), 0.0)
+    for s in range(n_s):
+        sys_e[s, t], sys_v[s, t] = _ratio_moments(s_mat[:, s], ratio[:, s], w, r_vec, method)
+    for i, (a, b) in enumerate(pairs):
+        e, v = _ratio_moments(s_mat[:, a] - s_mat[:, b], ratio[:, a] - ratio[:, b], w, r_vec, method)
+        se[i] += e
+        sv[i] += v
+
+
 def _enumerate(cube, cells, method):
     """Per system and topic E, Var of AP, and per pair E, Var of ΔMAP, by enumerating each topic's documents.
 
@@ -117,15 +133,7 @@ def _enumerate(cube, cells, method):
                 row.append(total)
             rows.append(row + [sum(x)])
             weights.append(w)
-        vals, w = np.array(rows), np.array(weights)
-        s_mat, r_vec = vals[:, :n_s], vals[:, n_s]
-        ap_mat = np.where(r_vec[:, None] > 0, s_mat / np.maximum(r_vec[:, None], 1), 0.0)
-        for s in range(n_s):
-            sys_e[s, t], sys_v[s, t] = _ratio_moments(s_mat[:, s], ap_mat[:, s], w, r_vec, method)
-        for i, (a, b) in enumerate(pairs):
-            e, v = _ratio_moments(s_mat[:, a] - s_mat[:, b], ap_mat[:, a] - ap_mat[:, b], w, r_vec, method)
-            se[i] += e
-            sv[i] += v
+        _add_ratio_topic(rows, weights, t, pairs, method, sys_e, sys_v, se, sv)
     return sys_e, sys_v, se / n_t, sv / n_t**2
 
 

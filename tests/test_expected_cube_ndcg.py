@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_expected_cube_ap import _cube_cells, _ratio_moments, _runs_qrels, _topic_arrays
+from test_expected_cube_ap import _add_ratio_topic, _cube_cells, _runs_qrels, _topic_arrays
 
 from bayeval.data.rankcube import RankCube
 from bayeval.data.rankdata import RankData
@@ -95,15 +95,7 @@ def _enumerate_recall(cube, cells, k, method):
             hits = [sum(x[int(cube.docs[s, t, r])] for r in range(min(k, cube.lengths[s, t]))) for s in range(n_s)]
             rows.append(hits + [sum(x.values())])
             weights.append(w)
-        vals, w = np.array(rows, dtype=float), np.array(weights)
-        s_mat, r_vec = vals[:, :n_s], vals[:, n_s]
-        ratio = np.where(r_vec[:, None] > 0, s_mat / np.maximum(r_vec[:, None], 1), 0.0)
-        for s in range(n_s):
-            sys_e[s, t], sys_v[s, t] = _ratio_moments(s_mat[:, s], ratio[:, s], w, r_vec, method)
-        for i, (a, b) in enumerate(pairs):
-            e, v = _ratio_moments(s_mat[:, a] - s_mat[:, b], ratio[:, a] - ratio[:, b], w, r_vec, method)
-            se[i] += e
-            sv[i] += v
+        _add_ratio_topic(rows, weights, t, pairs, method, sys_e, sys_v, se, sv)
     return sys_e, sys_v, se / n_t, sv / n_t**2
 
 
