@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 from scipy.special import expit, log_expit
 
 __all__ = ["CoefPrior", "DenseDesign", "EffectsDesign", "NewtonResult", "OffsetSparseDesign", "SparseDesign",
@@ -126,10 +127,35 @@ class OffsetSparseDesign:
         vg = np.bincount(self.groups, v, minlength=G)
         M = np.bincount(self.cell, v[self.row] * self.S.data, minlength=G * p).reshape(G, p)
         cross = B.T @ M
-        Sv = self.S.copy()
-        Sv.data *= v[self.row]
-        SS = (self.ST @ Sv).toarray()
+        SS = _csr_weighted_gram(self.S.indptr, self.S.indices, self.S.data, np.asarray(v, dtype=np.float64), p)
         return (B * vg[:, None]).T @ B + cross + cross.T + SS
+
+
+@njit(cache=True)
+def _csr_weighted_gram(indptr, indices, data, v, p):
+    r""":math:`S^\top\mathrm{diag}(v)S` (dense p × p) of a CSR matrix S (n × p), row by row: row r adds
+    :math:`S_{ri}(S_{rj}v_r)` to every cell (i, j) of its stored entries, :math:`O(\sum_r\mathrm{nnz}_r^2)`.
+
+    The same products summed in the same order (ascending r in every cell) as scipy's
+    ``S.T.tocsr() @ (diag(v) S)`` (``csr_matmat``), so the result is bit-identical to that product, without
+    its two passes (a count of the output's entries, then the product) and its sparse copy of a dense block;
+    each pair of a row's entries is visited once for both cells.
+    """
+    out = np.zeros((p, p))
+    for r in range(len(indptr) - 1):
+        a, b = indptr[r], indptr[r + 1]
+        vr = v[r]
+        for e in range(a, b):
+            i = indices[e]
+            x = data[e]
+            xv = x * vr
+            for f in range(e, b):  # each pair once: (i, j) and (j, i) with their own rounding
+                j = indices[f]
+                y = data[f]
+                out[i, j] += x * (y * vr)
+                if f != e:
+                    out[j, i] += y * xv
+    return out
 
 
 @dataclass(frozen=True)
@@ -183,6 +209,7 @@ class EffectsDesign:
     U: np.ndarray  # (n_u, S) the distinct rows of W
     cell: np.ndarray  # per stored entry of W: group[row] * S + column (for the A-W block)
     row: np.ndarray  # per stored entry of W: its row
+    Us: object = None  # U as CSR (a pattern has a few entries: the products with U go through them)
 
     @classmethod
     def from_parts(cls, F, group, n_groups: int, W) -> EffectsDesign:
@@ -203,12 +230,17 @@ class EffectsDesign:
         if n and abs(W - csr_matrix(U)[pattern]).max() > 0:  # pragma: no cover - a hash collision
             pattern, U = np.arange(n), W.toarray()
         return cls(F[:, None] if F.ndim == 1 else F, group, int(n_groups), W, pattern, U,
-                   group[row] * S + W.indices, row)
+                   group[row] * S + W.indices, row, csr_matrix(U))
 
     def with_dense(self, F) -> EffectsDesign:
         """The same design with other dense columns F (same shape)."""
         return EffectsDesign(np.asarray(F, dtype=np.float64), self.group, self.n_groups, self.W, self.pattern,
-                             self.U, self.cell, self.row)
+                             self.U, self.cell, self.row, self.Us)
+
+    def _sparse_patterns(self):
+        from scipy.sparse import csr_matrix
+
+        return csr_matrix(self.U) if self.Us is None else self.Us
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -229,7 +261,6 @@ class EffectsDesign:
 
     def gram(self, v: np.ndarray) -> np.ndarray:
         r""":math:`X^\top \mathrm{diag}(v) X` (dense, p × p)."""
-        from scipy.linalg.blas import dsyrk
 
         k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
         F, vF = self.F, self.F * v[:, None]
@@ -242,6 +273,8 @@ class EffectsDesign:
         out[ab, ub] = np.bincount(self.cell, v[self.row] * self.W.data, minlength=G * S).reshape(G, S)
         vu = np.bincount(self.pattern, v, minlength=len(self.U))
         if len(vu) and np.all(vu >= 0):
+            from scipy.linalg.blas import dsyrk
+
             B = self.U * np.sqrt(vu)[:, None]
             UU = dsyrk(1.0, B.T)  # upper triangle of Bᵀ B
             UU += np.triu(UU, 1).T
@@ -258,7 +291,7 @@ class EffectsDesign:
         through the patterns (:math:`O(n_uSp + nk^2)`, no n × p product)."""
         k, G = self.F.shape[1], self.n_groups
         ab, ub = slice(k, k + G), slice(k + G, None)
-        Q = self.U @ C[ub, :]  # (n_u, p)
+        Q = self._sparse_patterns() @ C[ub, :]  # (n_u, p)
         quu = np.einsum("ij,ij->i", Q[:, ub], self.U)[self.pattern]
         return self._quad_rows(C) + 2.0 * Q[:, ab][self.pattern, self.group] + quu
 
@@ -269,7 +302,7 @@ class EffectsDesign:
         F, g = self.F, self.group
         qff = np.einsum("ij,jk,ik->i", F, C[fb, fb], F)
         qfa = np.einsum("ij,ji->i", F, C[fb, ab][:, g])
-        qfu = np.einsum("ij,ij->i", (self.U @ C[ub, fb])[self.pattern], F)
+        qfu = np.einsum("ij,ij->i", (self._sparse_patterns() @ C[ub, fb])[self.pattern], F)
         return qff + 2.0 * qfa + np.diag(C[ab, ab])[g] + 2.0 * qfu
 
     def gram_trace(self, C: np.ndarray, R: np.ndarray) -> np.ndarray:
@@ -281,7 +314,7 @@ class EffectsDesign:
         k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
         ab, ub = slice(k, k + G), slice(k + G, None)
         out = R.T @ self._quad_rows(C)
-        quu = np.einsum("ij,ij->i", self.U @ C[ub, ub], self.U)
+        quu = np.einsum("ij,ij->i", self._sparse_patterns() @ C[ub, ub], self.U)
         CAU = C[ab, ub].reshape(-1)
         for j in range(R.shape[1]):
             r = R[:, j]
