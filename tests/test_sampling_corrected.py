@@ -109,6 +109,10 @@ def test_bad_arguments_are_named(drawn):
         corrected_measures(col.runs, sample, empty="drop")
     with pytest.raises(BayevalInputError, match="inclusion"):
         corrected_measures(col.runs, sample, inclusion={t: np.zeros(len(sample[t])) for t in sample})
+    with pytest.raises(BayevalInputError, match="no probabilities for topic"):
+        corrected_measures(col.runs, sample, inclusion={})
+    with pytest.raises(BayevalInputError, match="depth"):
+        corrected_measures(col.runs, sample, depth=0)
 
 
 def test_the_study_runs_it(tmp_path, collection_dir_writer):

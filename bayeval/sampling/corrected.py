@@ -81,6 +81,8 @@ def corrected_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample, *
     influences = []
     for ti, tr in enumerate(data):
         ts = sample[tr.topic]
+        if inclusion is not None and tr.topic not in inclusion:
+            raise BayevalInputError(f"inclusion: no probabilities for topic {tr.topic!r}")
         pi = ts.inclusion if inclusion is None else np.asarray(inclusion[tr.topic], dtype=np.float64)
         if pi.shape != (len(ts),) or np.any(ts.sampled & ~(pi > 0)) or np.any(pi > 1):
             raise BayevalInputError(f"inclusion: topic {tr.topic!r} needs one probability in (0, 1] per pooled "
