@@ -58,7 +58,8 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--variance", choices=("jackknife", "own-label"), default="jackknife",
                    help="AP's variance estimate (default jackknife; docs/sampling.md)")
     r.add_argument("--methods", type=_methods, default=None,
-                   help="comma-separated subset of sample,model,assisted,mtc (default sample,model,assisted; "
+                   help="comma-separated subset of sample,sample-bc,model,assisted,model-recal,mtc (default "
+                        "sample,model,assisted; "
                         "mtc: trial 0 only)")
     r.set_defaults(func=_run)
     s = acts.add_parser("stats", help="coverage, width, RMSE, tau and proper scores per budget and method")

@@ -15,6 +15,8 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
 - ``model-recal``: ``model`` with the p of unjudged documents recalibrated on the pool
   (:func:`bayeval.sampling.recalibrate`, inverse-probability-weighted Platt scaling) — the map fitted on the
   cross-fitted predictions of the sampled documents, whose p never saw their own judgment;
+- ``sample-bc``: the sample alone, statAP with its ratio bias removed (:func:`bayeval.sampling.corrected_measures`,
+  second-order correction, jackknife variance of the corrected estimate);
 - ``mtc``: the same model fitted on the judgments MTC chooses (Carterette, Allan & Sitaraman 2006) for the
   trial's target pairs, as many as the sample drew, instead of the sample's. MTC is deterministic: its rows are
   computed in trial 0 only (the coverage is then over runs, not samples).
@@ -43,7 +45,7 @@ from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
            "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
 
-SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc")
+SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds")
 
@@ -120,7 +122,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
     from bayeval.expected import compare_systems, expected_measures
     from bayeval.measures import evaluate
     from bayeval.relevance import estimate_probabilities
-    from bayeval.sampling import assisted_measures, cross_fitted_predictions, recalibrate
+    from bayeval.sampling import assisted_measures, corrected_measures, cross_fitted_predictions, recalibrate
 
     rng = np.random.default_rng([config.seed, trial])
     runs = collection.runs(collection.run_names)
@@ -196,8 +198,10 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
                     else:
                         cross = cross_fitted() if cross is None else cross
                         probs = cross
-                ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
-                                       inclusion=incl, cutoffs=(), depth=config.depth, variance=config.variance)
+                ev = (corrected_measures(runs, sample, inclusion=incl, depth=config.depth) if method == "sample-bc"
+                      else assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
+                                             inclusion=incl, cutoffs=(), depth=config.depth,
+                                             variance=config.variance))
                 m, v = ev.mean("AP")
                 dd, se, p = ev.differences("AP")
                 d, dv, pl = dd[ia, ib], se[ia, ib] ** 2, p[ia, ib]

@@ -4,6 +4,8 @@
   SIGIR 2008), exactly as NIST's ``sample_eval.pl`` computes them.
 * :func:`stat_measures` — statAP and statP@k with design-based variance estimates from judgments with inclusion
   probabilities (Aslam, Pavlu & Yilmaz, SIGIR 2006).
+* :func:`corrected_measures` — statAP with the ratio's second-order bias removed, with the jackknife variance of
+  the corrected estimate (the sample alone).
 * :func:`assisted_measures` — model-assisted (prediction-powered) AP and P@k: a model's predictions for every
   pooled document corrected by the random sample, with design-based variances, covariances and P(Δ < 0).
 * :func:`cross_fitted_predictions` — the model's p for each pooled document from a fit on the other folds'
@@ -16,10 +18,11 @@ Formulas and papers: docs/sampling.md.
 """
 
 from bayeval.sampling.assisted import AssistedEvaluation, assisted_measures
+from bayeval.sampling.corrected import corrected_measures
 from bayeval.sampling.crossfit import cross_fitted_predictions
 from bayeval.sampling.inferred import InferredEvaluation, inferred_measures
 from bayeval.sampling.recalibration import Recalibration, recalibrate
 from bayeval.sampling.statistical import StatEvaluation, stat_measures
 
 __all__ = ["AssistedEvaluation", "InferredEvaluation", "Recalibration", "StatEvaluation", "assisted_measures",
-           "cross_fitted_predictions", "inferred_measures", "recalibrate", "stat_measures"]
+           "corrected_measures", "cross_fitted_predictions", "inferred_measures", "recalibrate", "stat_measures"]
