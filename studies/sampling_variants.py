@@ -169,6 +169,14 @@ def evaluate_variants(args) -> None:
     best = {tr.topic: np.where(tr.ranks > 0, tr.ranks, 10**9).min(axis=1)[(tr.ranks > 0).any(axis=1)].astype(float)
             for tr in base}
     variants = [v.strip() for v in args.variants.split(";") if v.strip()]
+    for v in variants:
+        parts = v.split("-")
+        ok = (len(parts) == 2 and parts[0] == "sample" and parts[1] in VARIANCE_NAMES) or (
+            3 <= len(parts) <= 4 and (parts[0] == "whole" or (parts[0][:1] == "K" and parts[0][1:].isdigit()))
+            and parts[1] in ("raw", "recal", "rank") and parts[2] in VARIANCE_NAMES
+            and (len(parts) == 3 or parts[3] == "ns" or parts[3][:1] == "w"))
+        if not ok:
+            raise SystemExit(f"--variants: cannot read {v!r} (see the module docstring for the names)")
     files = sorted(Path(args.cache).glob(f"{col.name}_*.pkl"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
     rows = []
     for path in files:
