@@ -39,18 +39,19 @@ def test_folds_are_balanced_seeded_and_blind_to_the_sample():
         assign_folds(s1, 1, seed=0)
 
 
-def test_no_fit_sees_the_documents_it_predicts():
+@pytest.mark.parametrize("folds", [2, 5])
+def test_no_fit_sees_the_documents_it_predicts(folds):
     runs, truth, preds, design = _collection()
     sample = _draw(truth, design, np.random.default_rng(1))
-    fold = assign_folds(sample, 2, seed=0)
+    fold = assign_folds(sample, folds, seed=0)
     seen = []
 
     def fit(training):
         seen.append(training)
         return _memoriser(preds)(training)
 
-    cf = cross_fitted_predictions(sample, fit, folds=2, seed=0)
-    assert len(seen) == 2
+    cf = cross_fitted_predictions(sample, fit, folds=folds, seed=0)
+    assert len(seen) == folds
     for k, training in enumerate(seen):
         for t, ts in training.items():
             assert not np.any(ts.sampled[fold[t] == k])                         # fold k held out ...

@@ -52,10 +52,10 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--model", default="hier-default", help="relevance model configuration (default hier-default)")
     r.add_argument("--pairs", type=positive_int, default=200, help="run pairs per trial (default 200)")
     r.add_argument("--seed", type=int, default=1, help="study seed (default 1)")
-    r.add_argument("--folds", type=int, default=2,
-                   help="cross-fitting folds of the model-assisted predictions (default 2; 0: the model fitted "
+    r.add_argument("--folds", type=int, default=5,
+                   help="cross-fitting folds of the model-assisted predictions (default 5; 0: the model fitted "
                         "on the whole sample that corrects it, for comparison)")
-    r.add_argument("--variance", choices=("jackknife", "own-label"), default="jackknife",
+    r.add_argument("--variance", choices=("jackknife", "own-label", "linearised"), default="jackknife",
                    help="AP's variance estimate (default jackknife; docs/sampling.md)")
     r.add_argument("--methods", type=_methods, default=None,
                    help="comma-separated subset of sample,sample-bc,model,assisted,model-recal,mtc (default "

@@ -16,8 +16,8 @@ __all__ = ["assisted_topic", "tuned_weight"]
 
 def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: np.ndarray, resid: np.ndarray,
                    coef: np.ndarray, r_hat: float, cutoffs: tuple[int, ...], z_own: np.ndarray,
-                   x_own: np.ndarray, r_floor: float = 0.0, drop: np.ndarray | None = None
-                   ) -> dict[str, np.ndarray]:
+                   x_own: np.ndarray, r_floor: float = 0.0, drop: np.ndarray | None = None,
+                   at_z: bool = False) -> dict[str, np.ndarray]:
     """Estimates and per-document influences of every system for one topic.
 
     Parameters
@@ -46,6 +46,9 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
         estimate with e's draw undone (``z_e → λ p_e``): for a statistic linear in the labels this is the
         Horvitz-Thompson variance estimate ``Σ_e (1 - π_e) y_e²/π_e²`` of Poisson sampling, and for AP's
         ratio it needs no derivative (docs/sampling.md). ``resid · √coef = √(1 - π_e) · δ_e`` either way.
+    at_z : bool
+        When ``drop`` is not given: AP's derivatives taken at the corrected labels ``z`` themselves (the
+        textbook linearisation, ``∂AP/∂x_e = (∂N/∂z_e - AP)/R̂``) instead of with e's own label put back.
 
     Returns
     -------
@@ -75,7 +78,10 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     delta = z_own - x_own                                               # (n,)
     r_own = np.maximum(r_raw - delta, r_floor)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if drop is None:
+        if drop is None and at_z:
+            out["AP_g"] = (w[None, :] * (dnum_e - ap[:, None]) / r_hat if r_hat > 0
+                           else np.zeros((S, len(resid))))
+        elif drop is None:
             ap_own = np.where(r_own > 0, (num[:, None] - delta[None, :] * dnum_e) / r_own[None, :], 0.0)
             out["AP_g"] = np.where(r_own > 0, w[None, :] * (dnum_e - ap_own) / r_own[None, :], 0.0)
         else:

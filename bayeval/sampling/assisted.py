@@ -26,7 +26,10 @@ from bayeval.errors import BayevalInputError
 from bayeval.sampling._assisted_kernels import assisted_topic, tuned_weight
 from bayeval.sampling.statistical import StatEvaluation
 
-__all__ = ["AssistedEvaluation", "assisted_measures"]
+__all__ = ["VARIANCES", "AssistedEvaluation", "assisted_measures"]
+
+#: AP's variance estimates :func:`assisted_measures` offers (docs/sampling.md compares them).
+VARIANCES = ("jackknife", "own-label", "linearised")
 
 
 @dataclass(frozen=True)
@@ -126,12 +129,13 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         between-topic covariance (ddof 1) of runs a and b's AP over the informative topics (Cochran 1977,
         §2.5: variance of a mean under simple random sampling without replacement). AP only: P@k's
         Horvitz-Thompson estimate is 0 and unbiased on an empty topic.
-    variance : {"jackknife", "own-label"}
+    variance : {"jackknife", "own-label", "linearised"}
         AP's variance: the delete-one Poisson jackknife ``Σ_e (1 - π_e) (AP - AP_(e))²``, ``AP_(e)`` the
         estimate with e's draw undone (exact for statistics linear in the labels; default, chosen on Robust 2003
-        and synthetic collections, docs/sampling.md), or linearised with each sampled document's derivative
-        taken at its own label (more conservative). P@k's is the same either way.
-
+        and synthetic collections, docs/sampling.md); linearised with each sampled document's derivative
+        taken at its own label (``"own-label"``, more conservative); or the textbook linearisation
+        ``Σ_e (1 - π_e)/π_e² (x_e - λ p_e)² (∂AP/∂x_e)²`` with derivatives at the corrected labels
+        (``"linearised"``, smallest). P@k's is the same in every case.
     Notes
     -----
     Runs' documents outside the pool count as nonrelevant (as in trec_eval and ``sample_eval.pl``). A topic's
@@ -145,8 +149,8 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     if not float(shrink) >= 0.0:
         raise BayevalInputError(f"shrink: must be >= 0, got {shrink!r}")
     shrink = float(shrink)
-    if variance not in ("own-label", "jackknife"):
-        raise BayevalInputError(f"variance: 'own-label' or 'jackknife', got {variance!r}")
+    if variance not in VARIANCES:
+        raise BayevalInputError(f"variance: one of {', '.join(VARIANCES)}, got {variance!r}")
     if empty not in ("impute", "zero"):
         raise BayevalInputError(f"empty: 'impute' or 'zero', got {empty!r}")
     if not 0.0 <= float(default) <= 1.0:
@@ -175,7 +179,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         ranks = tr.ranks[where[smp]].T.astype(np.int64)                 # (S, n)
         coef = (1.0 - pi[smp]) / pi[smp] ** 2
 
-        prepared.append((p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance == "jackknife"))
+        prepared.append((p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance))
         if weight is None:  # the variance's sensitivity to each sampled document, at λ = 1
             first = _topic_pass(1.0, *prepared[-1])
             resid = (x - p)[smp]
@@ -234,11 +238,13 @@ def _imputation_covariance(values: np.ndarray, has: np.ndarray, informative: np.
     return s * np.sqrt(np.outer(factor, factor))
 
 
-def _topic_pass(lam, p, x, smp, pi, tr, where, ranks, coef, cutoffs, jackknife) -> dict:
+def _topic_pass(lam, p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance) -> dict:
     """One topic's estimates at weight ``lam`` (corrected labels ``z`` laid out in every run's order)."""
     z = lam * p + np.where(smp, (x - lam * p) / np.where(smp, pi, 1.0), 0.0)
     z_doc = np.zeros(tr.n_docs)
     z_doc[where] = z
     return assisted_topic(tr.ranked_values(z_doc, 0.0), tr.lengths.astype(np.int64), ranks, (x - lam * p)[smp],
                           coef, float(z.sum()), cutoffs, z[smp], x[smp],
-                          r_floor=float(x[smp].sum()), drop=((x - lam * p)[smp] / pi[smp]) if jackknife else None)
+                          r_floor=float(x[smp].sum()),
+                          drop=((x - lam * p)[smp] / pi[smp]) if variance == "jackknife" else None,
+                          at_z=variance == "linearised")

@@ -60,7 +60,7 @@ def held_out(sample: StratifiedSample, fold: Mapping[str, np.ndarray], k: int) -
 
 
 def cross_fitted_predictions(sample: StratifiedSample,
-                             fit: Callable[[StratifiedSample], RelevanceProbabilities], *, folds: int = 2,
+                             fit: Callable[[StratifiedSample], RelevanceProbabilities], *, folds: int = 5,
                              seed: int = 0, default: float = 0.0) -> RelevanceProbabilities:
     """Each pooled document's p from the fit on the other folds' sampled judgments.
 
@@ -72,6 +72,8 @@ def cross_fitted_predictions(sample: StratifiedSample,
         ``fit(training_sample) -> RelevanceProbabilities``: fits the model on ``training_sample``'s sampled
         documents (the others unjudged) and predicts every pooled document. Called ``folds`` times.
     folds : int >= 2
+        Default 5: each fit sees 80% of the sample (against 2: narrower model-assisted intervals on a synthetic
+        collection, the same on Robust 2003, at 2.5 times the fits; docs/sampling.md).
     seed : int
         Seed of the fold assignment (:func:`assign_folds`).
     default : float
