@@ -41,16 +41,17 @@ def main() -> None:
                     help="a document's p from its cells: their mean, or the mean projected onto the cells' counts")
     ap.add_argument("--no-vote-classes", action="store_true", help="with --combine projected: no vote classes")
     ap.add_argument("--ridge", type=float, default=0.01, help="the projection's ridge λ (default 0.01)")
+    ap.add_argument("--draw-steps", type=int, default=3, help="chord steps per posterior draw (default 3)")
     args = ap.parse_args()
     col = load_collection(args.collection)
     runs, qrels = col.runs(col.run_names), col.qrels()
     for m in (float(x) for x in args.means.split(",")):
         t0 = time.perf_counter()
         combine = "" if args.combine == "mean" else (f"-projected{'' if args.no_vote_classes else '-votes'}"
-                                                     f"-ridge{args.ridge:g}")
+                                                     f"-ridge{args.ridge:g}-steps{args.draw_steps}")
         cfg = SparseLabelConfig(relevant_mean=m, pooling=args.pooling, relevant_shape=args.shape,
                                 combine=args.combine, vote_classes=not args.no_vote_classes,
-                                projection_ridge=args.ridge,
+                                projection_ridge=args.ridge, projection_draw_steps=args.draw_steps,
                                 name=f"sparse-mu{m:g}-kappa{args.pooling:g}-k{args.shape:g}{combine}")
         st = run_sparse_study(runs, qrels, trials=args.trials, depth=args.depth, model=cfg)
         bins = st.reliability()

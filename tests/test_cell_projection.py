@@ -7,7 +7,7 @@ import pytest
 from scipy import linalg, sparse
 
 from bayeval.errors import BayevalInputError
-from bayeval.relevance.cell_projection import project_onto_cells, tilt
+from bayeval.relevance.cell_projection import project_onto_cells, refine_draws, tilt
 
 
 def _overlapping(seed=0, n_docs=400, n_cells=12):
@@ -78,6 +78,22 @@ def test_tilt_reproduces_the_projection_and_applies_to_many_priors():
     assert many.shape == (2, len(prior)) and np.all(many[1] < many[0])
 
 
+def test_draws_move_towards_their_own_projection():
+    """Chord steps from the point's corrections reach each draw's own projection; no step is the tilt."""
+    x, prior, m = _overlapping(seed=4)
+    rng = np.random.default_rng(5)
+    priors = np.clip(prior * rng.uniform(0.5, 1.5, size=(6, 1)), 0.01, 0.99)
+    targets = np.clip(m * rng.uniform(0.7, 1.3, size=(6, len(m))), 0, np.asarray(x.sum(axis=0)).ravel())
+    point = project_onto_cells(x, priors.mean(axis=0), targets.mean(axis=0), ridge=0.01)
+    exact = np.array([project_onto_cells(x, p, t, ridge=0.01).p for p, t in zip(priors, targets, strict=True)])
+    far = np.abs(refine_draws(x, point, priors, targets, ridge=0.01, steps=0) - exact).max()
+    np.testing.assert_allclose(refine_draws(x, point, priors, targets, ridge=0.01, steps=0),
+                               tilt(x, priors, point.beta), atol=1e-12)
+    assert far > 0.05
+    err = [np.abs(refine_draws(x, point, priors, targets, ridge=0.01, steps=k) - exact).max() for k in (1, 3, 30)]
+    assert err[0] < 0.5 * far and err[1] < err[0] and err[2] < 1e-6, (far, err)
+
+
 def test_bad_input_is_named():
     x = sparse.csr_matrix(np.ones((3, 2)))
     with pytest.raises(BayevalInputError, match="prior"):
@@ -86,3 +102,8 @@ def test_bad_input_is_named():
         project_onto_cells(x, [0.5] * 3, [1.0, 4.0])
     with pytest.raises(BayevalInputError, match="ridge"):
         project_onto_cells(x, [0.5] * 3, [1.0, 1.0], ridge=-1)
+    point = project_onto_cells(x, [0.5] * 3, [1.0, 1.0])
+    with pytest.raises(BayevalInputError, match="priors, targets"):
+        refine_draws(x, point, np.full((2, 3), 0.5), np.ones((3, 2)))
+    with pytest.raises(BayevalInputError, match="steps"):
+        refine_draws(x, point, np.full((2, 3), 0.5), np.ones((2, 2)), steps=-1)

@@ -485,6 +485,9 @@ class SparseLabelConfig:
         2–3, 4–7, … runs), estimated from the sparse labels like a cell's.
     projection_ridge : float
         Penalty :math:`\lambda` of the projection's corrections (0: exact; large: the mean).
+    projection_draw_steps : int
+        Chord steps that move each posterior draw's corrections from the point's towards its own projection
+        (0: every draw tilted by the point's corrections).
     """
 
     relevant_mean: float = 2.0
@@ -494,6 +497,7 @@ class SparseLabelConfig:
     combine: str = "mean"
     vote_classes: bool = True
     projection_ridge: float = 0.01
+    projection_draw_steps: int = 3
     name: str = "sparse"
     description: str = ""
     kind: str = field(default="sparse", init=False)
@@ -511,6 +515,10 @@ class SparseLabelConfig:
         if not isinstance(self.vote_classes, bool):
             raise BayevalInputError(f"vote_classes: must be true or false, got {self.vote_classes!r}")
         _nonneg("projection_ridge", self.projection_ridge)
+        if not isinstance(self.projection_draw_steps, int) or isinstance(self.projection_draw_steps, bool) \
+                or self.projection_draw_steps < 0:
+            raise BayevalInputError(f"projection_draw_steps: must be a non-negative integer, "
+                                    f"got {self.projection_draw_steps!r}")
         edges = tuple(self.bin_edges)
         if (not edges or any(not isinstance(e, int) or isinstance(e, bool) for e in edges) or edges[0] != 1
                 or any(b <= a for a, b in zip(edges[:-1], edges[1:], strict=True))):

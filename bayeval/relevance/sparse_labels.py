@@ -67,7 +67,7 @@ from scipy import sparse
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
-from bayeval.relevance.cell_projection import project_onto_cells, tilt
+from bayeval.relevance.cell_projection import project_onto_cells, refine_draws
 from bayeval.relevance.results import RelevanceEstimate
 
 __all__ = ["RankLayout", "SparseLabelModel", "rank_bin_counts", "rank_layout", "sparse_label_probabilities",
@@ -233,7 +233,7 @@ def vote_class(count: np.ndarray) -> np.ndarray:
 
 def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray, n_draws: int,
                      rng: np.random.Generator, *, vote_classes: bool, pooling: float, ridge: float,
-                     point: bool) -> np.ndarray:
+                     point: bool, draw_steps: int) -> np.ndarray:
     """p of every document by the projection of the cells' mean onto their counts (module notes, "combine");
     ``(n_draws, n_docs)``, or ``(1, n_docs)`` from the posterior mean rates when ``point``."""
     n_cells = fit.a.size
@@ -267,13 +267,15 @@ def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray
     if len(rows):
         inc = inc.tocsr()
         res = project_onto_cells(inc, prior[:, rows].mean(axis=0), targets.mean(axis=0), ridge=ridge)
-        out[:, rows] = res.p[None, :] if point else tilt(inc, prior[:, rows], res.beta)
+        out[:, rows] = res.p[None, :] if point else refine_draws(inc, res, prior[:, rows], targets, ridge=ridge,
+                                                                 steps=draw_steps)
     return out
 
 
 def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, relevant_shape: float = 0.25,
                                bin_edges=(1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501), pooling: float = 0.1,
                                combine: str = "mean", vote_classes: bool = True, projection_ridge: float = 0.01,
+                               projection_draw_steps: int = 3,
                                p_draws: int | None = 200, seed=0, model: str = "sparse") -> RelevanceEstimate:
     r"""p of every document under the sparse-label model (module notes), with posterior draws.
 
@@ -298,6 +300,9 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
         With ``"projected"``: the vote classes' counts are constraints too.
     projection_ridge : float
         :math:`\lambda` of :func:`~bayeval.relevance.cell_projection.project_onto_cells`.
+    projection_draw_steps : int
+        Chord steps per posterior draw from the point's corrections
+        (:func:`~bayeval.relevance.cell_projection.refine_draws`; 0: the point's corrections for every draw).
     p_draws : int or None
         Posterior draws of p to keep (``None``/0: the point p only, from 1,000 draws of the cells).
     seed : int or None
@@ -334,7 +339,8 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
     rng = np.random.default_rng(seed)
     draws = None
     if combine == "projected":
-        opts = {"vote_classes": bool(vote_classes), "pooling": pooling, "ridge": float(projection_ridge)}
+        opts = {"vote_classes": bool(vote_classes), "pooling": pooling, "ridge": float(projection_ridge),
+                "draw_steps": int(projection_draw_steps)}
         if p_draws:
             flat_draws = _projected_draws(layout, fit, cell, int(p_draws), rng, point=False, **opts)
             flat_draws = flat_draws.astype(np.float32)
