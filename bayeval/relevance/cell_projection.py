@@ -209,14 +209,15 @@ def project_onto_cells(incidence, prior, targets, *, ridge: float = 0.01, tol: f
 
     Examples
     --------
-    Two runs retrieve the same two documents, and each cell says one of them is relevant; then the second run
-    says both are:
+    Two runs retrieve the same two documents (one cell each), and each cell says one of them is relevant:
+    the prior already fits. If the second cell says both are, no p fits both, and a small ridge gives the mean
+    of the two rates (0.5 and 1):
 
     >>> x = np.array([[1, 1], [1, 1]])
     >>> r = project_onto_cells(x, [0.5, 0.5], [1.0, 1.0])
     >>> np.round(r.p, 6).tolist(), np.round(r.beta, 6).tolist()
     ([0.5, 0.5], [0.0, 0.0])
-    >>> np.round(project_onto_cells(x, [0.5, 0.5], [1.0, 2.0]).p, 2).tolist()  # no p fits both: the mean
+    >>> np.round(project_onto_cells(x, [0.5, 0.5], [1.0, 2.0], ridge=1e-4).p, 3).tolist()
     [0.75, 0.75]
     """
     x = sparse.csr_matrix(incidence, dtype=np.float64)
