@@ -43,6 +43,21 @@ and an unjudged document gets the mean of :math:`p_{s,b(r_s)}` over the runs :ma
 (at rank :math:`r_s`); a document no run retrieves gets 0. Judged documents get the same formula (their labels
 replace it downstream).
 
+*Combine* (``combine="projected"``). The mean does not keep the cells' rates: a document a good run ranks high is
+shared with weaker runs, whose lower rates pull its p down, so the mean p over the good run's cell falls below
+:math:`p_{sb}` and the better runs' expected measures are compressed (docs/sparse-labels.md). The projected
+combination replaces the mean :math:`p^0_d` by the closest p (Kullback–Leibler, document by document) under
+which every cell's unjudged positions hold their expected relevant count
+:math:`\sum_{d} X_{d,sb}\,p_d = n^{u}_{sb}\,p_{sb}` (:math:`n^u_{sb}` unjudged positions), and, with
+``vote_classes``, every vote class :math:`v` (documents retrieved by :math:`2^v` to :math:`2^{v+1}-1` runs, pooled
+over topics) holds :math:`(N_v-c_v)\,\operatorname{clip}((\bar R-1)\theta_v/(1-\theta_v),0,1)`, with
+:math:`\theta_v\sim\mathrm{Beta}(c_v+\kappa\bar N\pi,\ N_v-c_v+\kappa\bar N(1-\pi))` from its :math:`N_v`
+documents, :math:`c_v` of them judged (:math:`\pi` the share over all classes, :math:`\bar N` the mean class
+size). The solution is :math:`p_d=\sigma(\operatorname{logit}p^0_d+\sum_c X_{dc}\beta_c)`
+(:func:`~bayeval.relevance.cell_projection.project_onto_cells`, ridge ``projection_ridge``), fitted at the
+posterior mean. Each draw then takes ``projection_draw_steps`` chord steps towards its own projection
+(:func:`~bayeval.relevance.cell_projection.refine_draws`).
+
 *Posterior draws.* Draw :math:`d` draws :math:`\bar R^{(d)}` from its prior and every :math:`\theta^{(d)}_{sb}`
 from its Beta posterior; the same draw holds in every topic (the rate is shared), which is what the moment
 methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of p.
@@ -234,8 +249,8 @@ def vote_class(count: np.ndarray) -> np.ndarray:
 def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray, n_draws: int,
                      rng: np.random.Generator, *, vote_classes: bool, pooling: float, ridge: float,
                      point: bool, draw_steps: int) -> np.ndarray:
-    """p of every document by the projection of the cells' mean onto their counts (module notes, "combine");
-    ``(n_draws, n_docs)``, or ``(1, n_docs)`` from the posterior mean rates when ``point``."""
+    """p of every document by the projection of the cells' mean onto their counts (module notes, *Combine*);
+    ``(n_draws, n_docs)``, or ``(1, n_docs)``: the projection of the posterior-mean problem when ``point``."""
     n_cells = fit.a.size
     theta, rbar = fit.draw_parts(n_draws, rng)
     rates = fit.unjudged_rate(theta, rbar).reshape(n_draws, n_cells)
@@ -295,7 +310,7 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
         mean positions per bin (0: no shrinkage).
     combine : {"mean", "projected"}
         A document's p: the mean of its cells' rates, or that mean projected onto the cells' expected relevant
-        counts (module notes, "combine").
+        counts (module notes, *Combine*).
     vote_classes : bool
         With ``"projected"``: the vote classes' counts are constraints too.
     projection_ridge : float
