@@ -16,6 +16,7 @@ import argparse
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankcube import RankCube
@@ -26,24 +27,28 @@ from bayeval.experiments.collection import load_collection
 from bayeval.experiments.sparse import sparse_labels
 from bayeval.measures import evaluate
 from bayeval.relevance import estimate_probabilities
+from bayeval.relevance.cell_projection import project_onto_cells
 from bayeval.relevance.sparse_labels import rank_layout
 
 BIN_EDGES = (1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501)
 
 
-def oracle_p(data: RankData, deep: Qrels, cells: str = "run-bin") -> list[np.ndarray]:
+def oracle_p(data: RankData, deep: Qrels, cells: str = "run-bin", projection_ridge: float = 1e-4):
     """Per topic, p of each document: the mean over the runs retrieving it of its cell's true rate.
 
     ``cells``: ``run-bin`` (the model's cells), ``topic-run-bin`` (each topic its own), ``run-bin-votes`` (the
     model's cells split by how many runs retrieve the document: 1, 2-3, 4-7, 8+), ``document`` (p = the deep
     judgment itself: what is left is the moments' denominator, R inside the runs' union against the qrels' R_t),
     ``run-bin-logodds`` (the model's cells' true rates combined per document by a log-odds sum around the base
-    rate π of the union, logit p = logit π + Σ_s (logit q_s − logit π), instead of their mean).
+    rate π of the union, logit p = logit π + Σ_s (logit q_s − logit π), instead of their mean),
+    ``run-bin-projected`` (the ``run-bin`` mean projected onto the cells' true relevant counts:
+    :func:`bayeval.relevance.cell_projection.project_onto_cells`, every cell's mean p its true rate).
     """
     lay = rank_layout(data)
     nb = len(BIN_EDGES)
     cell = lay.system * nb + (np.searchsorted(np.asarray(BIN_EDGES) - 1, lay.rank, side="right") - 1)
     logodds = cells == "run-bin-logodds"
+    projected = cells in ("run-bin-projected", "run-bin-projected-votes")
     if cells == "document":
         cell = lay.doc
     elif cells == "topic-run-bin":
@@ -67,6 +72,17 @@ def oracle_p(data: RankData, deep: Qrels, cells: str = "run-bin") -> list[np.nda
         p = np.where(cnt > 0, 1 / (1 + np.exp(-(np.log(base / (1 - base)) + z))), 0.0)
     else:
         p = np.bincount(lay.doc, weights=rate[cell], minlength=lay.n_docs) / np.maximum(cnt, 1)
+    if projected:
+        inc = sparse.csr_matrix((np.ones(int(unj.sum())), (lay.doc[unj], cell[unj])), shape=(lay.n_docs, size))
+        targets = r
+        if cells == "run-bin-projected-votes":  # and the share relevant per vote class (1, 2-3, 4-7, 8+ runs)
+            unj_doc = np.zeros(lay.n_docs, bool)
+            unj_doc[lay.doc[unj]] = True
+            d = np.flatnonzero(unj_doc)
+            vote = np.searchsorted([2, 4, 8], cnt[d], side="right")
+            inc = sparse.hstack([inc, sparse.csr_matrix((np.ones(len(d)), (d, vote)), shape=(lay.n_docs, 4))])
+            targets = np.concatenate([r, np.bincount(vote, weights=deep_rel[d].astype(float), minlength=4)])
+        p = project_onto_cells(inc.tocsr(), p, targets, ridge=projection_ridge).p
     return np.split(p, lay.offsets[1:-1]), deep_rel, lay
 
 
@@ -77,7 +93,8 @@ def main() -> None:
     ap.add_argument("--model", default="sparse-trec")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--oracle", default="run-bin", choices=("run-bin", "topic-run-bin", "run-bin-votes",
-                                                                "document", "run-bin-logodds"))
+                                                                "document", "run-bin-logodds", "run-bin-projected",
+                                                                "run-bin-projected-votes"))
     args = ap.parse_args()
     col = load_collection(args.collection)
     runs, deep = col.runs(col.run_names), col.qrels()

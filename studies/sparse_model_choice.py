@@ -7,6 +7,7 @@ and prints Kendall's τ, RMSE and the proper scores of P(Δ<0). Run it on the sy
     python studies/sparse_model_choice.py ../shared/data/robust03 --means 1,10,30,60 --pooling 1
     python studies/sparse_model_choice.py ../shared/data/robust03 --means 60 --pooling 0.1
     python studies/sparse_model_choice.py /tmp/sparse/synth-msm --means 1,2,5,10 --pooling 1
+    python studies/sparse_model_choice.py ../shared/data/robust03 --means 60 --trials 5 --combine projected
 """
 
 from __future__ import annotations
@@ -36,16 +37,25 @@ def main() -> None:
     ap.add_argument("--shape", type=float, default=0.5, help="Gamma shape k of R̄ - 1 (default 0.5)")
     ap.add_argument("--trials", type=int, default=1)
     ap.add_argument("--depth", type=int, default=100)
+    ap.add_argument("--combine", default="mean", choices=("mean", "projected"),
+                    help="a document's p from its cells: their mean, or the mean projected onto the cells' counts")
+    ap.add_argument("--no-vote-classes", action="store_true", help="with --combine projected: no vote classes")
+    ap.add_argument("--ridge", type=float, default=0.01, help="the projection's ridge λ (default 0.01)")
+    ap.add_argument("--draw-steps", type=int, default=3, help="chord steps per posterior draw (default 3)")
     args = ap.parse_args()
     col = load_collection(args.collection)
     runs, qrels = col.runs(col.run_names), col.qrels()
     for m in (float(x) for x in args.means.split(",")):
         t0 = time.perf_counter()
+        combine = "" if args.combine == "mean" else (f"-projected{'' if args.no_vote_classes else '-votes'}"
+                                                     f"-ridge{args.ridge:g}-steps{args.draw_steps}")
         cfg = SparseLabelConfig(relevant_mean=m, pooling=args.pooling, relevant_shape=args.shape,
-                                name=f"sparse-mu{m:g}-kappa{args.pooling:g}-k{args.shape:g}")
+                                combine=args.combine, vote_classes=not args.no_vote_classes,
+                                projection_ridge=args.ridge, projection_draw_steps=args.draw_steps,
+                                name=f"sparse-mu{m:g}-kappa{args.pooling:g}-k{args.shape:g}{combine}")
         st = run_sparse_study(runs, qrels, trials=args.trials, depth=args.depth, model=cfg)
         bins = st.reliability()
-        print(f"μ={m:g} κ={args.pooling:g} k={args.shape:g}: "
+        print(f"{cfg.name}: "
               + st.summary().replace("\n", " | ")
               + f" | inconsistent bins {int((~bins['consistent']).sum())}, over-confident {over_confident(bins)}"
               + f"  ({time.perf_counter() - t0:.1f} s)", flush=True)

@@ -121,3 +121,71 @@ def test_sparse_study_uses_the_model_and_m_one_is_trec_eval():
     assert st.model == "sparse" and np.isfinite(st.trials["tau_bayeval"]).all()
     flat = run_sparse_study(col.runs, col.qrels, trials=1, seed=2, model=SparseLabelConfig(relevant_mean=1.0))
     assert flat.trials["rmse_bayeval"].iloc[0] == pytest.approx(flat.trials["rmse_trec_eval"].iloc[0], abs=1e-9)
+
+
+def _cell_rates_and_class_targets(layout, seed, *, relevant_mean, pooling):
+    """The point problem the projected combination solves (the model's own draws, replayed from ``seed``)."""
+    from bayeval.relevance.sparse_labels import SparseLabelModel, vote_class
+
+    fit = SparseLabelModel.fit(layout, relevant_mean=relevant_mean, relevant_shape=0.5, bin_edges=EDGES,
+                               pooling=pooling)
+    rng = np.random.default_rng(seed)
+    theta, rbar = fit.draw_parts(1000, rng)
+    rates = fit.unjudged_rate(theta, rbar).reshape(1000, -1)
+    count = np.bincount(layout.doc, minlength=layout.n_docs)
+    retrieved = np.flatnonzero(count > 0)
+    cls = vote_class(count[retrieved])
+    size = np.bincount(cls).astype(float)
+    hits = np.bincount(cls[layout.judged_relevant[retrieved]], minlength=len(size)).astype(float)
+    pooled, strength = hits.sum() / size.sum(), pooling * size.mean()
+    theta_v = rng.beta(hits + strength * pooled, size - hits + strength * (1 - pooled), size=(1000, 1, len(size)))
+    class_rates = fit.unjudged_rate(theta_v, rbar).reshape(1000, -1)
+    return rates.mean(axis=0), class_rates.mean(axis=0), cls, retrieved
+
+
+def test_projected_p_keeps_every_cells_rate_and_class_count(truth):
+    """combine='projected': over each run-and-bin cell the mean p of its unjudged positions is the cell's rate,
+    and each vote class holds its estimated relevant count; the mean of the runs' rates keeps neither."""
+    col, _, _ = truth
+    sparse = RankData.build(col.runs, sparse_labels(col.qrels, np.random.default_rng(4)))
+    lay = rank_layout(sparse)
+    rates, class_rates, cls, retrieved = _cell_rates_and_class_targets(lay, 7, relevant_mean=8.0, pooling=0.1)
+    cell = lay.system * len(EDGES) + np.searchsorted(np.array(EDGES) - 1, lay.rank, side="right") - 1
+    unj = ~lay.judged_relevant[lay.doc]
+    n_unj = np.bincount(cell[unj], minlength=rates.size)
+    unj_doc = ~lay.judged_relevant[retrieved]
+    misfits = {}
+    for combine in ("projected", "mean"):
+        est = sparse_label_probabilities(sparse, relevant_mean=8.0, relevant_shape=0.5, bin_edges=EDGES,
+                                         pooling=0.1, combine=combine, projection_ridge=1e-7, p_draws=None, seed=7)
+        p = np.concatenate(est.p)
+        cell_mean = np.bincount(cell[unj], weights=p[lay.doc[unj]], minlength=rates.size) / np.maximum(n_unj, 1)
+        class_sum = np.bincount(cls[unj_doc], weights=p[retrieved[unj_doc]], minlength=len(class_rates))
+        class_target = class_rates * np.bincount(cls[unj_doc], minlength=len(class_rates))
+        misfits[combine] = (np.max(np.abs(cell_mean - rates)[n_unj > 0]),
+                            np.max(np.abs(class_sum - class_target) / np.maximum(class_target, 1)))
+    assert misfits["projected"][0] < 1e-4 and misfits["projected"][1] < 1e-4, misfits
+    assert misfits["mean"][0] > 0.02 and misfits["mean"][1] > 0.05, misfits
+
+
+def test_projected_with_one_run_and_no_classes_is_the_mean(truth):
+    """One run: no document is shared, so nothing is corrected (point and draws)."""
+    col, _, _ = truth
+    one = RankData.build(col.runs[:1], sparse_labels(col.qrels, np.random.default_rng(0)))
+    kw = {"relevant_mean": 5.0, "bin_edges": EDGES, "p_draws": 20, "seed": 3, "vote_classes": False}
+    mean = sparse_label_probabilities(one, combine="mean", **kw)
+    proj = sparse_label_probabilities(one, combine="projected", **kw)
+    for a, b, da, db in zip(mean.p, proj.p, mean.draws, proj.draws, strict=True):
+        j = np.asarray(one[0].judged)
+        np.testing.assert_allclose(a[~j], b[~j], atol=1e-6)
+        np.testing.assert_allclose(da[:, ~j], db[:, ~j], atol=1e-5)
+
+
+def test_combine_is_a_configuration_key(tmp_path):
+    path = tmp_path / "proj.toml"
+    path.write_text('kind = "sparse"\nrelevant_mean = 60.0\ncombine = "projected"\nprojection_ridge = 0.1\n')
+    cfg = load_config(path)
+    assert cfg.combine == "projected" and cfg.vote_classes and cfg.projection_ridge == 0.1
+    path.write_text('kind = "sparse"\ncombine = "sum"\n')
+    with pytest.raises(BayevalInputError, match="combine"):
+        load_config(path)

@@ -477,12 +477,27 @@ class SparseLabelConfig:
         First rank of each rank bin (starting at 1).
     pooling : float
         Strength of the pooled share across runs in each run's Beta posterior (a run's mean positions per bin).
+    combine : {"mean", "projected"}
+        How a document's p combines the rates of the cells (run × rank bin) that hold it: their mean, or the
+        mean projected so that every cell's mean p is its rate (:mod:`bayeval.relevance.cell_projection`).
+    vote_classes : bool
+        With ``"projected"``: also match the relevant count of each vote class (documents retrieved by 1,
+        2–3, 4–7, … runs), estimated from the sparse labels like a cell's.
+    projection_ridge : float
+        Penalty :math:`\lambda` of the projection's corrections (0: exact; large: the mean).
+    projection_draw_steps : int
+        Chord steps that move each posterior draw's corrections from the point's towards its own projection
+        (0: every draw tilted by the point's corrections).
     """
 
     relevant_mean: float = 2.0
     relevant_shape: float = 0.25
     bin_edges: tuple = (1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501)
     pooling: float = 0.1
+    combine: str = "mean"
+    vote_classes: bool = True
+    projection_ridge: float = 0.01
+    projection_draw_steps: int = 3
     name: str = "sparse"
     description: str = ""
     kind: str = field(default="sparse", init=False)
@@ -496,6 +511,14 @@ class SparseLabelConfig:
             raise BayevalInputError(f"relevant_mean: must be >= 1, got {self.relevant_mean!r}")
         _nonneg("relevant_shape", self.relevant_shape, positive=True)
         _nonneg("pooling", self.pooling)
+        _choice("combine", self.combine, ("mean", "projected"))
+        if not isinstance(self.vote_classes, bool):
+            raise BayevalInputError(f"vote_classes: must be true or false, got {self.vote_classes!r}")
+        _nonneg("projection_ridge", self.projection_ridge)
+        if not isinstance(self.projection_draw_steps, int) or isinstance(self.projection_draw_steps, bool) \
+                or self.projection_draw_steps < 0:
+            raise BayevalInputError(f"projection_draw_steps: must be a non-negative integer, "
+                                    f"got {self.projection_draw_steps!r}")
         edges = tuple(self.bin_edges)
         if (not edges or any(not isinstance(e, int) or isinstance(e, bool) for e in edges) or edges[0] != 1
                 or any(b <= a for a, b in zip(edges[:-1], edges[1:], strict=True))):

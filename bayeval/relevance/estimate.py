@@ -158,7 +158,9 @@ ESTIMATORS = {
     "smoothed": lambda data, cfg, fit, **_: smoothed_probabilities(data, cfg.a, cfg.b),
     "sparse": lambda data, cfg, fit, *, p_draws, seed, **_: sparse_label_probabilities(
         data, relevant_mean=cfg.relevant_mean, relevant_shape=cfg.relevant_shape, bin_edges=cfg.bin_edges,
-        pooling=cfg.pooling, p_draws=p_draws, seed=seed, model=cfg.name),
+        pooling=cfg.pooling, combine=cfg.combine, vote_classes=cfg.vote_classes,
+        projection_ridge=cfg.projection_ridge, projection_draw_steps=cfg.projection_draw_steps,
+        p_draws=p_draws, seed=seed, model=cfg.name),
 }
 #: The model kinds, one per registered estimator.
 MODEL_KINDS = tuple(ESTIMATORS)

@@ -43,6 +43,21 @@ and an unjudged document gets the mean of :math:`p_{s,b(r_s)}` over the runs :ma
 (at rank :math:`r_s`); a document no run retrieves gets 0. Judged documents get the same formula (their labels
 replace it downstream).
 
+*Combine* (``combine="projected"``). The mean does not keep the cells' rates: a document a good run ranks high is
+shared with weaker runs, whose lower rates pull its p down, so the mean p over the good run's cell falls below
+:math:`p_{sb}` and the better runs' expected measures are compressed (docs/sparse-labels.md). The projected
+combination replaces the mean :math:`p^0_d` by the closest p (Kullback–Leibler, document by document) under
+which every cell's unjudged positions hold their expected relevant count
+:math:`\sum_{d} X_{d,sb}\,p_d = n^{u}_{sb}\,p_{sb}` (:math:`n^u_{sb}` unjudged positions), and, with
+``vote_classes``, every vote class :math:`v` (documents retrieved by :math:`2^v` to :math:`2^{v+1}-1` runs, pooled
+over topics) holds :math:`(N_v-c_v)\,\operatorname{clip}((\bar R-1)\theta_v/(1-\theta_v),0,1)`, with
+:math:`\theta_v\sim\mathrm{Beta}(c_v+\kappa\bar N\pi,\ N_v-c_v+\kappa\bar N(1-\pi))` from its :math:`N_v`
+documents, :math:`c_v` of them judged (:math:`\pi` the share over all classes, :math:`\bar N` the mean class
+size). The solution is :math:`p_d=\sigma(\operatorname{logit}p^0_d+\sum_c X_{dc}\beta_c)`
+(:func:`~bayeval.relevance.cell_projection.project_onto_cells`, ridge ``projection_ridge``), fitted at the
+posterior mean. Each draw then takes ``projection_draw_steps`` chord steps towards its own projection
+(:func:`~bayeval.relevance.cell_projection.refine_draws`).
+
 *Posterior draws.* Draw :math:`d` draws :math:`\bar R^{(d)}` from its prior and every :math:`\theta^{(d)}_{sb}`
 from its Beta posterior; the same draw holds in every topic (the rate is shared), which is what the moment
 methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of p.
@@ -63,12 +78,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.relevance.cell_projection import project_onto_cells, refine_draws
 from bayeval.relevance.results import RelevanceEstimate
 
-__all__ = ["RankLayout", "SparseLabelModel", "rank_bin_counts", "rank_layout", "sparse_label_probabilities"]
+__all__ = ["RankLayout", "SparseLabelModel", "rank_bin_counts", "rank_layout", "sparse_label_probabilities",
+           "vote_class"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,12 +210,17 @@ class SparseLabelModel:
             p = (rbar - 1.0) * theta / (1.0 - theta)
         return np.clip(np.nan_to_num(p, nan=1.0, posinf=1.0), 0.0, 1.0)
 
-    def draw(self, n_draws: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_draws`` posterior draws of the unjudged rate of every cell, shape ``(n_draws, S, B)``."""
+    def draw_parts(self, n_draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """``n_draws`` posterior draws of every :math:`\\theta_{sb}`, shape ``(n_draws, S, B)``, and of
+        :math:`\\bar R`, shape ``(n_draws,)``."""
         theta = rng.beta(self.a, self.b, size=(n_draws, *self.a.shape))
         k, mu = self.relevant_shape, self.relevant_mean
         rbar = 1.0 + (rng.gamma(k, (mu - 1.0) / k, size=n_draws) if mu > 1.0 else np.zeros(n_draws))
-        return self.unjudged_rate(theta, rbar)
+        return theta, rbar
+
+    def draw(self, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_draws`` posterior draws of the unjudged rate of every cell, shape ``(n_draws, S, B)``."""
+        return self.unjudged_rate(*self.draw_parts(n_draws, rng))
 
 
 def _doc_means(layout: RankLayout, cell: np.ndarray, n_cells: int, rates: np.ndarray) -> np.ndarray:
@@ -205,16 +228,69 @@ def _doc_means(layout: RankLayout, cell: np.ndarray, n_cells: int, rates: np.nda
 
     One sparse (documents × cells) averaging matrix, so draws cost a sparse product, not a copy per position.
     """
-    from scipy import sparse
-
     count = np.bincount(layout.doc, minlength=layout.n_docs).astype(np.float64)
     inv = np.where(count > 0, 1.0 / np.maximum(count, 1.0), 0.0)
     avg = sparse.csr_matrix((inv[layout.doc], (layout.doc, cell)), shape=(layout.n_docs, n_cells))  # sums dups
     return np.asarray((avg @ np.atleast_2d(rates).T).T).reshape(*rates.shape[:-1], layout.n_docs)
 
 
+def vote_class(count: np.ndarray) -> np.ndarray:
+    r"""Vote class of a document retrieved by ``count`` >= 1 runs: :math:`\lfloor\log_2 \text{count}\rfloor`
+    (1, 2–3, 4–7, 8–15, … runs).
+
+    Examples
+    --------
+    >>> vote_class(np.array([1, 2, 3, 4, 7, 8, 17])).tolist()
+    [0, 1, 1, 2, 2, 3, 4]
+    """
+    return np.floor(np.log2(np.maximum(np.asarray(count), 1))).astype(np.int64)
+
+
+def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray, n_draws: int,
+                     rng: np.random.Generator, *, vote_classes: bool, pooling: float, ridge: float,
+                     point: bool, draw_steps: int) -> np.ndarray:
+    """p of every document by the projection of the cells' mean onto their counts (module notes, *Combine*);
+    ``(n_draws, n_docs)``, or ``(1, n_docs)``: the projection of the posterior-mean problem when ``point``."""
+    n_cells = fit.a.size
+    theta, rbar = fit.draw_parts(n_draws, rng)
+    rates = fit.unjudged_rate(theta, rbar).reshape(n_draws, n_cells)
+    count = np.bincount(layout.doc, minlength=layout.n_docs)
+    unj_pos = ~layout.judged_relevant[layout.doc]
+    rows = np.flatnonzero((count > 0) & ~layout.judged_relevant)  # the unjudged retrieved documents
+    row_of = np.full(layout.n_docs, -1, dtype=np.int64)
+    row_of[rows] = np.arange(len(rows))
+    inc = sparse.csr_matrix((np.ones(int(unj_pos.sum())), (row_of[layout.doc[unj_pos]], cell[unj_pos])),
+                            shape=(len(rows), n_cells))
+    targets = rates * np.bincount(cell[unj_pos], minlength=n_cells)
+    if vote_classes:
+        retrieved = np.flatnonzero(count > 0)
+        cls = vote_class(count[retrieved])
+        n_cls = int(cls.max()) + 1 if len(cls) else 1
+        size = np.bincount(cls, minlength=n_cls).astype(np.float64)
+        hits = np.bincount(cls[layout.judged_relevant[retrieved]], minlength=n_cls).astype(np.float64)
+        pooled = hits.sum() / max(size.sum(), 1.0)
+        strength = pooling * size.mean()
+        tiny = 1e-9
+        theta_v = rng.beta(np.maximum(hits + strength * pooled, tiny),
+                           np.maximum(size - hits + strength * (1 - pooled), tiny), size=(n_draws, 1, n_cls))
+        rate_v = fit.unjudged_rate(theta_v, rbar).reshape(n_draws, n_cls)
+        targets = np.concatenate([targets, rate_v * (size - hits)], axis=1)
+        inc = sparse.hstack([inc, sparse.csr_matrix((np.ones(len(rows)), (np.arange(len(rows)),
+                                                     vote_class(count[rows]))), shape=(len(rows), n_cls))])
+    prior = _doc_means(layout, cell, n_cells, rates)
+    out = prior.mean(axis=0, keepdims=True) if point else prior.copy()
+    if len(rows):
+        inc = inc.tocsr()
+        res = project_onto_cells(inc, prior[:, rows].mean(axis=0), targets.mean(axis=0), ridge=ridge)
+        out[:, rows] = res.p[None, :] if point else refine_draws(inc, res, prior[:, rows], targets, ridge=ridge,
+                                                                 steps=draw_steps)
+    return out
+
+
 def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, relevant_shape: float = 0.25,
                                bin_edges=(1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501), pooling: float = 0.1,
+                               combine: str = "mean", vote_classes: bool = True, projection_ridge: float = 0.01,
+                               projection_draw_steps: int = 3,
                                p_draws: int | None = 200, seed=0, model: str = "sparse") -> RelevanceEstimate:
     r"""p of every document under the sparse-label model (module notes), with posterior draws.
 
@@ -232,6 +308,16 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
     pooling : float
         :math:`\kappa`, the strength of the pooled share in each run's Beta posterior, in units of a run's
         mean positions per bin (0: no shrinkage).
+    combine : {"mean", "projected"}
+        A document's p: the mean of its cells' rates, or that mean projected onto the cells' expected relevant
+        counts (module notes, *Combine*).
+    vote_classes : bool
+        With ``"projected"``: the vote classes' counts are constraints too.
+    projection_ridge : float
+        :math:`\lambda` of :func:`~bayeval.relevance.cell_projection.project_onto_cells`.
+    projection_draw_steps : int
+        Chord steps per posterior draw from the point's corrections
+        (:func:`~bayeval.relevance.cell_projection.refine_draws`; 0: the point's corrections for every draw).
     p_draws : int or None
         Posterior draws of p to keep (``None``/0: the point p only, from 1,000 draws of the cells).
     seed : int or None
@@ -256,6 +342,10 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
         raise BayevalInputError(f"relevant_shape: must be a positive number, got {relevant_shape!r}")
     if not (isinstance(pooling, (int, float)) and pooling >= 0):
         raise BayevalInputError(f"pooling: must be a non-negative number, got {pooling!r}")
+    if combine not in ("mean", "projected"):
+        raise BayevalInputError(f"combine: must be 'mean' or 'projected', got {combine!r}")
+    if not (isinstance(projection_ridge, (int, float)) and projection_ridge >= 0):
+        raise BayevalInputError(f"projection_ridge: must be a non-negative number, got {projection_ridge!r}")
     layout = rank_layout(data)
     fit = SparseLabelModel.fit(layout, relevant_mean=relevant_mean, relevant_shape=relevant_shape,
                                bin_edges=bin_edges, pooling=pooling)
@@ -263,7 +353,17 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
     cell = layout.system * n_bins + _bins(layout.rank, fit.bin_edges)
     rng = np.random.default_rng(seed)
     draws = None
-    if p_draws:
+    if combine == "projected":
+        opts = {"vote_classes": bool(vote_classes), "pooling": pooling, "ridge": float(projection_ridge),
+                "draw_steps": int(projection_draw_steps)}
+        if p_draws:
+            flat_draws = _projected_draws(layout, fit, cell, int(p_draws), rng, point=False, **opts)
+            flat_draws = flat_draws.astype(np.float32)
+            p_flat = flat_draws.mean(axis=0, dtype=np.float64)
+            draws = tuple(np.ascontiguousarray(x) for x in np.split(flat_draws, layout.offsets[1:-1], axis=1))
+        else:
+            p_flat = _projected_draws(layout, fit, cell, 1000, rng, point=True, **opts)[0]
+    elif p_draws:
         rates = fit.draw(int(p_draws), rng).reshape(int(p_draws), -1)
         flat_draws = _doc_means(layout, cell, rates.shape[1], rates).astype(np.float32)
         p_flat = flat_draws.mean(axis=0, dtype=np.float64)
