@@ -43,9 +43,10 @@ the unjudged documents no contributing run retrieves pass through a map learned 
 map's documents did not shape, its uncertainty drawn once per draw of p
 (:mod:`bayeval.relevance.crossfit`; :meth:`HierarchicalEstimator.calibration_map`).
 
-**Held-out run shifts** (``run_shift_sd`` > 0, ``models/hier-shift*.toml``): in each draw of p every run gets its
-own log-odds shift on the unjudged documents no contributing run retrieves, E[p] kept
-(:mod:`bayeval.relevance.run_shift`; :meth:`HierarchicalFit.held_out_shift`).
+**Held-out run shifts** (``run_shift_sd`` > 0, ``models/hier-shift.toml``,
+``models/hier-crossfit-slope-shift.toml``): in each draw of p every run gets its own log-odds shift on the
+unjudged documents no contributing run retrieves, E[p] kept (:mod:`bayeval.relevance.run_shift`;
+:meth:`HierarchicalFit.held_out_shift`).
 
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
