@@ -14,7 +14,10 @@ Variants (``--variants``, comma-separated):
 - ``hier-extrap``/``hier-extrap+unseen``: ``hier-default`` with the extrapolation effect (``hier-extrap``);
 - ``hier-csX``/``hier-csX+unseen``: ``hier-default`` with the coverage scale (half-normal scale of σ1) set to X;
 - any other shipped hierarchical configuration by name, e.g. ``hier-crossfit-slope+unseen`` (cross-fitted
-  calibration, :mod:`bayeval.relevance.crossfit`).
+  calibration, :mod:`bayeval.relevance.crossfit`);
+- ``NAME~sX`` (``hier~s0.5+unseen``, ``hier-crossfit-slope~s1+unseen``): the hierarchical configuration NAME
+  (``hier`` = ``hier-default``) with held-out run shifts of scale X (``run_shift_sd``,
+  :mod:`bayeval.relevance.run_shift`).
 
 The table is resumable: with ``--resume`` the trials already in ``--out`` (every variant present) are kept
 and only the missing trial numbers of ``--first``.. ``--first + --trials − 1`` are run.
@@ -57,6 +60,24 @@ def _variant(label: str, tmp: Path) -> dict:
         return {"bayes_config": "rtc-default", "unseen": False, "run_effect_sd": float(label[len("bayes0-sd"):])}
     name, _, extra = label.partition("+")
     kw = {"unseen": extra == "unseen"}
+    name, shifted, sd = name.partition("~s")
+    if shifted:
+        from bayeval.relevance.config import models_dir
+
+        base = "hier-default" if name == "hier" else name
+        if not _shipped_hierarchical(base):
+            raise SystemExit(f"--variants: {label!r}: {base!r} is no shipped hierarchical configuration")
+        try:
+            scale = float(sd)
+        except ValueError:
+            raise SystemExit(f"--variants: {label!r}: the shift scale must be a number, got {sd!r}") from None
+        text = (models_dir() / f"{base}.toml").read_text()
+        if "run_shift_sd" in text or text.rfind("[hierarchy]") < text.rfind("["):
+            raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] table, without a shift")
+        path = tmp / f"{base}-s{scale}.toml"
+        path.write_text(text.rstrip() + f"\nrun_shift_sd = {scale}\n")
+        kw["bayes_config"] = str(path)
+        return kw
     if name == "hier":
         kw["bayes_config"] = "hier-default"
     elif name in ("hier-t", "hier-extrap") or _shipped_hierarchical(name):

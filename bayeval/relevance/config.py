@@ -345,6 +345,11 @@ class HierarchyPrior:
         drawn as a shift (:meth:`bayeval.relevance.crossfit.OutOfFoldMap.keep_level`). The judged documents
         the map is fitted on were chosen by selection and are more often relevant than the target documents,
         so the fitted intercept does not transfer (docs/calibration.md, revision 4).
+    run_shift_sd : float
+        :math:`\sigma_e` ≥ 0 of the held-out run shifts (:mod:`bayeval.relevance.run_shift`): in each posterior
+        draw of p every run gets its own log-odds shift :math:`e_s\sim N(0,\sigma_e^2)` on the unjudged
+        documents no contributing run retrieves, E[p] kept; 0 (default) draws none (docs/calibration.md,
+        revision 5).
     """
 
     intercept_sd: float = 2.0
@@ -366,8 +371,10 @@ class HierarchyPrior:
     crossfit_intercept_sd: float = 1.0
     crossfit_slope_sd: float = 0.5
     crossfit_level: str = "learned"
+    run_shift_sd: float = 0.0
 
     def __post_init__(self) -> None:
+        _nonneg("hierarchy.run_shift_sd", self.run_shift_sd)
         _choice("hierarchy.extrapolation", self.extrapolation, ("none", "unseen_run"))
         _choice("hierarchy.calibration_map", self.calibration_map, ("none", "crossfit"))
         _choice("hierarchy.crossfit_target", self.crossfit_target, ("held_out", "unjudged"))

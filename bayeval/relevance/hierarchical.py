@@ -43,6 +43,11 @@ the unjudged documents no contributing run retrieves pass through a map learned 
 map's documents did not shape, its uncertainty drawn once per draw of p
 (:mod:`bayeval.relevance.crossfit`; :meth:`HierarchicalEstimator.calibration_map`).
 
+**Held-out run shifts** (``run_shift_sd`` > 0, ``models/hier-shift.toml``,
+``models/hier-crossfit-slope-shift.toml``): in each draw of p every run gets its own log-odds shift on the
+unjudged documents no contributing run retrieves, E[p] kept (:mod:`bayeval.relevance.run_shift`;
+:meth:`HierarchicalFit.held_out_shift`).
+
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
 The fast path sets h by the Laplace approximation of the marginal likelihood,
@@ -652,7 +657,7 @@ class HierarchicalFit:
                     tg = cmap.targets(tr)
                     eta[:, tg] = cmap.apply(eta[:, tg], ab)
                 dr.append(expit(eta).astype(np.float32))
-            dr = tuple(dr)
+            dr = self.held_out_shift().apply(self.data, tuple(dr), rng)
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
         else:
             # every document of every topic in one design: s_i² = X_i C X_iᵀ through the membership patterns
@@ -677,6 +682,20 @@ class HierarchicalFit:
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
                                  fits={"hierarchical": fr, **self.rtc.fits})
+
+    def held_out_shift(self):
+        """The held-out run shifts of :mod:`bayeval.relevance.run_shift` (scale ``run_shift_sd``; 0: none) on the
+        documents no contributing run retrieves (the calibration map's runs, or
+        :func:`~bayeval.relevance.crossfit.contributing_runs`)."""
+        from bayeval.relevance.crossfit import contributing_runs
+        from bayeval.relevance.run_shift import HeldOutShift
+
+        sd = float(self.config.hierarchy.run_shift_sd)
+        if sd == 0:
+            return HeldOutShift(0.0, ())
+        runs = self.calibration_map.runs if self.calibration_map is not None else \
+            contributing_runs(self.data, self.config.hierarchy.coverage_depth)
+        return HeldOutShift(sd, tuple(runs))
 
     def _mapped_point(self, p, tr) -> np.ndarray:
         """Point p of topic ``tr`` with the target documents' log-odds through the map (integrated out)."""
