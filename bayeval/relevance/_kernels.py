@@ -268,7 +268,12 @@ class EffectsDesign:
         return self.F @ b + a[self.group] + self.W @ u
 
     def rdot(self, v: np.ndarray) -> np.ndarray:
-        """:math:`X^\top v` (W's transpose kept as CSR: a gather per column, the same sums in the same order)."""
+        """:math:`X^\top v` (``v`` (n,) or (n, m); W's transpose kept as CSR: a gather per column, the same
+        sums in the same order as a scatter over W's rows)."""
+        v = np.asarray(v, dtype=np.float64)
+        if v.ndim == 2:
+            A = np.stack([np.bincount(self.group, c, minlength=self.n_groups) for c in v.T], axis=1)
+            return np.vstack([self.F.T @ v, A.reshape(self.n_groups, v.shape[1]), self.WT @ v])
         return np.r_[self.F.T @ v, np.bincount(self.group, v, minlength=self.n_groups), self.WT @ v]
 
     def gram(self, v: np.ndarray) -> np.ndarray:
@@ -324,6 +329,18 @@ def _rows_match(indptr, indices, data, pattern, first):
             if indices[a + e] != indices[c + e] or data[a + e] != data[c + e]:
                 return False
     return True
+
+
+@njit(cache=True)
+def _bern_terms(eta, y, w):
+    r"""Per row :math:`w_i(y_i\log\sigma(\eta_i)+(1-y_i)\log\sigma(-\eta_i))`, with one logarithm:
+    :math:`\log\sigma(-\eta)=\log\sigma(\eta)-\eta`."""
+    out = np.empty(len(eta))
+    for i in range(len(eta)):
+        x = eta[i]
+        le = -np.log1p(np.exp(-x)) if x >= 0.0 else x - np.log1p(np.exp(x))
+        out[i] = w[i] * (le - (1.0 - y[i]) * x)
+    return out
 
 
 @njit(cache=True)
@@ -576,6 +593,7 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
     X = _as_design(X)
     p = X.shape[1]
     last = [None, None]  # the last point and its linear predictor
+    fast_bern = isinstance(X, EffectsDesign)  # its likelihood by one numba pass (one logarithm per row)
 
     def linear(beta):
         if beta is not last[0]:
@@ -592,8 +610,12 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
         H[np.diag_indices(p)] += prior.neg_hess_diag(beta)
         return g, H
 
+    def logpost(b):
+        if fast_bern:
+            return float(np.sum(_bern_terms(linear(b), y, w))) + prior.logp(b)
+        return _bern(linear(b), y, w) + prior.logp(b)
+
     x = np.zeros(p) if x0 is None else np.asarray(x0, dtype=np.float64)
-    logpost = lambda b: _bern(linear(b), y, w) + prior.logp(b)  # noqa: E731
     solve = _newton_lagged if lagged else _newton
     if h0 is not None:
         xc, done, it = _chord(lambda b: gh(b, False), x, h0, tol * 1e-4, max_iter)
