@@ -23,7 +23,7 @@ from numba import njit
 from scipy.special import expit, log_expit
 
 __all__ = ["CoefPrior", "DenseDesign", "EffectsDesign", "NewtonResult", "OffsetSparseDesign", "SparseDesign",
-           "bt_logpost", "bt_newton", "bt_newton_batch", "logistic_logpost", "logistic_newton"]
+           "bt_logpost", "bt_newton", "bt_newton_batch", "logistic_logpost", "logistic_newton", "member_rows"]
 
 
 @dataclass(frozen=True)
@@ -436,6 +436,32 @@ def _effects_quad_rows(F, group, indptr, indices, data, pattern, quu, C, G):
             s += data[e] * w
         out[i] = q + 2.0 * s
     return out
+
+
+@njit(cache=True)
+def member_rows(ranks, depth):
+    r"""CSR arrays (indptr, indices, data) of the rows :math:`w_{is}=1/|S_i|`, :math:`S_i` the systems s with
+    :math:`0<r_{is}\le` ``depth[s]``, from the (n, S) matrix of 1-based ranks r (0: not retrieved); the
+    entries of a row in increasing s."""
+    n, S = ranks.shape
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    for i in range(n):
+        c = 0
+        for s in range(S):
+            if ranks[i, s] > 0 and ranks[i, s] <= depth[s]:
+                c += 1
+        indptr[i + 1] = indptr[i] + c
+    indices = np.empty(indptr[n], dtype=np.int32)
+    data = np.empty(indptr[n])
+    for i in range(n):
+        e = indptr[i]
+        w = 1.0 / (indptr[i + 1] - indptr[i]) if indptr[i + 1] > indptr[i] else 0.0
+        for s in range(S):
+            if ranks[i, s] > 0 and ranks[i, s] <= depth[s]:
+                indices[e] = s
+                data[e] = w
+                e += 1
+    return indptr, indices, data
 
 
 def _as_design(X):

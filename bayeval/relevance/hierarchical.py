@@ -95,7 +95,14 @@ from scipy.special import expit, gammaln, log_expit, logit
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel, _check, _single_thread_blas, fit_model
-from bayeval.relevance._kernels import CoefPrior, EffectsDesign, SparseDesign, logistic_logpost, logistic_newton
+from bayeval.relevance._kernels import (
+    CoefPrior,
+    EffectsDesign,
+    SparseDesign,
+    logistic_logpost,
+    logistic_newton,
+    member_rows,
+)
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config
 from bayeval.relevance.hyperparameters import hyper_mode, integrated_laplace, laplace_value
 from bayeval.relevance.results import FitResult, RelevanceEstimate
@@ -152,12 +159,9 @@ def _membership(tr, S: int, prefix: np.ndarray | None = None):
     from scipy.sparse import csr_matrix
 
     r = np.asarray(tr.ranks)
-    member = r > 0
-    if prefix is not None:
-        member &= r <= np.asarray(prefix)[None, :]
-    n = member.sum(axis=1)
-    rows, cols = np.nonzero(member)
-    return csr_matrix((1.0 / n[rows], (rows, cols)), shape=(tr.n_docs, S)), n
+    depth = np.full(S, np.iinfo(np.int64).max) if prefix is None else np.asarray(prefix, dtype=np.int64)
+    indptr, indices, data = member_rows(r, depth)
+    return csr_matrix((data, indices, indptr), shape=(tr.n_docs, S)), np.diff(indptr)
 
 
 @dataclass(frozen=True, eq=False)
