@@ -608,6 +608,39 @@ def test_offset_sparse_gram_bit_identical_to_scipy_product():
     assert not np.array_equal(got, got.T)  # each cell keeps its own rounding: the kernel is not mirrored
 
 
+@pytest.mark.parametrize("smoothing_cells", ["judged", "all"])
+@pytest.mark.parametrize("depth", [50, 7])
+def test_complete_prefix_cells_are_the_per_system_cells_in_order(data, smoothing_cells, depth):
+    """The calibration cells of ``training = "complete"`` (built per topic at once) are, in the same order, the
+    cells of a loop over topics and systems: each system's completely judged prefix, rank by rank, and the
+    smoothing cells (ranks 0..k-1 then the unretrieved cell with ``smoothing_cells = "all"``)."""
+    from bayeval.relevance.rtc import _calibration_input, _complete_prefix_cells, _design
+
+    cfg = replace(load_config("rtc-default").calibration, smoothing_cells=smoothing_cells)
+    fit = RTCEstimator("rtc-default").fit(data)
+    D = min(depth, fit.models["rank"].depth)
+    des = _design(data, D)
+    q = _calibration_input(fit.models["rank"], fit.rank.point()["theta"], cfg)
+    q = np.concatenate([q[:, :D], q[:, -1:]], axis=1)  # positions 0..D-1, then the unretrieved one
+    got = _complete_prefix_cells(data, des, q, cfg)
+    ref = {k: [] for k in ("system", "x", "n_rel", "n_nonrel", "smooth_system", "smooth_x")}
+    for t, tr in enumerate(data):
+        for j in range(len(data.systems)):
+            k = int(min(tr.lengths[j], D))
+            c = int(des.complete[t][j])
+            docs = tr.ranked[j, :c]
+            ref["system"] += [j] * c
+            ref["x"] += list(q[t][:c])
+            ref["n_rel"] += list(tr.relevant[docs].astype(float))
+            ref["n_nonrel"] += list((tr.judged[docs] & ~tr.relevant[docs]).astype(float))
+            smooth = list(q[t][:k]) + [q[t][D]] if smoothing_cells == "all" else list(q[t][:c])
+            ref["smooth_system"] += [j] * len(smooth)
+            ref["smooth_x"] += smooth
+    assert got.x.size and np.any(got.n_rel > 0) and np.any(got.n_nonrel > 0)
+    for k, v in ref.items():
+        assert np.array_equal(getattr(got, k), np.asarray(v, dtype=getattr(got, k).dtype)), k
+
+
 def test_rtc_aggregation_structure_hint_changes_nothing(data):
     fit = RTCEstimator("rtc-default").fit(data)
     m = fit.models["aggregation"]

@@ -222,8 +222,9 @@ class EffectsDesign:
     dense_above = 40
 
     @classmethod
-    def from_parts(cls, F, group, n_groups: int, W) -> EffectsDesign:
-        """Find the distinct rows of W (a hash of each row, then checked entry by entry: exact)."""
+    def from_parts(cls, F, group, n_groups: int, W, dense_above: int | None = None) -> EffectsDesign:
+        """Find the distinct rows of W (a hash of each row, then checked entry by entry: exact); the patterns
+        with more than ``dense_above`` entries (default :attr:`dense_above`) go through BLAS."""
         from scipy.sparse import csr_matrix
 
         W = csr_matrix(W, dtype=np.float64, copy=True)
@@ -241,9 +242,10 @@ class EffectsDesign:
         Us = W[first]
         Us.sort_indices()
         nnz = np.diff(Us.indptr)
-        dense = np.flatnonzero(nnz > cls.dense_above)
+        cut = cls.dense_above if dense_above is None else int(dense_above)
+        dense = np.flatnonzero(nnz > cut)
         return cls(F[:, None] if F.ndim == 1 else F, group, int(n_groups), W, pattern, Us, dense,
-                   Us[dense].toarray(), nnz <= cls.dense_above, W.T.tocsr())
+                   Us[dense].toarray(), nnz <= cut, W.T.tocsr())
 
     def with_dense(self, F) -> EffectsDesign:
         """The same design with other dense columns F (same shape)."""
