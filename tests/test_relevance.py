@@ -112,6 +112,23 @@ def test_bt_batch_equals_single():
         np.testing.assert_allclose(H[t], r.neg_hessian, atol=1e-7)
 
 
+def test_bt_batch_topics_do_not_interact():
+    """Each topic of a batch gets, to the last bit, what it gets alone: the batch drops a topic once it converges
+    and no topic's steps depend on another's (topics converging after different numbers of steps; a (T, K)
+    prior)."""
+    W = np.stack([rank_wins(8), rank_wins(8, 4.0), rank_wins(8, lengths=np.array([2, 8, 5, 8])), rank_wins(8) * 0.1])
+    a = np.array([[2.0], [40.0], [1.0], [0.5]]) * np.linspace(1.0, 2.0, 9)[None, :]
+    b = np.array([9.0, 3.0, 1.0, 0.5])[:, None] * np.ones(9)[None, :]
+    th, H, lp, it, ok = bt_newton_batch(W, a, b)
+    assert ok
+    iters = []
+    for t in range(len(W)):
+        th1, H1, lp1, it1, ok1 = bt_newton_batch(W[t:t + 1], a[t:t + 1], b[t:t + 1])
+        iters.append(it1)
+        assert ok1 and np.array_equal(th[t], th1[0]) and np.array_equal(H[t], H1[0]) and lp[t] == lp1[0]
+    assert len(set(iters)) > 1 and it == max(iters)
+
+
 def test_negative_hessian_matches_finite_differences():
     m = RankCoefficients(rank_wins(4)[None], np.array([2.0]), np.array([5.0]), ("1",))
     mode = m.mode()

@@ -734,18 +734,20 @@ def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e
     b = b[:, None] if b.ndim == 1 else b
     diag = np.arange(K)
 
-    def lp(theta):
+    def lp(theta, k=slice(None)):  # topics k only (a converged topic's value does not change)
         d = theta[:, :, None] - theta[:, None, :]
-        return (np.sum(wins * log_expit(d), axis=(1, 2))
-                + np.sum(a * log_expit(theta) + b * log_expit(-theta), axis=1))
+        ak, bk = a[k], b[k]
+        return (np.sum(wins[k] * log_expit(d), axis=(1, 2))
+                + np.sum(ak * log_expit(theta) + bk * log_expit(-theta), axis=1))
 
-    def gh(theta):
+    def gh(theta, k=slice(None)):
         P = expit(theta[:, :, None] - theta[:, None, :])
         s = expit(theta)
-        g = rs - np.sum(tot * P, axis=2) + a - (a + b) * s
-        M = tot * P * (1.0 - P)
+        ak, bk = a[k], b[k]
+        g = rs[k] - np.sum(tot[k] * P, axis=2) + ak - (ak + bk) * s
+        M = tot[k] * P * (1.0 - P)
         H = -M
-        H[:, diag, diag] += M.sum(axis=2) + (a + b) * s * (1.0 - s)
+        H[:, diag, diag] += M.sum(axis=2) + (ak + bk) * s * (1.0 - s)
         return g, H
 
     theta = np.zeros((T, K)) if x0 is None else np.array(x0, dtype=np.float64)
@@ -753,20 +755,22 @@ def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e
     active = np.ones(T, bool)
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007
-        g, H = gh(theta)
+        k = np.flatnonzero(active)  # the topics still moving: a converged topic takes no more steps
+        g, H = gh(theta[k], k)
         step = np.linalg.solve(H, g[..., None])[..., 0]
-        step[~active] = 0.0
         dec = np.sum(g * step, axis=1)
-        t = np.ones(T)
+        t = np.ones(len(k))
+        th = theta[k]
+        ck = cur[k]
         for _ in range(60):
-            new = lp(theta + t[:, None] * step)
-            bad = ~(new >= cur - 1e-12 * np.maximum(1.0, np.abs(cur)))  # NaN is bad too
+            new = lp(th + t[:, None] * step, k)
+            bad = ~(new >= ck - 1e-12 * np.maximum(1.0, np.abs(ck)))  # NaN is bad too
             if not bad.any():
                 break
             t[bad] *= 0.5
-        theta = theta + t[:, None] * step
-        cur = new
-        active &= ~((dec < tol) | (np.max(np.abs(t[:, None] * step), axis=1) < tol))
+        theta[k] = th + t[:, None] * step
+        cur[k] = new
+        active[k] = ~((dec < tol) | (np.max(np.abs(t[:, None] * step), axis=1) < tol))
         if not active.any():
             break
     _, H = gh(theta)
