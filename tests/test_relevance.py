@@ -603,6 +603,9 @@ def test_offset_sparse_design_equals_dense():
     np.testing.assert_allclose(sp.dot(beta), X @ beta, atol=1e-12)
     np.testing.assert_allclose(sp.rdot(v), X.T @ v, atol=1e-9)
     np.testing.assert_allclose(sp.dense(), X, atol=1e-15)
+    from scipy.sparse import csr_matrix  # S holds exactly the nonzero entries of X − B_g, row by row
+    ref = csr_matrix(X - base[g])
+    assert all(np.array_equal(getattr(sp.S, k), getattr(ref, k)) for k in ("indptr", "indices", "data"))
 
 
 def test_offset_sparse_gram_bit_identical_to_scipy_product():

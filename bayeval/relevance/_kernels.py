@@ -96,7 +96,7 @@ class OffsetSparseDesign:
     baseline: np.ndarray
     groups: np.ndarray
     S: object  # scipy.sparse.csr_matrix (n, p)
-    ST: object = None  # its transpose as CSR (for the S^T D S product)
+    ST: object = None  # unused (the S^T D S product is a kernel over S's rows); kept for the constructor's order
     cell: np.ndarray | None = None  # per stored entry: group * p + column (for M)
     row: np.ndarray | None = None  # per stored entry: its row
 
@@ -106,9 +106,11 @@ class OffsetSparseDesign:
 
         groups = np.asarray(groups, dtype=np.int64)
         baseline = np.asarray(baseline, dtype=np.float64)
-        S = csr_matrix(np.asarray(X, dtype=np.float64) - baseline[groups])
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        indptr, indices, data = _offset_rows(X, groups, baseline)  # the nonzero entries of X − B_g, row by row
+        S = csr_matrix((data, indices, indptr), shape=X.shape)
         row = np.repeat(np.arange(S.shape[0]), np.diff(S.indptr))
-        return cls(baseline, groups, S, S.T.tocsr(), groups[row] * S.shape[1] + S.indices, row)
+        return cls(baseline, groups, S, None, groups[row] * S.shape[1] + S.indices, row)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -131,6 +133,33 @@ class OffsetSparseDesign:
         cross = B.T @ M
         SS = _csr_weighted_gram(self.S.indptr, self.S.indices, self.S.data, np.asarray(v, dtype=np.float64), p)
         return (B * vg[:, None]).T @ B + cross + cross.T + SS
+
+
+@njit(cache=True)
+def _offset_rows(X, groups, baseline):
+    """CSR arrays (indptr, indices, data) of :math:`X - B_{g(i)}`: its nonzero entries, row by row, in column
+    order (what ``scipy.sparse.csr_matrix`` of the dense difference holds), without the dense difference."""
+    n, p = X.shape
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    for i in range(n):
+        g = groups[i]
+        c = 0
+        for j in range(p):
+            if X[i, j] - baseline[g, j] != 0.0:
+                c += 1
+        indptr[i + 1] = indptr[i] + c
+    indices = np.empty(indptr[n], dtype=np.int32)
+    data = np.empty(indptr[n])
+    for i in range(n):
+        g = groups[i]
+        e = indptr[i]
+        for j in range(p):
+            d = X[i, j] - baseline[g, j]
+            if d != 0.0:
+                indices[e] = j
+                data[e] = d
+                e += 1
+    return indptr, indices, data
 
 
 @njit(cache=True)
