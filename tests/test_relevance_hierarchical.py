@@ -205,6 +205,18 @@ def test_unidentified_run_carries_its_prior(hyper_fit):
     assert sd_post > 0.1
 
 
+def test_kappa_is_its_definition():
+    """κ_i = sqrt(1 + π/8 (τ² + Σ_s w_is² σ_s²)), σ_s = σ0 + σ1 h_s, for one h and for draws of h (the model's
+    own rows go through the moments Σ_s w_is² h_s^k, other rows through w² directly)."""
+    W = MODEL.member.toarray()
+    hs = np.array([[0.5, 1.0, 1.5], [0.1, 2.0, 0.0], [1.3, 0.0, 0.7]])
+    for h in (hs[0], hs):
+        sd = MODEL.run_sd(h)
+        want = np.sqrt(1.0 + np.pi / 8 * (np.atleast_2d(h)[:, :1] ** 2 + np.atleast_2d(sd) ** 2 @ (W ** 2).T))
+        np.testing.assert_allclose(MODEL.kappa(h), want.reshape(MODEL.kappa(h).shape), rtol=1e-13)
+        np.testing.assert_allclose(MODEL.kappa(h, MODEL.member), MODEL.kappa(h), rtol=1e-13)
+
+
 def test_random_effects_do_not_move_expected_p():
     """Drawing a and u from their prior leaves E[p] at σ(β0 + β1 o) (the marginalisation); without κ the same
     noise raises small p — the bias of run_effect_draws."""
