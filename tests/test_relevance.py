@@ -112,6 +112,23 @@ def test_bt_batch_equals_single():
         np.testing.assert_allclose(H[t], r.neg_hessian, atol=1e-7)
 
 
+def test_bt_batch_topics_do_not_interact():
+    """Each topic of a batch gets, to the last bit, what it gets alone: the batch drops a topic once it converges
+    and no topic's steps depend on another's (topics converging after different numbers of steps; a (T, K)
+    prior)."""
+    W = np.stack([rank_wins(8), rank_wins(8, 4.0), rank_wins(8, lengths=np.array([2, 8, 5, 8])), rank_wins(8) * 0.1])
+    a = np.array([[2.0], [40.0], [1.0], [0.5]]) * np.linspace(1.0, 2.0, 9)[None, :]
+    b = np.array([9.0, 3.0, 1.0, 0.5])[:, None] * np.ones(9)[None, :]
+    th, H, lp, it, ok = bt_newton_batch(W, a, b)
+    assert ok
+    iters = []
+    for t in range(len(W)):
+        th1, H1, lp1, it1, ok1 = bt_newton_batch(W[t:t + 1], a[t:t + 1], b[t:t + 1])
+        iters.append(it1)
+        assert ok1 and np.array_equal(th[t], th1[0]) and np.array_equal(H[t], H1[0]) and lp[t] == lp1[0]
+    assert len(set(iters)) > 1 and it == max(iters)
+
+
 def test_negative_hessian_matches_finite_differences():
     m = RankCoefficients(rank_wins(4)[None], np.array([2.0]), np.array([5.0]), ("1",))
     mode = m.mode()
@@ -586,6 +603,9 @@ def test_offset_sparse_design_equals_dense():
     np.testing.assert_allclose(sp.dot(beta), X @ beta, atol=1e-12)
     np.testing.assert_allclose(sp.rdot(v), X.T @ v, atol=1e-9)
     np.testing.assert_allclose(sp.dense(), X, atol=1e-15)
+    from scipy.sparse import csr_matrix  # S holds exactly the nonzero entries of X − B_g, row by row
+    ref = csr_matrix(X - base[g])
+    assert all(np.array_equal(getattr(sp.S, k), getattr(ref, k)) for k in ("indptr", "indices", "data"))
 
 
 def test_offset_sparse_gram_bit_identical_to_scipy_product():
@@ -606,6 +626,54 @@ def test_offset_sparse_gram_bit_identical_to_scipy_product():
     got = d.gram(v)
     assert np.array_equal(got, ref)
     assert not np.array_equal(got, got.T)  # each cell keeps its own rounding: the kernel is not mirrored
+
+
+@pytest.mark.parametrize("smoothing_cells", ["judged", "all"])
+@pytest.mark.parametrize("depth", [50, 7])
+def test_complete_prefix_cells_are_the_per_system_cells_in_order(data, smoothing_cells, depth):
+    """The calibration cells of ``training = "complete"`` (built per topic at once) are, in the same order, the
+    cells of a loop over topics and systems: each system's completely judged prefix, rank by rank, and the
+    smoothing cells (ranks 0..k-1 then the unretrieved cell with ``smoothing_cells = "all"``)."""
+    from bayeval.relevance.rtc import _calibration_input, _complete_prefix_cells, _design
+
+    cfg = replace(load_config("rtc-default").calibration, smoothing_cells=smoothing_cells)
+    fit = RTCEstimator("rtc-default").fit(data)
+    D = min(depth, fit.models["rank"].depth)
+    des = _design(data, D)
+    q = _calibration_input(fit.models["rank"], fit.rank.point()["theta"], cfg)
+    q = np.concatenate([q[:, :D], q[:, -1:]], axis=1)  # positions 0..D-1, then the unretrieved one
+    got = _complete_prefix_cells(data, des, q, cfg)
+    ref = {k: [] for k in ("system", "x", "n_rel", "n_nonrel", "smooth_system", "smooth_x")}
+    for t, tr in enumerate(data):
+        for j in range(len(data.systems)):
+            k = int(min(tr.lengths[j], D))
+            c = int(des.complete[t][j])
+            docs = tr.ranked[j, :c]
+            ref["system"] += [j] * c
+            ref["x"] += list(q[t][:c])
+            ref["n_rel"] += list(tr.relevant[docs].astype(float))
+            ref["n_nonrel"] += list((tr.judged[docs] & ~tr.relevant[docs]).astype(float))
+            smooth = list(q[t][:k]) + [q[t][D]] if smoothing_cells == "all" else list(q[t][:c])
+            ref["smooth_system"] += [j] * len(smooth)
+            ref["smooth_x"] += smooth
+    assert got.x.size and np.any(got.n_rel > 0) and np.any(got.n_nonrel > 0)
+    for k, v in ref.items():
+        assert np.array_equal(getattr(got, k), np.asarray(v, dtype=getattr(got, k).dtype)), k
+
+
+def test_platt_sums_are_the_bincounts_bit_for_bit():
+    """The calibration stage's per-system sums of its score and negative Hessian terms (one numba pass) equal the
+    five bincounts they replaced to the last bit, rows in any order (fits unchanged)."""
+    from bayeval.relevance._kernels import platt_sums
+
+    rng = np.random.default_rng(5)
+    n, S = 5000, 13
+    sys_ = rng.integers(0, S - 1, n)  # unsorted; the last system has no row
+    x, y, w, s = rng.normal(size=n), rng.random(n), rng.random(n) * 3, expit(rng.normal(size=n))
+    r, v = w * (y - s), w * s * (1 - s)
+    ref = [np.bincount(sys_, c, minlength=S) for c in (r, r * x, v, v * x, v * x * x)]
+    got = platt_sums(sys_, x, y, w, s, S)
+    assert all(np.array_equal(a, b) for a, b in zip(got, ref, strict=True)) and got[0][-1] == 0.0
 
 
 def test_rtc_aggregation_structure_hint_changes_nothing(data):

@@ -135,10 +135,16 @@ def test_effects_design_products_equal_the_dense_design():
     A = rng.normal(size=(X.shape[1],) * 2)
     C = A @ A.T
     assert np.allclose(E.dot(b), X @ b) and np.allclose(E.rdot(v), X.T @ v)
-    for w in (v, v - 0.5):  # syrk for weights ≥ 0, a plain product otherwise
-        assert np.allclose(E.gram(w), X.T @ (X * w[:, None]))
-    assert np.allclose(E.quad_diag(C), np.einsum("ij,jk,ik->i", X, C, X))
-    assert np.allclose(E.gram_trace(C, R), [np.trace(C @ X.T @ (X * r[:, None])) for r in R.T])
+    assert np.allclose(E.rdot(R), X.T @ R) and np.allclose(E.dot(np.column_stack([b, -b])), X @ np.c_[b, -b])
+    nnz = np.diff(E.Us.indptr)
+    # every pattern through the numba kernels, every pattern through BLAS, and a split between the two
+    for cut in (X.shape[1], -1, int(np.median(nnz))):
+        Ec = E.from_parts(E.F, E.group, E.n_groups, E.W, dense_above=cut)
+        assert len(Ec.dense) == np.count_nonzero(nnz > cut)
+        for w in (v, v - 0.5):  # syrk for the dense patterns when weights are ≥ 0, the numba kernel otherwise
+            assert np.allclose(Ec.gram(w), X.T @ (X * w[:, None]), rtol=1e-12, atol=1e-12)
+        assert np.allclose(Ec.quad_diag(C), np.einsum("ij,jk,ik->i", X, C, X), rtol=1e-12, atol=1e-12)
+        assert np.allclose(Ec.gram_trace(C, R), [np.trace(C @ X.T @ (X * r[:, None])) for r in R.T])
     # Newton with a neighbouring Hessian factor (simplified steps first) lands on the plain Newton mode
     prior = MODEL.latent_prior(h)
     ref = logistic_newton(SparseDesign(Xs), MODEL.y, np.ones(len(X)), prior, tol=1e-10)
@@ -147,6 +153,31 @@ def test_effects_design_products_equal_the_dense_design():
     got = logistic_newton(E, MODEL.y, np.ones(len(X)), prior, x0=near.x, tol=1e-10, h0=cho_factor(near.neg_hessian))
     assert got.converged and np.max(np.abs(got.x - ref.x)) < 1e-8
     assert np.allclose(got.neg_hessian, ref.neg_hessian) and got.logpost == pytest.approx(ref.logpost, abs=1e-9)
+    # Shamanskii (lagged=True): from the prior mean, and after simplified steps with a far factor that fail
+    far = logistic_newton(E, MODEL.y, np.ones(len(X)), CoefPrior.make(X.shape[1], mu=prior.mu, prec=prior.prec * 50),
+                          tol=1e-10)
+    for kw in ({}, {"x0": far.x, "h0": cho_factor(far.neg_hessian)}):
+        lag = logistic_newton(E, MODEL.y, np.ones(len(X)), prior, tol=1e-10, lagged=True, **kw)
+        assert lag.converged and np.max(np.abs(lag.x - ref.x)) < 1e-8
+        assert np.allclose(lag.neg_hessian, ref.neg_hessian) and lag.logpost == pytest.approx(ref.logpost, abs=1e-9)
+
+
+def test_membership_rows_are_one_over_the_runs_that_retrieve_each_document():
+    """member_rows (numba) against the definition: w_is = 1/|S_i| for the runs ranking i within their depth."""
+    from bayeval.relevance._kernels import member_rows
+
+    rng = np.random.default_rng(11)
+    ranks = np.where(rng.random((40, 6)) < 0.4, rng.integers(1, 30, (40, 6)), 0).astype(np.int32)
+    ranks[3] = 0  # a document no run retrieves
+    for depth in (np.full(6, np.iinfo(np.int64).max), np.array([0, 5, 10, 30, 2, 20])):
+        member = (ranks > 0) & (ranks <= depth[None, :])
+        indptr, indices, data = member_rows(ranks, depth)
+        W = np.zeros(ranks.shape)
+        for i in range(len(ranks)):
+            W[i, indices[indptr[i]:indptr[i + 1]]] = data[indptr[i]:indptr[i + 1]]
+            assert np.all(np.diff(indices[indptr[i]:indptr[i + 1]]) > 0)  # sorted columns
+        n = member.sum(axis=1)
+        assert np.array_equal(W, np.where(member, 1.0 / np.maximum(n, 1)[:, None], 0.0))
 
 
 def test_full_pymc_density_is_log_posterior_plus_jacobian(hyper_fit):
@@ -172,6 +203,18 @@ def test_unidentified_run_carries_its_prior(hyper_fit):
     assert abs(x[2 + T + s]) < 1e-8
     assert sd_post == pytest.approx(MODEL.run_sd(h)[s], rel=1e-6)
     assert sd_post > 0.1
+
+
+def test_kappa_is_its_definition():
+    """κ_i = sqrt(1 + π/8 (τ² + Σ_s w_is² σ_s²)), σ_s = σ0 + σ1 h_s, for one h and for draws of h (the model's
+    own rows go through the moments Σ_s w_is² h_s^k, other rows through w² directly)."""
+    W = MODEL.member.toarray()
+    hs = np.array([[0.5, 1.0, 1.5], [0.1, 2.0, 0.0], [1.3, 0.0, 0.7]])
+    for h in (hs[0], hs):
+        sd = MODEL.run_sd(h)
+        want = np.sqrt(1.0 + np.pi / 8 * (np.atleast_2d(h)[:, :1] ** 2 + np.atleast_2d(sd) ** 2 @ (W ** 2).T))
+        np.testing.assert_allclose(MODEL.kappa(h), want.reshape(MODEL.kappa(h).shape), rtol=1e-13)
+        np.testing.assert_allclose(MODEL.kappa(h, MODEL.member), MODEL.kappa(h), rtol=1e-13)
 
 
 def test_random_effects_do_not_move_expected_p():

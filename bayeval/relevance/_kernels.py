@@ -15,6 +15,7 @@ i.e. a Normal prior (precision :math:`\\tau_k`, 0 = none) and a Beta(:math:`a_k,
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,8 @@ from numba import njit
 from scipy.special import expit, log_expit
 
 __all__ = ["CoefPrior", "DenseDesign", "EffectsDesign", "NewtonResult", "OffsetSparseDesign", "SparseDesign",
-           "bt_logpost", "bt_newton", "bt_newton_batch", "logistic_logpost", "logistic_newton"]
+           "bt_logpost", "bt_newton", "bt_newton_batch", "logistic_logpost", "logistic_newton", "member_rows",
+           "platt_sums"]
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,7 @@ class OffsetSparseDesign:
     baseline: np.ndarray
     groups: np.ndarray
     S: object  # scipy.sparse.csr_matrix (n, p)
-    ST: object = None  # its transpose as CSR (for the S^T D S product)
+    ST: object = None  # unused (the S^T D S product is a kernel over S's rows); kept for the constructor's order
     cell: np.ndarray | None = None  # per stored entry: group * p + column (for M)
     row: np.ndarray | None = None  # per stored entry: its row
 
@@ -104,9 +106,11 @@ class OffsetSparseDesign:
 
         groups = np.asarray(groups, dtype=np.int64)
         baseline = np.asarray(baseline, dtype=np.float64)
-        S = csr_matrix(np.asarray(X, dtype=np.float64) - baseline[groups])
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        indptr, indices, data = _offset_rows(X, groups, baseline)  # the nonzero entries of X − B_g, row by row
+        S = csr_matrix((data, indices, indptr), shape=X.shape)
         row = np.repeat(np.arange(S.shape[0]), np.diff(S.indptr))
-        return cls(baseline, groups, S, S.T.tocsr(), groups[row] * S.shape[1] + S.indices, row)
+        return cls(baseline, groups, S, None, groups[row] * S.shape[1] + S.indices, row)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -129,6 +133,33 @@ class OffsetSparseDesign:
         cross = B.T @ M
         SS = _csr_weighted_gram(self.S.indptr, self.S.indices, self.S.data, np.asarray(v, dtype=np.float64), p)
         return (B * vg[:, None]).T @ B + cross + cross.T + SS
+
+
+@njit(cache=True)
+def _offset_rows(X, groups, baseline):
+    """CSR arrays (indptr, indices, data) of :math:`X - B_{g(i)}`: its nonzero entries, row by row, in column
+    order (what ``scipy.sparse.csr_matrix`` of the dense difference holds), without the dense difference."""
+    n, p = X.shape
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    for i in range(n):
+        g = groups[i]
+        c = 0
+        for j in range(p):
+            if X[i, j] - baseline[g, j] != 0.0:
+                c += 1
+        indptr[i + 1] = indptr[i] + c
+    indices = np.empty(indptr[n], dtype=np.int32)
+    data = np.empty(indptr[n])
+    for i in range(n):
+        g = groups[i]
+        e = indptr[i]
+        for j in range(p):
+            d = X[i, j] - baseline[g, j]
+            if d != 0.0:
+                indices[e] = j
+                data[e] = d
+                e += 1
+    return indptr, indices, data
 
 
 @njit(cache=True)
@@ -185,7 +216,8 @@ class SparseDesign:
 class EffectsDesign:
     r"""The design of a logistic regression with random effects, :math:`X=[F\mid A\mid W]`: a few dense
     columns F (n, k), the one-hot columns A (n, G) of a group (one effect per group) and a sparse membership
-    block W (n, S) whose rows repeat a small set of *patterns*, :math:`W_i=U_{c(i)}` (U dense, (n_u, S)).
+    block W (n, S) whose rows repeat a small set of *patterns*, :math:`W_i=U_{c(i)}` (U (n_u, S), stored
+    sparse).
 
     The hierarchical relevance model (:mod:`bayeval.relevance.hierarchical`) has this shape: F holds the
     RTC log-odds scaled by :math:`\kappa_i`, G are the topics, and a judged document's row of W depends only
@@ -195,8 +227,11 @@ class EffectsDesign:
 
         W^\top DW = U^\top D_U U,\qquad (D_U)_{cc}=\sum_{i:c(i)=c} v_i,
 
-    one symmetric rank-k update (BLAS ``syrk``) over the patterns instead of a sparse product over the
-    rows, :math:`O(n_uS^2/2)` instead of :math:`O(\sum_i \mathrm{nnz}_i^2)`.
+    and :math:`X_iCX_i^\top` has its W–W part :math:`U_cC_{UU}U_c^\top` once per pattern. Both go pattern
+    by pattern over the stored entries, :math:`O(\mathrm{nnz}_c^2)` each (numba), except for the patterns
+    with more than ``dense_above`` entries (a few thousand on TREC-8, up to 123 of 129 runs), which go
+    through dense BLAS (``syrk``, ``gemm``): :math:`O(S^2)` each but at BLAS speed. The parts with F and A
+    take one pass over the rows (numba): no n × p product, no dense copy of W or U.
 
     Build it with :meth:`from_parts` (which finds the patterns); :meth:`with_dense` swaps F.
     """
@@ -204,16 +239,22 @@ class EffectsDesign:
     F: np.ndarray
     group: np.ndarray
     n_groups: int
-    W: object  # scipy.sparse.csr_matrix (n, S)
+    W: object  # scipy.sparse.csr_matrix (n, S), sorted indices
     pattern: np.ndarray  # (n,) index of each row's pattern in U
-    U: np.ndarray  # (n_u, S) the distinct rows of W
-    cell: np.ndarray  # per stored entry of W: group[row] * S + column (for the A-W block)
-    row: np.ndarray  # per stored entry of W: its row
-    Us: object = None  # U as CSR (a pattern has a few entries: the products with U go through them)
+    Us: object  # (n_u, S) the distinct rows of W, CSR with sorted indices
+    dense: np.ndarray  # indices of the patterns with many entries (BLAS products)
+    Ud: np.ndarray  # (len(dense), S) those patterns, dense
+    sparse: np.ndarray  # (n_u,) bool: the other patterns (numba products over their entries)
+    WT: object  # Wᵀ as CSR (S, n)
+
+    #: patterns with more stored entries than this go through dense BLAS products (chosen by timing on
+    #: synthetic patterns: a pattern costs nnz²/2 scattered updates sparse, S²/2 contiguous ones dense)
+    dense_above = 40
 
     @classmethod
-    def from_parts(cls, F, group, n_groups: int, W) -> EffectsDesign:
-        """Find the distinct rows of W (a hash of each row, then checked entry by entry: exact)."""
+    def from_parts(cls, F, group, n_groups: int, W, dense_above: int | None = None) -> EffectsDesign:
+        """Find the distinct rows of W (a hash of each row, then checked entry by entry: exact); the patterns
+        with more than ``dense_above`` entries (default :attr:`dense_above`) go through BLAS."""
         from scipy.sparse import csr_matrix
 
         W = csr_matrix(W, dtype=np.float64, copy=True)
@@ -221,26 +262,29 @@ class EffectsDesign:
         F = np.asarray(F, dtype=np.float64)
         n, S = W.shape
         group = np.asarray(group, dtype=np.int64)
-        row = np.repeat(np.arange(n), np.diff(W.indptr))
         # key of a row: its dot product with fixed random weights (equal rows, equal keys: same entries
         # summed in the same order); different rows with one key are caught below
         key = W @ np.random.default_rng(20070723).random(S)
         _, first, pattern = np.unique(key, return_index=True, return_inverse=True)
-        U = W[first].toarray()
-        if n and abs(W - csr_matrix(U)[pattern]).max() > 0:  # pragma: no cover - a hash collision
-            pattern, U = np.arange(n), W.toarray()
-        return cls(F[:, None] if F.ndim == 1 else F, group, int(n_groups), W, pattern, U,
-                   group[row] * S + W.indices, row, csr_matrix(U))
+        pattern = pattern.reshape(-1).astype(np.int64)
+        if n and not _rows_match(W.indptr, W.indices, W.data, pattern, first):  # pragma: no cover - collision
+            pattern, first = np.arange(n), np.arange(n)
+        Us = W[first]
+        Us.sort_indices()
+        nnz = np.diff(Us.indptr)
+        cut = cls.dense_above if dense_above is None else int(dense_above)
+        dense = np.flatnonzero(nnz > cut)
+        return cls(F[:, None] if F.ndim == 1 else F, group, int(n_groups), W, pattern, Us, dense,
+                   Us[dense].toarray(), nnz <= cut, W.T.tocsr())
 
     def with_dense(self, F) -> EffectsDesign:
         """The same design with other dense columns F (same shape)."""
-        return EffectsDesign(np.asarray(F, dtype=np.float64), self.group, self.n_groups, self.W, self.pattern,
-                             self.U, self.cell, self.row, self.Us)
+        return dataclasses.replace(self, F=np.asarray(F, dtype=np.float64))
 
-    def _sparse_patterns(self):
-        from scipy.sparse import csr_matrix
-
-        return csr_matrix(self.U) if self.Us is None else self.Us
+    @property
+    def U(self) -> np.ndarray:
+        """The distinct rows of W, dense (n_u, S)."""
+        return self.Us.toarray()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -256,71 +300,220 @@ class EffectsDesign:
         return self.F @ b + a[self.group] + self.W @ u
 
     def rdot(self, v: np.ndarray) -> np.ndarray:
-        """:math:`X^\top v`."""
-        return np.r_[self.F.T @ v, np.bincount(self.group, v, minlength=self.n_groups), self.W.T @ v]
+        """:math:`X^\top v` (``v`` (n,) or (n, m); W's transpose kept as CSR: a gather per column, the same
+        sums in the same order as a scatter over W's rows)."""
+        v = np.asarray(v, dtype=np.float64)
+        if v.ndim == 2:
+            A = np.stack([np.bincount(self.group, c, minlength=self.n_groups) for c in v.T], axis=1)
+            return np.vstack([self.F.T @ v, A.reshape(self.n_groups, v.shape[1]), self.WT @ v])
+        return np.r_[self.F.T @ v, np.bincount(self.group, v, minlength=self.n_groups), self.WT @ v]
 
     def gram(self, v: np.ndarray) -> np.ndarray:
         r""":math:`X^\top \mathrm{diag}(v) X` (dense, p × p)."""
-
         k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
-        F, vF = self.F, self.F * v[:, None]
-        out = np.empty((k + G + S,) * 2)
-        fb, ab, ub = slice(0, k), slice(k, k + G), slice(k + G, None)
-        out[fb, fb] = F.T @ vF
-        out[fb, ab] = np.stack([np.bincount(self.group, c, minlength=G) for c in vF.T])
-        out[fb, ub] = (self.W.T @ vF).T
-        out[ab, ab] = np.diag(np.bincount(self.group, v, minlength=G))
-        out[ab, ub] = np.bincount(self.cell, v[self.row] * self.W.data, minlength=G * S).reshape(G, S)
-        vu = np.bincount(self.pattern, v, minlength=len(self.U))
-        if len(vu) and np.all(vu >= 0):
+        v = np.asarray(v, dtype=np.float64)
+        out, vu = _effects_gram_rows(self.F, self.group, self.W.indptr, self.W.indices, self.W.data, v,
+                                     self.pattern, G, S, self.Us.shape[0])
+        Us = self.Us
+        if len(self.dense) and np.all(vu[self.dense] >= 0):
             from scipy.linalg.blas import dsyrk
 
-            B = self.U * np.sqrt(vu)[:, None]
+            B = self.Ud * np.sqrt(vu[self.dense])[:, None]
             UU = dsyrk(1.0, B.T)  # upper triangle of Bᵀ B
-            UU += np.triu(UU, 1).T
+            sparse = self.sparse
         else:
-            UU = self.U.T @ (self.U * vu[:, None])
-        out[ub, ub] = UU
-        out[ab, fb] = out[fb, ab].T
-        out[ub, fb] = out[fb, ub].T
-        out[ub, ab] = out[ab, ub].T
-        return out
+            UU = np.zeros((S, S))
+            sparse = np.ones(Us.shape[0], dtype=np.bool_)
+        _pattern_gram_upper(Us.indptr, Us.indices, Us.data, vu, sparse, UU)
+        out[k + G:, k + G:] = UU
+        return _symmetrize_upper(out)
 
     def quad_diag(self, C: np.ndarray) -> np.ndarray:
         r""":math:`\mathrm{diag}(XCX^\top)` for a symmetric C (p × p): per row :math:`X_iCX_i^\top`,
-        through the patterns (:math:`O(n_uSp + nk^2)`, no n × p product)."""
+        the W–W part once per pattern (:math:`O(\sum_c\mathrm{nnz}_c^2 + n\,(k^2+k\,\mathrm{nnz}_i))`)."""
         k, G = self.F.shape[1], self.n_groups
-        ab, ub = slice(k, k + G), slice(k + G, None)
-        Q = self._sparse_patterns() @ C[ub, :]  # (n_u, p)
-        quu = np.einsum("ij,ij->i", Q[:, ub], self.U)[self.pattern]
-        return self._quad_rows(C) + 2.0 * Q[:, ab][self.pattern, self.group] + quu
-
-    def _quad_rows(self, C):
-        """The parts of :math:`X_iCX_i^\\top` that involve F or A only, and 2 F_i C_FU W_iᵀ."""
-        k, G = self.F.shape[1], self.n_groups
-        fb, ab, ub = slice(0, k), slice(k, k + G), slice(k + G, None)
-        F, g = self.F, self.group
-        qff = np.einsum("ij,jk,ik->i", F, C[fb, fb], F)
-        qfa = np.einsum("ij,ji->i", F, C[fb, ab][:, g])
-        qfu = np.einsum("ij,ij->i", (self._sparse_patterns() @ C[ub, fb])[self.pattern], F)
-        return qff + 2.0 * qfa + np.diag(C[ab, ab])[g] + 2.0 * qfu
+        C = np.ascontiguousarray(C, dtype=np.float64)
+        Cuu = np.ascontiguousarray(C[k + G:, k + G:])
+        Us = self.Us
+        quu = _pattern_quad(Us.indptr, Us.indices, Us.data, Cuu, self.sparse)
+        if len(self.dense):
+            quu[self.dense] = np.einsum("ij,ij->i", self.Ud @ Cuu, self.Ud)
+        return _effects_quad_rows(self.F, self.group, self.W.indptr, self.W.indices, self.W.data, self.pattern,
+                                  quu, C, G)
 
     def gram_trace(self, C: np.ndarray, R: np.ndarray) -> np.ndarray:
         r""":math:`\mathrm{tr}(C\,X^\top\mathrm{diag}(r_j)X)=\sum_i r_{ij}X_iCX_i^\top` for each column
-        :math:`r_j` of R (n, m) and a symmetric C: the A–W part through the (group, column) cells, the
-        W–W part once per pattern (:math:`O(n_uS^2)`)."""
+        :math:`r_j` of R (n, m) and a symmetric C: :math:`R^\top q` with q = :meth:`quad_diag`."""
         R = np.asarray(R, dtype=np.float64)
         R = R[:, None] if R.ndim == 1 else R
-        k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
-        ab, ub = slice(k, k + G), slice(k + G, None)
-        out = R.T @ self._quad_rows(C)
-        quu = np.einsum("ij,ij->i", self._sparse_patterns() @ C[ub, ub], self.U)
-        CAU = C[ab, ub].reshape(-1)
-        for j in range(R.shape[1]):
-            r = R[:, j]
-            out[j] += np.bincount(self.pattern, r, minlength=len(self.U)) @ quu
-            out[j] += 2.0 * np.bincount(self.cell, r[self.row] * self.W.data, minlength=G * S) @ CAU
-        return out
+        return R.T @ self.quad_diag(C)
+
+
+@njit(cache=True)
+def _rows_match(indptr, indices, data, pattern, first):
+    """Is every row of a CSR matrix equal, entry by entry, to the row ``first[pattern[i]]``?"""
+    for i in range(len(indptr) - 1):
+        f = first[pattern[i]]
+        a, b, c = indptr[i], indptr[i + 1], indptr[f]
+        if b - a != indptr[f + 1] - c:
+            return False
+        for e in range(b - a):
+            if indices[a + e] != indices[c + e] or data[a + e] != data[c + e]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _bern_terms(eta, y, w):
+    r"""Per row :math:`w_i(y_i\log\sigma(\eta_i)+(1-y_i)\log\sigma(-\eta_i))`, with one logarithm:
+    :math:`\log\sigma(-\eta)=\log\sigma(\eta)-\eta`."""
+    out = np.empty(len(eta))
+    for i in range(len(eta)):
+        x = eta[i]
+        le = -np.log1p(np.exp(-x)) if x >= 0.0 else x - np.log1p(np.exp(x))
+        out[i] = w[i] * (le - (1.0 - y[i]) * x)
+    return out
+
+
+@njit(cache=True)
+def _effects_gram_rows(F, group, indptr, indices, data, v, pattern, G, S, n_u):
+    """The upper triangle of the F–F, F–A, F–W, A–A and A–W blocks of :math:`X^\\top\\mathrm{diag}(v)X`
+    (one pass over the rows) and :math:`v` summed per pattern (for the W–W block)."""
+    n, k = F.shape
+    out = np.zeros((k + G + S, k + G + S))
+    vu = np.zeros(n_u)
+    for i in range(n):
+        vi = v[i]
+        g = k + group[i]
+        vu[pattern[i]] += vi
+        for a in range(k):
+            fa = F[i, a] * vi
+            for b in range(a, k):
+                out[a, b] += fa * F[i, b]
+            out[a, g] += fa
+            for e in range(indptr[i], indptr[i + 1]):
+                out[a, k + G + indices[e]] += fa * data[e]
+        out[g, g] += vi
+        for e in range(indptr[i], indptr[i + 1]):
+            out[g, k + G + indices[e]] += vi * data[e]
+    return out, vu
+
+
+@njit(cache=True)
+def _pattern_gram_upper(indptr, indices, data, vu, use, out):
+    """Add :math:`\\sum_c [\\text{use}_c]\\,vu_c\\,U_c^\\top U_c` to the upper triangle of ``out`` (S × S),
+    pattern by pattern over its stored entries (sorted column indices)."""
+    for c in range(len(indptr) - 1):
+        if not use[c] or vu[c] == 0.0:
+            continue
+        a, b = indptr[c], indptr[c + 1]
+        for e in range(a, b):
+            i = indices[e]
+            x = data[e] * vu[c]
+            for f in range(e, b):
+                out[i, indices[f]] += x * data[f]
+
+
+@njit(cache=True)
+def _symmetrize_upper(out):
+    """Copy the upper triangle of a square matrix to its lower triangle (in place; returns it)."""
+    p = out.shape[0]
+    for i in range(p):
+        for j in range(i + 1, p):
+            out[j, i] = out[i, j]
+    return out
+
+
+@njit(cache=True)
+def _pattern_quad(indptr, indices, data, C, use):
+    """Per pattern c with ``use[c]``: :math:`U_cCU_c^\\top` over its stored entries (C symmetric)."""
+    n_u = len(indptr) - 1
+    out = np.zeros(n_u)
+    for c in range(n_u):
+        if not use[c]:
+            continue
+        a, b = indptr[c], indptr[c + 1]
+        s = 0.0
+        for e in range(a, b):
+            i = indices[e]
+            x = data[e]
+            t = 0.5 * x * C[i, i]
+            for f in range(e + 1, b):
+                t += data[f] * C[i, indices[f]]
+            s += x * t
+        out[c] = 2.0 * s
+    return out
+
+
+@njit(cache=True)
+def _effects_quad_rows(F, group, indptr, indices, data, pattern, quu, C, G):
+    """:math:`X_iCX_i^\\top` per row: the F and A parts, 2 F_i C_FW W_iᵀ and 2 C_AW, plus ``quu`` of its pattern."""
+    n, k = F.shape
+    out = np.empty(n)
+    for i in range(n):
+        g = k + group[i]
+        q = C[g, g] + quu[pattern[i]]
+        for a in range(k):
+            fa = F[i, a]
+            t = 0.5 * fa * C[a, a] + C[a, g]
+            for b in range(a + 1, k):
+                t += F[i, b] * C[a, b]
+            q += 2.0 * fa * t
+        s = 0.0
+        for e in range(indptr[i], indptr[i + 1]):
+            j = k + G + indices[e]
+            w = C[g, j]
+            for a in range(k):
+                w += F[i, a] * C[a, j]
+            s += data[e] * w
+        out[i] = q + 2.0 * s
+    return out
+
+
+@njit(cache=True)
+def member_rows(ranks, depth):
+    r"""CSR arrays (indptr, indices, data) of the rows :math:`w_{is}=1/|S_i|`, :math:`S_i` the systems s with
+    :math:`0<r_{is}\le` ``depth[s]``, from the (n, S) matrix of 1-based ranks r (0: not retrieved); the
+    entries of a row in increasing s."""
+    n, S = ranks.shape
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    for i in range(n):
+        c = 0
+        for s in range(S):
+            if ranks[i, s] > 0 and ranks[i, s] <= depth[s]:
+                c += 1
+        indptr[i + 1] = indptr[i] + c
+    indices = np.empty(indptr[n], dtype=np.int32)
+    data = np.empty(indptr[n])
+    for i in range(n):
+        e = indptr[i]
+        w = 1.0 / (indptr[i + 1] - indptr[i]) if indptr[i + 1] > indptr[i] else 0.0
+        for s in range(S):
+            if ranks[i, s] > 0 and ranks[i, s] <= depth[s]:
+                indices[e] = s
+                data[e] = w
+                e += 1
+    return indptr, indices, data
+
+
+@njit(cache=True)
+def platt_sums(sys, x, y, w, s, S):
+    r"""Per system j, the sums over its rows i of :math:`r_i`, :math:`r_ix_i`, :math:`v_i`, :math:`v_ix_i`,
+    :math:`v_ix_i^2` with :math:`r_i=w_i(y_i-s_i)`, :math:`v_i=w_is_i(1-s_i)` (the score and negative Hessian
+    of per-system logistic regressions on one input x), in one pass: the same products added in the same
+    order as ``np.bincount`` over the rows, so the sums are bit-identical to five bincounts."""
+    sr, srx, sv, svx, svxx = np.zeros(S), np.zeros(S), np.zeros(S), np.zeros(S), np.zeros(S)
+    for i in range(len(sys)):
+        j = sys[i]
+        r = w[i] * (y[i] - s[i])
+        v = w[i] * s[i] * (1 - s[i])
+        vx = v * x[i]
+        sr[j] += r
+        srx[j] += r * x[i]
+        sv[j] += v
+        svx[j] += vx
+        svxx[j] += vx * x[i]
+    return sr, srx, sv, svx, svxx
 
 
 def _as_design(X):
@@ -401,8 +594,52 @@ def _chord(grad, x, chol, tol, max_iter):
     return x, False, max_iter
 
 
+def _newton_lagged(gh, x0, logpost, max_iter, tol):
+    """Newton with step halving whose Cholesky factor is kept after each full step: simplified steps with it
+    (:func:`_chord`) while they contract fourfold, a new Hessian only where they stop contracting (Shamanskii's
+    method). Stops at a Newton decrement below ``tol`` or a simplified one below ``tol``·1e-4."""
+    from scipy.linalg import cho_factor, cho_solve
+
+    x = np.array(x0, dtype=np.float64)
+    lp = logpost(x)
+    converged = False
+    it = 0
+    while it < max_iter:
+        it += 1
+        g, H = gh(x)
+        try:
+            chol = cho_factor(H, lower=True)
+            step = cho_solve(chol, g)
+        except np.linalg.LinAlgError:
+            chol, step = None, np.linalg.lstsq(H, g, rcond=None)[0]
+        t = 1.0
+        while True:
+            x_new = x + t * step
+            lp_new = logpost(x_new)
+            if lp_new >= lp - 1e-12 * max(1.0, abs(lp)) or t < 1e-10:
+                break
+            t *= 0.5
+        dec = float(g @ step)
+        x, lp = x_new, lp_new
+        if dec < tol or np.max(np.abs(t * step)) < tol:
+            converged = True
+            break
+        if t == 1.0 and chol is not None and it < max_iter:
+            xc, done, k = _chord(lambda b: gh(b, False), x, chol, tol * 1e-4, max_iter - it)
+            it += k
+            if np.all(np.isfinite(xc)):
+                lpc = logpost(xc)
+                if done or lpc >= lp:
+                    x, lp = xc, lpc
+            if done:
+                converged = True
+                break
+    _, H = gh(x)
+    return NewtonResult(x, H, lp, it, converged)
+
+
 def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter: int = 100,
-                    tol: float = 1e-12, h0=None) -> NewtonResult:
+                    tol: float = 1e-12, h0=None, lagged: bool = False) -> NewtonResult:
     r"""Mode of a weighted logistic log posterior by Newton's method (IRLS) with step halving.
 
     Parameters
@@ -419,20 +656,31 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
         neighbouring problem): simplified Newton steps :math:`x\leftarrow x+H_0^{-1}g(x)` come first (no
         Gram matrix, :math:`O(\mathrm{nnz})` each) while they contract, to a decrement below
         ``tol``·1e-4; full Newton steps take over where they do not.
+    lagged : bool
+        Keep each full Newton step's Cholesky factor for simplified steps while they contract (Shamanskii's
+        method): fewer Gram matrices where one costs much more than a gradient. The mode is the same to
+        the tolerance, not to the last bit.
 
     Notes
     -----
     Gradient :math:`X^\top w(y-\sigma(\eta)) + \nabla\log p(\beta)`, negative Hessian
     :math:`X^\top \mathrm{diag}(w\sigma(1-\sigma))X + \mathrm{diag}(\tau + (a+b)\sigma(\beta)(1-\sigma(\beta)))`.
-    The log posterior is concave, so the mode is unique when the negative Hessian is definite.
+    The log posterior is concave, so the mode is unique when the negative Hessian is definite. The linear
+    predictor of the last point is kept, so that the log posterior and the gradient there share it.
     """
     X = _as_design(X)
     p = X.shape[1]
-    off = 0.0 if offset is None else offset
+    last = [None, None]  # the last point and its linear predictor
+    fast_bern = isinstance(X, EffectsDesign)  # its likelihood by one numba pass (one logarithm per row)
+
+    def linear(beta):
+        if beta is not last[0]:
+            eta = X.dot(beta)
+            last[:] = beta, (eta if offset is None else eta + offset)
+        return last[1]
 
     def gh(beta, hessian=True):
-        eta = X.dot(beta) + off
-        s = expit(eta)
+        s = expit(linear(beta))
         g = X.rdot(w * (y - s)) + prior.grad(beta)
         if not hessian:
             return g
@@ -440,15 +688,20 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
         H[np.diag_indices(p)] += prior.neg_hess_diag(beta)
         return g, H
 
+    def logpost(b):
+        if fast_bern:
+            return float(np.sum(_bern_terms(linear(b), y, w))) + prior.logp(b)
+        return _bern(linear(b), y, w) + prior.logp(b)
+
     x = np.zeros(p) if x0 is None else np.asarray(x0, dtype=np.float64)
-    logpost = lambda b: logistic_logpost(b, X, y, w, prior, offset)  # noqa: E731
+    solve = _newton_lagged if lagged else _newton
     if h0 is not None:
         xc, done, it = _chord(lambda b: gh(b, False), x, h0, tol * 1e-4, max_iter)
         if done:
             return NewtonResult(xc, gh(xc)[1], logpost(xc), it, True)
         if np.all(np.isfinite(xc)) and logpost(xc) >= logpost(x):
             x = xc
-    return _newton(gh, x, logpost, max_iter, tol)
+    return solve(gh, x, logpost, max_iter, tol)
 
 
 def bt_logpost(theta, wins, prior: CoefPrior) -> float:
@@ -510,18 +763,20 @@ def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e
     b = b[:, None] if b.ndim == 1 else b
     diag = np.arange(K)
 
-    def lp(theta):
+    def lp(theta, k=slice(None)):  # topics k only (a converged topic's value does not change)
         d = theta[:, :, None] - theta[:, None, :]
-        return (np.sum(wins * log_expit(d), axis=(1, 2))
-                + np.sum(a * log_expit(theta) + b * log_expit(-theta), axis=1))
+        ak, bk = a[k], b[k]
+        return (np.sum(wins[k] * log_expit(d), axis=(1, 2))
+                + np.sum(ak * log_expit(theta) + bk * log_expit(-theta), axis=1))
 
-    def gh(theta):
+    def gh(theta, k=slice(None)):
         P = expit(theta[:, :, None] - theta[:, None, :])
         s = expit(theta)
-        g = rs - np.sum(tot * P, axis=2) + a - (a + b) * s
-        M = tot * P * (1.0 - P)
+        ak, bk = a[k], b[k]
+        g = rs[k] - np.sum(tot[k] * P, axis=2) + ak - (ak + bk) * s
+        M = tot[k] * P * (1.0 - P)
         H = -M
-        H[:, diag, diag] += M.sum(axis=2) + (a + b) * s * (1.0 - s)
+        H[:, diag, diag] += M.sum(axis=2) + (ak + bk) * s * (1.0 - s)
         return g, H
 
     theta = np.zeros((T, K)) if x0 is None else np.array(x0, dtype=np.float64)
@@ -529,20 +784,22 @@ def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e
     active = np.ones(T, bool)
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007
-        g, H = gh(theta)
+        k = np.flatnonzero(active)  # the topics still moving: a converged topic takes no more steps
+        g, H = gh(theta[k], k)
         step = np.linalg.solve(H, g[..., None])[..., 0]
-        step[~active] = 0.0
         dec = np.sum(g * step, axis=1)
-        t = np.ones(T)
+        t = np.ones(len(k))
+        th = theta[k]
+        ck = cur[k]
         for _ in range(60):
-            new = lp(theta + t[:, None] * step)
-            bad = ~(new >= cur - 1e-12 * np.maximum(1.0, np.abs(cur)))  # NaN is bad too
+            new = lp(th + t[:, None] * step, k)
+            bad = ~(new >= ck - 1e-12 * np.maximum(1.0, np.abs(ck)))  # NaN is bad too
             if not bad.any():
                 break
             t[bad] *= 0.5
-        theta = theta + t[:, None] * step
-        cur = new
-        active &= ~((dec < tol) | (np.max(np.abs(t[:, None] * step), axis=1) < tol))
+        theta[k] = th + t[:, None] * step
+        cur[k] = new
+        active[k] = ~((dec < tol) | (np.max(np.abs(t[:, None] * step), axis=1) < tol))
         if not active.any():
             break
     _, H = gh(theta)

@@ -23,6 +23,7 @@ from scipy.special import expit, log_expit
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
 from bayeval.relevance._idata import Observed
+from bayeval.relevance._kernels import platt_sums
 from bayeval.relevance.config import CalibrationPrior
 
 __all__ = ["PlattCalibration"]
@@ -177,16 +178,9 @@ class PlattCalibration(RelevanceModel):
         it = 0
 
         def grad_hess(A, B):
-            eta = A[sys] + B[sys] * x
-            s = expit(eta)
-            r = w * (y - s)
-            v = w * s * (1 - s)
-            gA = np.bincount(sys, r, minlength=S) - pa * (A - ca)
-            gB = np.bincount(sys, r * x, minlength=S) - pb * (B - cb)
-            hAA = np.bincount(sys, v, minlength=S) + pa
-            hAB = np.bincount(sys, v * x, minlength=S)
-            hBB = np.bincount(sys, v * x * x, minlength=S) + pb
-            return gA, gB, hAA, hAB, hBB
+            s = expit(A[sys] + B[sys] * x)
+            sr, srx, sv, svx, svxx = platt_sums(sys, x, y, w, s, S)
+            return sr - pa * (A - ca), srx - pb * (B - cb), sv + pa, svx, svxx + pb
 
         for it in range(1, max_iter + 1):  # noqa: B007
             gA, gB, hAA, hAB, hBB = grad_hess(A, B)

@@ -100,7 +100,14 @@ from scipy.special import expit, gammaln, log_expit, logit
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel, _check, _single_thread_blas, fit_model
-from bayeval.relevance._kernels import CoefPrior, EffectsDesign, SparseDesign, logistic_logpost, logistic_newton
+from bayeval.relevance._kernels import (
+    CoefPrior,
+    EffectsDesign,
+    SparseDesign,
+    logistic_logpost,
+    logistic_newton,
+    member_rows,
+)
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config
 from bayeval.relevance.hyperparameters import hyper_mode, integrated_laplace, laplace_value
 from bayeval.relevance.results import FitResult, RelevanceEstimate
@@ -140,18 +147,26 @@ def _student_t_terms(u, sd, nu: float):
     return logp, -(nu + 1) * u / q, (nu + 1) * (nu * sd ** 2 - u ** 2) / q ** 2, (nu + 1) / q
 
 
+def _cho_inverse(chol) -> np.ndarray:
+    """:math:`H^{-1}` from ``scipy.linalg.cho_factor(H, lower=True)`` (LAPACK ``potri``, both triangles)."""
+    from scipy.linalg.lapack import dpotri
+
+    L, lower = chol
+    inv, info = dpotri(L, lower=lower)
+    if info != 0:  # pragma: no cover - a factor of a positive definite matrix
+        raise np.linalg.LinAlgError(f"potri failed ({info})")
+    return np.tril(inv) + np.tril(inv, -1).T if lower else np.triu(inv) + np.triu(inv, 1).T
+
+
 def _membership(tr, S: int, prefix: np.ndarray | None = None):
     """Sparse (n_t, S) rows w_is = 1/|S_i| for the runs retrieving document i (with ``prefix``, per run a
     depth: only the runs that rank i within it)."""
     from scipy.sparse import csr_matrix
 
     r = np.asarray(tr.ranks)
-    member = r > 0
-    if prefix is not None:
-        member &= r <= np.asarray(prefix)[None, :]
-    n = member.sum(axis=1)
-    rows, cols = np.nonzero(member)
-    return csr_matrix((1.0 / n[rows], (rows, cols)), shape=(tr.n_docs, S)), n
+    depth = np.full(S, np.iinfo(np.int64).max) if prefix is None else np.asarray(prefix, dtype=np.int64)
+    indptr, indices, data = member_rows(r, depth)
+    return csr_matrix((data, indices, indptr), shape=(tr.n_docs, S)), np.diff(indptr)
 
 
 @dataclass(frozen=True, eq=False)
@@ -238,6 +253,16 @@ class HierarchicalRelevance(RelevanceModel):
             object.__setattr__(self, "_w2", W2)
         return W2
 
+    def _member_moments(self) -> np.ndarray:
+        r""":math:`m_{ik}=\sum_s w_{is}^2h_s^k`, k = 0, 1, 2 (n, 3), computed once: with them
+        :math:`\sum_s w_{is}^2\sigma_s^2 = \sigma_0^2m_{i0}+2\sigma_0\sigma_1m_{i1}+\sigma_1^2m_{i2}`."""
+        m = getattr(self, "_moments", None)
+        if m is None:
+            m = self._squared_member() @ np.column_stack([np.ones_like(self.uncovered), self.uncovered,
+                                                          self.uncovered ** 2])
+            object.__setattr__(self, "_moments", m)
+        return m
+
     def run_var(self, hyper) -> np.ndarray:
         r"""Prior variance of :math:`u_s`: :math:`\sigma_s^2`, or :math:`\sigma_s^2\nu/(\nu-2)` for the t."""
         v = self.run_sd(hyper) ** 2
@@ -249,8 +274,14 @@ class HierarchicalRelevance(RelevanceModel):
     def kappa(self, hyper, member=None) -> np.ndarray:
         """:math:`\\kappa_i=\\sqrt{1+\\frac\\pi8(\\tau^2+\\sum_s w_{is}^2\\sigma_s^2)}` of the rows of ``member``
         (:math:`\\sigma_s^2` the prior variance of the run effect, :meth:`run_var`)."""
-        W2 = self._squared_member() if member is None else member.multiply(member)
         hyper = np.asarray(hyper, dtype=np.float64)  # (3,), or draws (D, 3): then κ is (D, n)
+        if member is None:  # Σ_s w_is² σ_s² through the moments of h_s (:meth:`_member_moments`)
+            s0, s1 = hyper[..., 1:2], hyper[..., 2:3]
+            fac = self.run_var(np.array([0.0, 1.0, 0.0]))[0]  # the t's ν/(ν−2), else 1
+            m = self._member_moments()
+            v = hyper[..., :1] ** 2 + fac * (s0 ** 2 * m[:, 0] + 2.0 * s0 * s1 * m[:, 1] + s1 ** 2 * m[:, 2])
+            return np.sqrt(1.0 + _PI8 * v)
+        W2 = member.multiply(member)
         sd2 = self.run_var(hyper)
         v = hyper[..., :1] ** 2 + (W2 @ sd2.T).T
         return np.sqrt(1.0 + _PI8 * v)
@@ -314,7 +345,7 @@ class HierarchicalRelevance(RelevanceModel):
             return (*self._conditional_mode_t(hyper, x0), None)
         prior = self.latent_prior(hyper)
         X = self._effects_design(hyper)
-        r = logistic_newton(X, self.y, np.ones(len(self.y)), prior, x0=x0, tol=1e-10, h0=h0)
+        r = logistic_newton(X, self.y, np.ones(len(self.y)), prior, x0=x0, tol=1e-10, h0=h0, lagged=True)
         # normalised Gaussian prior: + sum 1/2 log(prec / 2π)
         lp = r.logpost + 0.5 * float(np.sum(np.log(prior.prec / (2 * np.pi))))
         return r.x, r.neg_hessian, lp, r.converged, X
@@ -387,8 +418,6 @@ class HierarchicalRelevance(RelevanceModel):
         the mode moves with h (implicit function theorem) and h enters the design through
         :math:`\kappa_i` (only its first two columns depend on h) as well as the prior of a and u.
         """
-        from scipy.linalg import cho_solve
-
         h = np.asarray(hyper, dtype=np.float64)
         if self.prior.run_effect == "student_t":
             return self._log_marginal_grad_fd(h, x0)
@@ -399,10 +428,15 @@ class HierarchicalRelevance(RelevanceModel):
         beta, a, u = x[:2], x[2:2 + T], x[2 + T:]
         sd = self.run_sd(h)
         kap = X.F[:, 0]
-        # dσ_s/dθ for θ = (τ, σ0, σ1), and dκ_i/dθ = (π/8) (dv_i/dθ) / (2κ_i)
+        # dσ_s/dθ for θ = (τ, σ0, σ1), and dκ_i/dθ = (π/8) (dv_i/dθ) / (2κ_i), with
+        # Σ_s w_is² σ_s dσ_s/dσ0 = σ0 m0 + σ1 m1 and Σ_s w_is² σ_s h_s = σ0 m1 + σ1 m2 (m_k = Σ_s w_is² h_s^k)
         dsd = np.column_stack([np.zeros(S), np.ones(S), self.uncovered])
-        dv = np.column_stack([np.full(len(kap), 2.0 * h[0]), self._squared_member() @ (2.0 * sd[:, None] * dsd[:, 1:])])
-        dkap = _PI8 * dv / (2.0 * kap[:, None])  # (n, 3)
+        m = self._member_moments()
+        dkap = np.empty((len(kap), 3))
+        dkap[:, 0] = 2.0 * h[0]
+        dkap[:, 1] = 2.0 * (h[1] * m[:, 0] + h[2] * m[:, 1])
+        dkap[:, 2] = 2.0 * (h[1] * m[:, 1] + h[2] * m[:, 2])
+        dkap *= (_PI8 / 2.0) / kap[:, None]  # (n, 3)
         mlin = beta[0] + beta[1] * self.offset
         eta = X.dot(x)
         pi = expit(eta)
@@ -414,20 +448,18 @@ class HierarchicalRelevance(RelevanceModel):
         explicit = resid @ E + np.array([float(np.sum(a ** 2) / h[0] ** 3 - T / h[0]), float(np.sum(gu)),
                                          float(np.sum(gu * self.uncovered))])
         # ∂(∇_x Ψ)/∂θ
-        R = np.empty((P, 3))
-        for k in range(3):
-            R[:, k] = -X.rdot(D * E[:, k])
-            R[0, k] += resid @ dkap[:, k]
-            R[1, k] += resid @ (dkap[:, k] * self.offset)
+        R = -X.rdot(D[:, None] * E)
+        R[0] += resid @ dkap
+        R[1] += (resid * self.offset) @ dkap
         R[2:2 + T, 0] += 2.0 * a / h[0] ** 3
         R[2 + T:, :] += (2.0 * u / sd ** 3)[:, None] * dsd
         if chol is None:
             return val, np.full(3, np.nan), x, H, ok, np.zeros((P, 3)), lp, None
-        C = cho_solve(chol, np.eye(P))
+        C = _cho_inverse(chol)
         dx = C @ R  # (P, 3)
-        deta = E + X.dot(dx)  # (n, 3) total dη/dθ
-        XC01 = X.dot(C[:, :2])  # (n, 2)
-        tr = 2.0 * ((D * XC01[:, 0]) @ dkap + (D * XC01[:, 1] * self.offset) @ dkap)
+        XB = X.dot(np.hstack([dx, C[:, :2]]))  # (n, 5): X dx̂/dθ and (XC)_i for the two columns of F
+        deta = E + XB[:, :3]  # (n, 3) total dη/dθ
+        tr = 2.0 * ((D * XB[:, 3]) @ dkap + (D * XB[:, 4] * self.offset) @ dkap)
         tr += X.gram_trace(C, (D * (1.0 - 2.0 * pi))[:, None] * deta)
         cd = np.diag(C)
         tr[0] += float(np.sum(cd[2:2 + T])) * (-2.0 / h[0] ** 3)

@@ -79,11 +79,18 @@ def hyper_mode(model):
 
     sc = _hyper_scales(model)
     cache = {}
+    seen = {}  # z (bytes) → (its result, the warm start it left): BFGS and the polish ask again for points
 
     def fg(z):
         z = np.asarray(z, dtype=np.float64)
         if np.any(z < lo) or np.any(z > hi):
             return np.inf, np.zeros(3), None
+        key = z.tobytes()
+        if key in seen:
+            out, state = seen[key]
+            cache.clear()
+            cache.update(state)
+            return out
         x0, h0 = model.latent_prior(np.exp(z)).mu, None
         if cache:
             x0, h0 = cache["x"] + cache["dx"] @ (z - cache["z"]), cache["chol"]
@@ -93,7 +100,9 @@ def hyper_mode(model):
             cache.update(z=z.copy(), x=x, dx=dx, chol=chol)
         f = val + model.log_hyperprior(h) + float(np.sum(z))
         df = g - (h / sc) ** 2 + 1.0
-        return -f, -df, (x, H, lp, ok)
+        out = (-f, -df, (x, H, lp, ok))
+        seen[key] = (out, dict(cache))
+        return out
 
     lo, hi = -7.0, 3.0
     z0 = np.log(sc) - np.log(2.0)

@@ -74,6 +74,8 @@ def _calibration_input(rank_model: RankCoefficients, theta: np.ndarray, cfg) -> 
 
 
 def _calibration_cells(data: RankData, des: _Design, q_star: np.ndarray, cfg) -> PlattCalibration:
+    if cfg.training == "complete":
+        return _complete_prefix_cells(data, des, q_star, cfg)
     D = des.depth
     S = len(data.systems)
     sys_l, x_l, nr_l, nn_l, ss_l, sx_l = [], [], [], [], [], []
@@ -110,6 +112,41 @@ def _calibration_cells(data: RankData, des: _Design, q_star: np.ndarray, cfg) ->
                 else:
                     ss_l.append(np.full(int(take.sum()), j))
                     sx_l.append(xr[take])
+    cat = lambda v, dt=float: np.concatenate(v).astype(dt) if v else np.zeros(0, dt)  # noqa: E731
+    return PlattCalibration(cat(sys_l, np.int64), cat(x_l), cat(nr_l), cat(nn_l), cat(ss_l, np.int64), cat(sx_l),
+                            tuple(data.systems), cfg)
+
+
+def _complete_prefix_cells(data: RankData, des: _Design, q_star: np.ndarray, cfg) -> PlattCalibration:
+    """:func:`_calibration_cells` for ``training = "complete"``: per topic, the cells of every system's completely
+    judged prefix at once (the same cells in the same order: system by system, rank by rank)."""
+    D = des.depth
+    S = len(data.systems)
+    sys_l, x_l, nr_l, nn_l, ss_l, sx_l = [], [], [], [], [], []
+    for t, tr in enumerate(data):
+        qs = q_star[t]
+        rel, jud = tr.relevant, tr.judged
+        lengths = np.minimum(tr.lengths, D).astype(np.int64)
+        width = min(D, tr.ranked.shape[1])
+        r = np.arange(width)
+        take = r[None, :] < np.minimum(np.asarray(des.complete[t], dtype=np.int64), lengths)[:, None]  # (S, width)
+        js, rs = np.nonzero(take)  # row-major: system by system, rank by rank
+        docs = tr.ranked[js, rs]
+        sys_l.append(js)
+        x_l.append(qs[rs])
+        nr_l.append(rel[docs].astype(float))
+        nn_l.append((jud[docs] & ~rel[docs]).astype(float))
+        if cfg.smoothing > 0:
+            if cfg.smoothing_cells == "all":  # ranks 0..k-1 of each system, then its unretrieved cell
+                grid = np.empty((S, width + 1))
+                grid[:, :width] = qs[:width]
+                grid[np.arange(S), lengths] = qs[D]
+                keep = np.arange(width + 1)[None, :] <= lengths[:, None]
+                ss_l.append(np.nonzero(keep)[0])
+                sx_l.append(grid[keep])
+            else:
+                ss_l.append(js)
+                sx_l.append(qs[rs])
     cat = lambda v, dt=float: np.concatenate(v).astype(dt) if v else np.zeros(0, dt)  # noqa: E731
     return PlattCalibration(cat(sys_l, np.int64), cat(x_l), cat(nr_l), cat(nn_l), cat(ss_l, np.int64), cat(sx_l),
                             tuple(data.systems), cfg)
