@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_sampling_assisted import _sparse_topic
+from test_sampling_assisted import _mean_ap_draws, _sparse_topic
 
 from bayeval.sampling._assisted_kernels import assisted_topic
 
@@ -37,26 +37,9 @@ def test_influence_is_the_exact_delete_one_change():
         assert out["AP_g"][0, j] == pytest.approx(np.sqrt(1 - pi[e]) * (out["AP"][0] - ap_e), abs=1e-12)
 
 
-def _mean_ap(draws, jackknife, seed=0, topics=10):
-    rng = np.random.default_rng(seed)
-    tops = [_sparse_topic(rng) for _ in range(topics)]
-    truth = np.mean([np.sum(x[o] * np.cumsum(x[o]) / np.arange(1, len(x) + 1)) / x.sum() for x, _, o in tops])
-    est, var = [], []
-    for _ in range(draws):
-        m = v = 0.0
-        for x, pi, order in tops:
-            inc = rng.random(len(x)) < pi
-            z = np.where(inc, x / pi, 0.0)
-            out = _topic(z, x, pi, inc, x.astype(float), order, jackknife)
-            m += out["AP"][0] / topics
-            v += float(np.sum(out["AP_g"] ** 2)) / topics**2
-        est.append(m)
-        var.append(v)
-    return truth, np.array(est), np.array(var)
-
-
 def test_jackknife_covers_on_sparse_topics():
-    truth, est, var = _mean_ap(500, jackknife=True)
+    truth, est, var = _mean_ap_draws(
+        500, lambda z, x, pi, inc, order: _topic(z, x, pi, inc, x.astype(float), order, jackknife=True))
     cover = np.mean(np.abs(est - truth) <= 1.959964 * np.sqrt(var))
     assert 0.93 <= cover <= 0.99
     assert np.mean(var) == pytest.approx(np.var(est), rel=0.5)

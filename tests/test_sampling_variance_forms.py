@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_sampling_assisted import _sparse_topic
+from test_sampling_assisted import _mean_ap_draws, _sparse_topic
 
 from bayeval.errors import BayevalInputError
 from bayeval.sampling._assisted_kernels import assisted_topic
@@ -18,6 +18,11 @@ def _topic(z, x, pi, inc, resid, order, form):
     return assisted_topic(z[order][None, :], np.array([len(x)]), rk[inc][None, :], resid[inc],
                           ((1 - pi) / pi**2)[inc], float(z.sum()), (), z[inc], x[inc], r_floor=0.0,
                           drop=(resid / pi)[inc] if form == "jackknife" else None, at_z=form == "linearised")
+
+
+def _form_topic(form):
+    """One sparse topic's estimate with ``form``'s variance, λ = 0 (the residual is the label)."""
+    return lambda z, x, pi, inc, order: _topic(z, x, pi, inc, x.astype(float), order, form)
 
 
 def _draw(seed=3, lam=0.6):
@@ -45,31 +50,12 @@ def test_linearised_influence_is_the_derivative_at_z():
         assert out["AP_g"][0, j] == pytest.approx(w * slope, rel=1e-5, abs=1e-9)
 
 
-def _mean_ap(draws, form, seed=0, topics=10):
-    """Monte Carlo of the mean AP over sparse topics (λ = 0): true value, estimates, variance estimates."""
-    rng = np.random.default_rng(seed)
-    tops = [_sparse_topic(rng) for _ in range(topics)]
-    truth = np.mean([np.sum(x[o] * np.cumsum(x[o]) / np.arange(1, len(x) + 1)) / x.sum() for x, _, o in tops])
-    est, var = [], []
-    for _ in range(draws):
-        m = v = 0.0
-        for x, pi, order in tops:
-            inc = rng.random(len(x)) < pi
-            z = np.where(inc, x / pi, 0.0)
-            out = _topic(z, x, pi, inc, x.astype(float), order, form)
-            m += out["AP"][0] / topics
-            v += float(np.sum(out["AP_g"] ** 2)) / topics**2
-        est.append(m)
-        var.append(v)
-    return truth, np.array(est), np.array(var)
-
-
 @pytest.mark.slow
 def test_linearised_variance_understates_where_the_jackknife_does_not():
     # same draws for both forms (same seed): the textbook form under-states the Monte Carlo variance on topics
     # resting on a few heavily weighted documents; the jackknife over-states it a little (Efron-Stein)
-    _, est, lin = _mean_ap(300, "linearised")
-    _, est_j, jack = _mean_ap(300, "jackknife")
+    _, est, lin = _mean_ap_draws(300, _form_topic("linearised"))
+    _, est_j, jack = _mean_ap_draws(300, _form_topic("jackknife"))
     np.testing.assert_array_equal(est, est_j)
     assert np.mean(lin) < 0.85 * np.var(est)
     assert np.mean(jack) > np.var(est)
