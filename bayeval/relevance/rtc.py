@@ -73,6 +73,15 @@ def _calibration_input(rank_model: RankCoefficients, theta: np.ndarray, cfg) -> 
     return rank_model.q_star(theta)
 
 
+def _platt_cells(data: RankData, cfg, sys_l, x_l, nr_l, nn_l, ss_l, sx_l) -> PlattCalibration:
+    """The calibration stage's cells from per-(topic, system) pieces: system, x, relevant and nonrelevant counts,
+    and the smoothing cells' systems and x."""
+    def cat(v, dt=float):
+        return np.concatenate(v).astype(dt) if v else np.zeros(0, dt)
+    return PlattCalibration(cat(sys_l, np.int64), cat(x_l), cat(nr_l), cat(nn_l), cat(ss_l, np.int64), cat(sx_l),
+                            tuple(data.systems), cfg)
+
+
 def _calibration_cells(data: RankData, des: _Design, q_star: np.ndarray, cfg) -> PlattCalibration:
     if cfg.training == "complete":
         return _complete_prefix_cells(data, des, q_star, cfg)
@@ -87,11 +96,7 @@ def _calibration_cells(data: RankData, des: _Design, q_star: np.ndarray, cfg) ->
             k = int(lengths[j])
             docs = tr.ranked[j, :k]
             xr = qs[:k]
-            if cfg.training == "complete":
-                c = int(des.complete[t][j])
-                take = np.arange(k) < c
-            else:
-                take = jud[docs]
+            take = jud[docs]
             sys_l.append(np.full(int(take.sum()), j))
             x_l.append(xr[take])
             nr_l.append(rel[docs[take]].astype(float))
@@ -112,9 +117,7 @@ def _calibration_cells(data: RankData, des: _Design, q_star: np.ndarray, cfg) ->
                 else:
                     ss_l.append(np.full(int(take.sum()), j))
                     sx_l.append(xr[take])
-    cat = lambda v, dt=float: np.concatenate(v).astype(dt) if v else np.zeros(0, dt)  # noqa: E731
-    return PlattCalibration(cat(sys_l, np.int64), cat(x_l), cat(nr_l), cat(nn_l), cat(ss_l, np.int64), cat(sx_l),
-                            tuple(data.systems), cfg)
+    return _platt_cells(data, cfg, sys_l, x_l, nr_l, nn_l, ss_l, sx_l)
 
 
 def _complete_prefix_cells(data: RankData, des: _Design, q_star: np.ndarray, cfg) -> PlattCalibration:
@@ -147,9 +150,7 @@ def _complete_prefix_cells(data: RankData, des: _Design, q_star: np.ndarray, cfg
             else:
                 ss_l.append(js)
                 sx_l.append(qs[rs])
-    cat = lambda v, dt=float: np.concatenate(v).astype(dt) if v else np.zeros(0, dt)  # noqa: E731
-    return PlattCalibration(cat(sys_l, np.int64), cat(x_l), cat(nr_l), cat(nn_l), cat(ss_l, np.int64), cat(sx_l),
-                            tuple(data.systems), cfg)
+    return _platt_cells(data, cfg, sys_l, x_l, nr_l, nn_l, ss_l, sx_l)
 
 
 def _agg_features(eta: np.ndarray, features: str) -> np.ndarray:
