@@ -547,6 +547,18 @@ def logistic_logpost(beta, X, y, w, prior: CoefPrior, offset=None) -> float:
     return _bern(eta, y, w) + prior.logp(beta)
 
 
+def _halving(logpost, x, lp, step):
+    """The Newton step ``step`` from ``x`` halved until the log posterior does not fall (below 1e-12 relative)
+    or the step is below 1e-10 of it: (x_new, logpost(x_new), t)."""
+    t = 1.0
+    while True:
+        x_new = x + t * step
+        lp_new = logpost(x_new)
+        if lp_new >= lp - 1e-12 * max(1.0, abs(lp)) or t < 1e-10:
+            return x_new, lp_new, t
+        t *= 0.5
+
+
 def _newton(f_grad_hess, x0, logpost, max_iter, tol):
     x = np.array(x0, dtype=np.float64)
     lp = logpost(x)
@@ -558,13 +570,7 @@ def _newton(f_grad_hess, x0, logpost, max_iter, tol):
             step = np.linalg.solve(H, g)
         except np.linalg.LinAlgError:
             step = np.linalg.lstsq(H, g, rcond=None)[0]
-        t = 1.0
-        while True:
-            x_new = x + t * step
-            lp_new = logpost(x_new)
-            if lp_new >= lp - 1e-12 * max(1.0, abs(lp)) or t < 1e-10:
-                break
-            t *= 0.5
+        x_new, lp_new, t = _halving(logpost, x, lp, step)
         dec = float(g @ step)
         x, lp = x_new, lp_new
         if dec < tol or np.max(np.abs(t * step)) < tol:
@@ -612,13 +618,7 @@ def _newton_lagged(gh, x0, logpost, max_iter, tol):
             step = cho_solve(chol, g)
         except np.linalg.LinAlgError:
             chol, step = None, np.linalg.lstsq(H, g, rcond=None)[0]
-        t = 1.0
-        while True:
-            x_new = x + t * step
-            lp_new = logpost(x_new)
-            if lp_new >= lp - 1e-12 * max(1.0, abs(lp)) or t < 1e-10:
-                break
-            t *= 0.5
+        x_new, lp_new, t = _halving(logpost, x, lp, step)
         dec = float(g @ step)
         x, lp = x_new, lp_new
         if dec < tol or np.max(np.abs(t * step)) < tol:
