@@ -60,13 +60,17 @@ posterior mean. Each draw then takes ``projection_draw_steps`` chord steps towar
 
 *Posterior draws.* Draw :math:`d` draws :math:`\bar R^{(d)}` from its prior and every :math:`\theta^{(d)}_{sb}`
 from its Beta posterior; the same draw holds in every topic (the rate is shared), which is what the moment
-methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of p.
+methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of p. With
+``share_draws="topics"`` the cells' shares are drawn jointly instead: one Bayesian-bootstrap weight per topic
+reweights every cell's and vote class's counts (:func:`shared_shares`), because a topic's judged document is
+counted by every run that retrieves it, so the runs' rates err together and partly cancel in a difference.
 
 Everything is vectorised over topics: the runs' lists of all topics are laid end to end once and the counts,
 cells are ``bincount`` calls and the document means one sparse product.
 
 References
 ----------
+Rubin (1981), *The Bayesian bootstrap*, Ann. Stat. 9 (the topic weights);
 Carterette, Allan & Sitaraman (2006), *Minimal test collections for retrieval evaluation* (p of unjudged
 documents for expected measures); Aslam, Pavlu & Yilmaz (2006), *A statistical method for system evaluation
 using incomplete judgments* (estimates from sampled judgments weighted by their inclusion probabilities, here
