@@ -42,6 +42,8 @@ def main() -> None:
     ap.add_argument("--no-vote-classes", action="store_true", help="with --combine projected: no vote classes")
     ap.add_argument("--ridge", type=float, default=0.01, help="the projection's ridge λ (default 0.01)")
     ap.add_argument("--draw-steps", type=int, default=3, help="chord steps per posterior draw (default 3)")
+    ap.add_argument("--share-draws", default="cells", choices=("cells", "topics"),
+                    help="the cells' shares drawn each on its own, or jointly by topic weights (default cells)")
     args = ap.parse_args()
     col = load_collection(args.collection)
     runs, qrels = col.runs(col.run_names), col.qrels()
@@ -49,9 +51,11 @@ def main() -> None:
         t0 = time.perf_counter()
         combine = "" if args.combine == "mean" else (f"-projected{'' if args.no_vote_classes else '-votes'}"
                                                      f"-ridge{args.ridge:g}-steps{args.draw_steps}")
+        combine += "" if args.share_draws == "cells" else f"-{args.share_draws}"
         cfg = SparseLabelConfig(relevant_mean=m, pooling=args.pooling, relevant_shape=args.shape,
                                 combine=args.combine, vote_classes=not args.no_vote_classes,
                                 projection_ridge=args.ridge, projection_draw_steps=args.draw_steps,
+                                share_draws=args.share_draws,
                                 name=f"sparse-mu{m:g}-kappa{args.pooling:g}-k{args.shape:g}{combine}")
         st = run_sparse_study(runs, qrels, trials=args.trials, depth=args.depth, model=cfg)
         bins = st.reliability()

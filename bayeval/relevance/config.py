@@ -495,6 +495,9 @@ class SparseLabelConfig:
     projection_draw_steps : int
         Chord steps that move each posterior draw's corrections from the point's towards its own projection
         (0: every draw tilted by the point's corrections).
+    share_draws : {"cells", "topics"}
+        Posterior draws of the cells' judged shares: each cell's Beta on its own, or jointly by one
+        Bayesian-bootstrap weight per topic shared by every cell and vote class that counts its judged document.
     """
 
     relevant_mean: float = 2.0
@@ -505,6 +508,7 @@ class SparseLabelConfig:
     vote_classes: bool = True
     projection_ridge: float = 0.01
     projection_draw_steps: int = 3
+    share_draws: str = "cells"
     name: str = "sparse"
     description: str = ""
     kind: str = field(default="sparse", init=False)
@@ -519,6 +523,7 @@ class SparseLabelConfig:
         _nonneg("relevant_shape", self.relevant_shape, positive=True)
         _nonneg("pooling", self.pooling)
         _choice("combine", self.combine, ("mean", "projected"))
+        _choice("share_draws", self.share_draws, ("cells", "topics"))
         if not isinstance(self.vote_classes, bool):
             raise BayevalInputError(f"vote_classes: must be true or false, got {self.vote_classes!r}")
         _nonneg("projection_ridge", self.projection_ridge)

@@ -60,13 +60,17 @@ posterior mean. Each draw then takes ``projection_draw_steps`` chord steps towar
 
 *Posterior draws.* Draw :math:`d` draws :math:`\bar R^{(d)}` from its prior and every :math:`\theta^{(d)}_{sb}`
 from its Beta posterior; the same draw holds in every topic (the rate is shared), which is what the moment
-methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of p.
+methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of p. With
+``share_draws="topics"`` the cells' shares are drawn jointly instead: one Bayesian-bootstrap weight per topic
+reweights every cell's and vote class's counts (:func:`shared_shares`), because a topic's judged document is
+counted by every run that retrieves it, so the runs' rates err together and partly cancel in a difference.
 
 Everything is vectorised over topics: the runs' lists of all topics are laid end to end once and the counts,
 cells are ``bincount`` calls and the document means one sparse product.
 
 References
 ----------
+Rubin (1981), *The Bayesian bootstrap*, Ann. Stat. 9 (the topic weights);
 Carterette, Allan & Sitaraman (2006), *Minimal test collections for retrieval evaluation* (p of unjudged
 documents for expected measures); Aslam, Pavlu & Yilmaz (2006), *A statistical method for system evaluation
 using incomplete judgments* (estimates from sampled judgments weighted by their inclusion probabilities, here
@@ -246,13 +250,88 @@ def vote_class(count: np.ndarray) -> np.ndarray:
     return np.floor(np.log2(np.maximum(np.asarray(count), 1))).astype(np.int64)
 
 
+def topic_weights(n_topics: int, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    r"""Bayesian-bootstrap weights of the topics, shape ``(n_draws, T)``: :math:`w = T\,g/\sum g`,
+    :math:`g_t\sim\mathrm{Exp}(1)` (Rubin 1981), i.e. :math:`T` times a flat Dirichlet; each row has mean 1."""
+    g = rng.standard_exponential(size=(n_draws, n_topics))
+    return n_topics * g / np.maximum(g.sum(axis=1, keepdims=True), 1e-300)
+
+
+def shared_shares(key: np.ndarray, hit: np.ndarray, n_groups: int, n_cols: int, group: np.ndarray,
+                  weights: np.ndarray, pooling: float, pool_by: np.ndarray | None = None) -> np.ndarray:
+    r"""Judged shares of many cells drawn *jointly*: each topic's counts reweighted by the same bootstrap weight.
+
+    Item :math:`i` (a position or a document) of topic :math:`t_i` falls in column :math:`k_i`; with topic
+    weights :math:`w^{(d)}_t` (:func:`topic_weights`) the column's weighted positions and judged ones are
+    :math:`n^{(d)}_k=\sum_t w^{(d)}_t n_{tk}`, :math:`c^{(d)}_k=\sum_t w^{(d)}_t c_{tk}`, and its share is the
+    mean of the Beta posterior of the module notes at those counts,
+
+    .. math:: \theta^{(d)}_k = \frac{c^{(d)}_k + \kappa\bar n^{(d)}\pi^{(d)}}{n^{(d)}_k + \kappa\bar n^{(d)}},
+
+    with :math:`\pi^{(d)}, \bar n^{(d)}` the pooled share and mean size of the columns sharing its pool
+    (``pool_by``; one pool when ``None``). A topic's judged document counts in every cell (and vote class) that
+    holds it, so one weight per topic moves all those cells together: two runs that share their judged
+    documents get rates that move together, which independent Beta draws per cell do not (the difference of
+    two runs' rates is then as uncertain as if they shared nothing).
+
+    Parameters
+    ----------
+    key : ndarray of int, shape (P,)
+        Column of each item.
+    hit : ndarray of bool, shape (P,)
+        Whether the item is the judged relevant document.
+    n_groups, n_cols : int
+        Topics and columns.
+    group : ndarray of int, shape (P,)
+        Topic of each item.
+    weights : ndarray, shape (n_draws, n_groups)
+    pooling : float
+        :math:`\kappa`.
+    pool_by : ndarray of int, shape (n_cols,), optional
+        Pool of each column (e.g. the rank bin of a run-and-bin cell).
+
+    Returns
+    -------
+    ndarray, shape (n_draws, n_cols)
+    """
+    flat = group * n_cols + key
+    n_t = np.bincount(flat, minlength=n_groups * n_cols).reshape(n_groups, n_cols).astype(np.float64)
+    c_t = np.bincount(flat[hit], minlength=n_groups * n_cols).reshape(n_groups, n_cols).astype(np.float64)
+    n_w, c_w = weights @ n_t, weights @ c_t  # (D, n_cols)
+    pools = np.zeros(n_cols, dtype=np.int64) if pool_by is None else np.asarray(pool_by, dtype=np.int64)
+    n_pools = int(pools.max()) + 1 if n_cols else 1
+    members = np.bincount(pools, minlength=n_pools).astype(np.float64)
+    n_pool = np.stack([np.bincount(pools, weights=r, minlength=n_pools) for r in n_w])
+    c_pool = np.stack([np.bincount(pools, weights=r, minlength=n_pools) for r in c_w])
+    pooled = (c_pool / np.maximum(n_pool, 1e-300))[:, pools]
+    strength = (pooling * n_pool / np.maximum(members, 1.0))[:, pools]
+    tiny = 1e-9
+    a = np.maximum(c_w + strength * pooled, tiny)
+    b = np.maximum(n_w - c_w + strength * (1.0 - pooled), tiny)
+    return a / (a + b)
+
+
+def _draw_shares(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray, n_draws: int,
+                 rng: np.random.Generator, *, pooling: float, share_draws: str):
+    """Draws of every cell's :math:`\theta` ``(n_draws, S, B)`` and of :math:`\bar R`, and the topic weights
+    (``None`` with ``share_draws="cells"``: each cell's Beta posterior drawn on its own)."""
+    theta, rbar = fit.draw_parts(n_draws, rng)
+    if share_draws == "cells":
+        return theta, rbar, None
+    n_bins = len(fit.bin_edges)
+    weights = topic_weights(layout.n_topics, n_draws, rng)
+    theta = shared_shares(cell, layout.judged_relevant[layout.doc], layout.n_topics, fit.a.size, layout.topic,
+                          weights, pooling, pool_by=np.arange(fit.a.size) % n_bins)
+    return theta.reshape(n_draws, *fit.a.shape), rbar, weights
+
+
 def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray, n_draws: int,
                      rng: np.random.Generator, *, vote_classes: bool, pooling: float, ridge: float,
-                     point: bool, draw_steps: int) -> np.ndarray:
+                     point: bool, draw_steps: int, share_draws: str = "cells") -> np.ndarray:
     """p of every document by the projection of the cells' mean onto their counts (module notes, *Combine*);
     ``(n_draws, n_docs)``, or ``(1, n_docs)``: the projection of the posterior-mean problem when ``point``."""
     n_cells = fit.a.size
-    theta, rbar = fit.draw_parts(n_draws, rng)
+    theta, rbar, weights = _draw_shares(layout, fit, cell, n_draws, rng, pooling=pooling, share_draws=share_draws)
     rates = fit.unjudged_rate(theta, rbar).reshape(n_draws, n_cells)
     count = np.bincount(layout.doc, minlength=layout.n_docs)
     unj_pos = ~layout.judged_relevant[layout.doc]
@@ -271,8 +350,13 @@ def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray
         pooled = hits.sum() / max(size.sum(), 1.0)
         strength = pooling * size.mean()
         tiny = 1e-9
-        theta_v = rng.beta(np.maximum(hits + strength * pooled, tiny),
-                           np.maximum(size - hits + strength * (1 - pooled), tiny), size=(n_draws, 1, n_cls))
+        if weights is None:
+            theta_v = rng.beta(np.maximum(hits + strength * pooled, tiny),
+                               np.maximum(size - hits + strength * (1 - pooled), tiny), size=(n_draws, 1, n_cls))
+        else:  # the same topic weights as the cells: a topic's judged document moves its class and its cells
+            doc_topic = np.repeat(np.arange(layout.n_topics), np.diff(layout.offsets))
+            theta_v = shared_shares(cls, layout.judged_relevant[retrieved], layout.n_topics, n_cls,
+                                    doc_topic[retrieved], weights, pooling)[:, None, :]
         rate_v = fit.unjudged_rate(theta_v, rbar).reshape(n_draws, n_cls)
         targets = np.concatenate([targets, rate_v * (size - hits)], axis=1)
         inc = sparse.hstack([inc, sparse.csr_matrix((np.ones(len(rows)), (np.arange(len(rows)),
@@ -290,7 +374,7 @@ def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray
 def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, relevant_shape: float = 0.25,
                                bin_edges=(1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501), pooling: float = 0.1,
                                combine: str = "mean", vote_classes: bool = True, projection_ridge: float = 0.01,
-                               projection_draw_steps: int = 3,
+                               projection_draw_steps: int = 3, share_draws: str = "cells",
                                p_draws: int | None = 200, seed=0, model: str = "sparse") -> RelevanceEstimate:
     r"""p of every document under the sparse-label model (module notes), with posterior draws.
 
@@ -318,6 +402,10 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
     projection_draw_steps : int
         Chord steps per posterior draw from the point's corrections
         (:func:`~bayeval.relevance.cell_projection.refine_draws`; 0: the point's corrections for every draw).
+    share_draws : {"cells", "topics"}
+        How the cells' judged shares are drawn: each cell's Beta posterior on its own, or jointly, every topic's
+        counts reweighted by one Bayesian-bootstrap weight shared by all cells and vote classes
+        (:func:`shared_shares`).
     p_draws : int or None
         Posterior draws of p to keep (``None``/0: the point p only, from 1,000 draws of the cells).
     seed : int or None
@@ -346,6 +434,8 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
         raise BayevalInputError(f"combine: must be 'mean' or 'projected', got {combine!r}")
     if not (isinstance(projection_ridge, (int, float)) and projection_ridge >= 0):
         raise BayevalInputError(f"projection_ridge: must be a non-negative number, got {projection_ridge!r}")
+    if share_draws not in ("cells", "topics"):
+        raise BayevalInputError(f"share_draws: must be 'cells' or 'topics', got {share_draws!r}")
     layout = rank_layout(data)
     fit = SparseLabelModel.fit(layout, relevant_mean=relevant_mean, relevant_shape=relevant_shape,
                                bin_edges=bin_edges, pooling=pooling)
@@ -355,7 +445,7 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
     draws = None
     if combine == "projected":
         opts = {"vote_classes": bool(vote_classes), "pooling": pooling, "ridge": float(projection_ridge),
-                "draw_steps": int(projection_draw_steps)}
+                "draw_steps": int(projection_draw_steps), "share_draws": share_draws}
         if p_draws:
             flat_draws = _projected_draws(layout, fit, cell, int(p_draws), rng, point=False, **opts)
             flat_draws = flat_draws.astype(np.float32)
@@ -364,7 +454,8 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
         else:
             p_flat = _projected_draws(layout, fit, cell, 1000, rng, point=True, **opts)[0]
     elif p_draws:
-        rates = fit.draw(int(p_draws), rng).reshape(int(p_draws), -1)
+        theta, rbar, _ = _draw_shares(layout, fit, cell, int(p_draws), rng, pooling=pooling, share_draws=share_draws)
+        rates = fit.unjudged_rate(theta, rbar).reshape(int(p_draws), -1)
         flat_draws = _doc_means(layout, cell, rates.shape[1], rates).astype(np.float32)
         p_flat = flat_draws.mean(axis=0, dtype=np.float64)
         draws = tuple(np.ascontiguousarray(x) for x in np.split(flat_draws, layout.offsets[1:-1], axis=1))
