@@ -167,10 +167,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     prepared, tuning = [], []
     for tr in data:
         ts = sample[tr.topic]
-        pi = ts.inclusion if inclusion is None else np.asarray(inclusion[tr.topic], dtype=np.float64)
-        if pi.shape != (len(ts),) or np.any(ts.sampled & ~(pi > 0)) or np.any(pi > 1):
-            raise BayevalInputError(f"inclusion: topic {tr.topic!r} needs one probability in (0, 1] per pooled "
-                                    "document, positive for every sampled one")
+        pi = _inclusion(ts, inclusion, tr.topic)
         p = (np.full(len(ts), float(default)) if predictions is None
              else predictions.lookup(tr.topic, ts.docnos, float(default)))
         x = (ts.grades >= relevance_level).astype(np.float64)
@@ -198,25 +195,52 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         has[:, ti] = ok
         informative[ti] = empty == "zero" or float(res["R"]) > 0
         for m in measures:
-            # AP and P@k lie in [0, 1]: the estimate is projected onto it (never farther from the truth) and
-            # the influences scaled so that a topic's variance stays within Popoviciu's bound 1/4
-            values[m][ok, ti] = np.clip(res[m][ok], 0.0, 1.0)
-            g = np.where(ok[:, None], res[f"{m}_g"], 0.0)
-            norm = np.sqrt(np.sum(g * g, axis=1, keepdims=True))
-            g = g * np.minimum(1.0, 0.5 / np.where(norm > 0, norm, 1.0))
-            variances[m][ok, ti] = np.sum(g[ok] ** 2, axis=1)
+            g = _bounded(res[m], res[f"{m}_g"], ok, values[m][:, ti], variances[m][:, ti])
             influence[m].append(g)
-    covariance = {}
-    for m in measures:
-        inf = informative if m == "AP" else np.ones(T, dtype=bool)
-        n = np.maximum((has & inf).sum(axis=1), 1).astype(np.float64)
-        c = np.zeros((S, S))
-        for ti, g in enumerate(influence[m]):
-            if inf[ti]:
-                c += g @ g.T
-        covariance[m] = c / np.outer(n, n) + _imputation_covariance(values[m], has, inf)
+    covariance = {m: _mean_covariance(influence[m], values[m], has,
+                                      informative if m == "AP" else np.ones(T, dtype=bool))
+                  for m in measures}
     return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, lam,
                               informative)
+
+
+def _inclusion(ts, inclusion: Mapping[str, np.ndarray] | None, topic: str) -> np.ndarray:
+    """A topic's inclusion probabilities: ``inclusion[topic]`` or the sample's own, checked (one per pooled
+    document, in (0, 1], positive for every sampled one)."""
+    if inclusion is not None and topic not in inclusion:
+        raise BayevalInputError(f"inclusion: no probabilities for topic {topic!r}")
+    pi = ts.inclusion if inclusion is None else np.asarray(inclusion[topic], dtype=np.float64)
+    if pi.shape != (len(ts),) or np.any(ts.sampled & ~(pi > 0)) or np.any(pi > 1):
+        raise BayevalInputError(f"inclusion: topic {topic!r} needs one probability in (0, 1] per pooled "
+                                "document, positive for every sampled one")
+    return pi
+
+
+def _bounded(value: np.ndarray, g: np.ndarray, ok: np.ndarray, values_out: np.ndarray,
+             variances_out: np.ndarray) -> np.ndarray:
+    """One topic's estimate of a measure in [0, 1] for every run, written into ``values_out`` and
+    ``variances_out`` (views of the topic's column) where the run has results: the estimate projected onto
+    [0, 1] (never farther from the truth) and its influences ``g`` (S, n) scaled so that the topic's variance
+    stays within Popoviciu's bound 1/4. Returns the scaled influences (zero rows for runs without results)."""
+    values_out[ok] = np.clip(value[ok], 0.0, 1.0)
+    g = np.where(ok[:, None], g, 0.0)
+    norm = np.sqrt(np.sum(g * g, axis=1, keepdims=True))
+    g = g * np.minimum(1.0, 0.5 / np.where(norm > 0, norm, 1.0))
+    variances_out[ok] = np.sum(g[ok] ** 2, axis=1)
+    return g
+
+
+def _mean_covariance(influences: list[np.ndarray], values: np.ndarray, has: np.ndarray,
+                     informative: np.ndarray) -> np.ndarray:
+    """Covariance (S, S) of the runs' mean over the informative topics: Σ_t g_t g_tᵀ / (n_a n_b) from each
+    topic's influences, plus the between-topic term of the topics imputed (:func:`_imputation_covariance`)."""
+    S = values.shape[0]
+    n = np.maximum((has & informative).sum(axis=1), 1).astype(np.float64)
+    c = np.zeros((S, S))
+    for ti, g in enumerate(influences):
+        if informative[ti]:
+            c += g @ g.T
+    return c / np.outer(n, n) + _imputation_covariance(values, has, informative)
 
 
 def _imputation_covariance(values: np.ndarray, has: np.ndarray, informative: np.ndarray) -> np.ndarray:

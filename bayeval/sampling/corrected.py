@@ -20,7 +20,7 @@ from bayeval.data.run import Run, RunSet
 from bayeval.data.sample import StratifiedSample
 from bayeval.errors import BayevalInputError
 from bayeval.sampling._corrected_kernels import corrected_topic
-from bayeval.sampling.assisted import AssistedEvaluation, _imputation_covariance
+from bayeval.sampling.assisted import AssistedEvaluation, _bounded, _inclusion, _mean_covariance
 
 __all__ = ["corrected_measures"]
 
@@ -76,17 +76,11 @@ def corrected_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample, *
     values, variances = np.full((S, T), np.nan), np.full((S, T), np.nan)
     has = np.zeros((S, T), dtype=bool)
     informative = np.ones(T, dtype=bool)
-    cov = np.zeros((S, S))
     key = ("AP", "g") if correction == "none" else ("corrected", "g_corrected")
     influences = []
     for ti, tr in enumerate(data):
         ts = sample[tr.topic]
-        if inclusion is not None and tr.topic not in inclusion:
-            raise BayevalInputError(f"inclusion: no probabilities for topic {tr.topic!r}")
-        pi = ts.inclusion if inclusion is None else np.asarray(inclusion[tr.topic], dtype=np.float64)
-        if pi.shape != (len(ts),) or np.any(ts.sampled & ~(pi > 0)) or np.any(pi > 1):
-            raise BayevalInputError(f"inclusion: topic {tr.topic!r} needs one probability in (0, 1] per pooled "
-                                    "document, positive for every sampled one")
+        pi = _inclusion(ts, inclusion, tr.topic)
         rel = ts.sampled & (ts.grades >= relevance_level)
         where = pd.Index(tr.docnos).get_indexer(ts.docnos)
         z_doc = np.zeros(tr.n_docs)
@@ -96,16 +90,7 @@ def corrected_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample, *
         ok = tr.has_results
         has[:, ti] = ok
         informative[ti] = empty == "zero" or bool(rel.any())
-        values[ok, ti] = np.clip(res[key[0]][ok], 0.0, 1.0)
-        g = np.where(ok[:, None], res[key[1]], 0.0)
-        norm = np.sqrt(np.sum(g * g, axis=1, keepdims=True))
-        g = g * np.minimum(1.0, 0.5 / np.where(norm > 0, norm, 1.0))
-        variances[ok, ti] = np.sum(g[ok] ** 2, axis=1)
-        influences.append(g)
-    n = np.maximum((has & informative[None, :]).sum(axis=1), 1).astype(np.float64)
-    for ti, g in enumerate(influences):
-        if informative[ti]:
-            cov += g @ g.T
-    covariance = cov / np.outer(n, n) + _imputation_covariance(values, has, informative)
+        influences.append(_bounded(res[key[0]], res[key[1]], ok, values[:, ti], variances[:, ti]))
+    covariance = _mean_covariance(influences, values, has, informative)
     return AssistedEvaluation(tuple(runs.names), tuple(data.topics), ("AP",), {"AP": values}, {"AP": variances},
                               {"AP": covariance}, 0.0, informative)
