@@ -138,7 +138,9 @@ class OffsetSparseDesign:
 @njit(cache=True)
 def _offset_rows(X, groups, baseline):
     """CSR arrays (indptr, indices, data) of :math:`X - B_{g(i)}`: its nonzero entries, row by row, in column
-    order (what ``scipy.sparse.csr_matrix`` of the dense difference holds), without the dense difference."""
+    order (what ``scipy.sparse.csr_matrix`` of the dense difference holds), without the dense difference: one
+    pass counts a row's entries, a second writes them. The one CSR walk of this module (:func:`member_rows`
+    takes its rows' entries from it too)."""
     n, p = X.shape
     indptr = np.zeros(n + 1, dtype=np.int32)
     for i in range(n):
@@ -470,29 +472,20 @@ def _effects_quad_rows(F, group, indptr, indices, data, pattern, quu, C, G):
     return out
 
 
-@njit(cache=True)
 def member_rows(ranks, depth):
     r"""CSR arrays (indptr, indices, data) of the rows :math:`w_{is}=1/|S_i|`, :math:`S_i` the systems s with
     :math:`0<r_{is}\le` ``depth[s]``, from the (n, S) matrix of 1-based ranks r (0: not retrieved); the
-    entries of a row in increasing s."""
-    n, S = ranks.shape
-    indptr = np.zeros(n + 1, dtype=np.int32)
-    for i in range(n):
-        c = 0
-        for s in range(S):
-            if ranks[i, s] > 0 and ranks[i, s] <= depth[s]:
-                c += 1
-        indptr[i + 1] = indptr[i] + c
-    indices = np.empty(indptr[n], dtype=np.int32)
-    data = np.empty(indptr[n])
-    for i in range(n):
-        e = indptr[i]
-        w = 1.0 / (indptr[i + 1] - indptr[i]) if indptr[i + 1] > indptr[i] else 0.0
-        for s in range(S):
-            if ranks[i, s] > 0 and ranks[i, s] <= depth[s]:
-                indices[e] = s
-                data[e] = w
-                e += 1
+    entries of a row in increasing s.
+
+    The entries are those of the indicator :math:`\mathbb 1[s\in S_i]` (:func:`_offset_rows` with one zero
+    baseline row), each scaled to :math:`1/|S_i|`.
+    """
+    ranks = np.asarray(ranks)
+    inside = ((ranks > 0) & (ranks <= np.asarray(depth))).view(np.uint8)
+    n, S = inside.shape
+    indptr, indices, _ = _offset_rows(inside, np.zeros(n, dtype=np.int64), np.zeros((1, S), dtype=np.uint8))
+    counts = np.diff(indptr)
+    data = np.repeat(1.0 / np.maximum(counts, 1), counts)
     return indptr, indices, data
 
 
