@@ -147,21 +147,24 @@ def _pair_topic_cross(da, db, pa_, pb_, k):  # pragma: no cover - compiled
 
 @numba.njit(parallel=True, cache=True)
 def _pair_sums(docs, p, ia, ib, e, v, out_e, out_v):  # pragma: no cover - compiled
-    """Per pair: sums over topics of E[Δ_t] and Var[Δ_t]."""
+    """Per posterior draw and pair: sums over topics of E_d[Δ_t] and Var_d[Δ_t] (``p``, ``e``, ``v`` lead with d;
+    one p is one draw), in parallel over draws × pairs."""
+    n_draws = p.shape[0]
     n_pairs = len(ia)
     n_topics = docs.shape[1]
     k = docs.shape[2]
-    for i in numba.prange(n_pairs):
+    for j in numba.prange(n_draws * n_pairs):
+        d, i = j // n_pairs, j % n_pairs
         a, b = ia[i], ib[i]
         se = 0.0
         sv = 0.0
         for t in range(n_topics):
-            cross = _pair_topic_cross(docs[a, t], docs[b, t], p[a, t], p[b, t], k)
-            cov = cross - e[a, t] * e[b, t]
-            se += e[a, t] - e[b, t]
-            sv += v[a, t] + v[b, t] - 2.0 * cov
-        out_e[i] = se
-        out_v[i] = sv
+            cross = _pair_topic_cross(docs[a, t], docs[b, t], p[d, a, t], p[d, b, t], k)
+            cov = cross - e[d, a, t] * e[d, b, t]
+            se += e[d, a, t] - e[d, b, t]
+            sv += v[d, a, t] + v[d, b, t] - 2.0 * cov
+        out_e[d, i] = se
+        out_v[d, i] = sv
 
 
 def cells_from_rankdata(cube: RankCube, data: RankData, arrays) -> np.ndarray:
@@ -206,17 +209,23 @@ def cells_from_rankdata(cube: RankCube, data: RankData, arrays) -> np.ndarray:
     return out
 
 
-def _topic_block_sums(docs, p, ia, ib):
-    """The topic task of :func:`~bayeval.expected._cube_pairs.run_topic_task` for RR@k: E, Var per system and topic
-    of a slice of topics, and per pair the sums over them of E[Δ_t] and Var[Δ_t] (the latter clipped at 0)."""
+def _draw_sums(docs, p, ia, ib):
+    """For draws ``p`` (D, S, T, k): E, Var of RR@k per draw, system and topic, and per draw and pair the sums over
+    the topics of E[Δ_t] and Var[Δ_t] (the latter clipped at 0)."""
     e, e2 = _system_moments(p)
     v = np.maximum(e2 - e * e, 0.0)
-    out_e = np.zeros(len(ia))
-    out_v = np.zeros(len(ia))
+    out_e = np.zeros((p.shape[0], len(ia)))
+    out_v = np.zeros((p.shape[0], len(ia)))
     if len(ia) and docs.shape[1] and docs.shape[2]:
         _pair_sums(np.ascontiguousarray(docs), np.ascontiguousarray(p), ia, ib, np.ascontiguousarray(e),
                    np.ascontiguousarray(v), out_e, out_v)
-    return e, v, out_e, np.maximum(out_v, 0.0), 0
+    return e, v, out_e, np.maximum(out_v, 0.0)
+
+
+def _topic_block_sums(docs, p, ia, ib):
+    """The topic task of :func:`~bayeval.expected._cube_pairs.run_topic_task` for RR@k at one p (S, T, k)."""
+    e, v, out_e, out_v = _draw_sums(docs, p[None], ia, ib)
+    return e[0], v[0], out_e[0], out_v[0], 0
 
 
 def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: int = 10,
@@ -260,7 +269,7 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
     approximation (certain sign when the variance is 0), as :func:`bayeval.expected.compare_systems` does.
 
     With D posterior draws, per draw d the sums :math:`S^E_d=\sum_t E_d[\Delta_t]`,
-    :math:`S^V_d=\sum_t \mathrm{Var}_d[\Delta_t]` come from one pass of the kernel per draw, and
+    :math:`S^V_d=\sum_t \mathrm{Var}_d[\Delta_t]` come from one kernel over draws × pairs × topics, and
 
     .. math:: E[\Delta MRR] = \frac1D\sum_d \frac{S^E_d}{T},\qquad
               \mathrm{Var}[\Delta MRR] = \frac1D\sum_d \frac{S^V_d}{T^2}
@@ -285,10 +294,12 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
     k = check_cutoff(cutoff)
     ia, ib = pair_indices(pairs, cube.docs.shape[0])
     rows, drawn = draw_rows(cube, p_unjudged, closed_form_draws)
-    parts = []
-    for row in rows:
-        p = cell_probabilities(cube, row, k)
-        parts.append(run_topic_task(_topic_block_sums, (np.ascontiguousarray(cube.docs[:, :, :p.shape[2]]), p), (),
-                                    (), (ia, ib), scheduler=None if drawn else scheduler, chunks=chunks,
-                                    timeout=connect_timeout))
+    p = np.stack([cell_probabilities(cube, row, k) for row in rows])
+    docs = np.ascontiguousarray(cube.docs[:, :, :p.shape[3]])
+    if drawn:  # one kernel over draws × pairs × topics, locally
+        e, v, out_e, out_v = _draw_sums(docs, p, ia, ib)
+        parts = [(e[d], v[d], out_e[d], out_v[d], 0) for d in range(len(p))]
+    else:
+        parts = [run_topic_task(_topic_block_sums, (docs, p[0]), (), (), (ia, ib), scheduler=scheduler, chunks=chunks,
+                                timeout=connect_timeout)]
     return combine_draws(parts, drawn, cube, ia, ib, "exact", f"RR@{k}")
