@@ -43,6 +43,7 @@ from bayeval.expected._cube_pairs import (
     check_cutoff,
     combine_draws,
     draw_rows,
+    locked,
     pair_indices,
     run_topic_task,
 )
@@ -296,8 +297,8 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
     rows, drawn = draw_rows(cube, p_unjudged, closed_form_draws)
     p = np.stack([cell_probabilities(cube, row, k) for row in rows])
     docs = np.ascontiguousarray(cube.docs[:, :, :p.shape[3]])
-    if drawn:  # one kernel over draws × pairs × topics, locally
-        e, v, out_e, out_v = _draw_sums(docs, p, ia, ib)
+    if drawn:  # one kernel over draws × pairs × topics, locally (one cube task at a time, as on Dask's threads)
+        e, v, out_e, out_v = locked(_draw_sums, docs, p, ia, ib)
         parts = [(e[d], v[d], out_e[d], out_v[d], 0) for d in range(len(p))]
     else:
         parts = [run_topic_task(_topic_block_sums, (docs, p[0]), (), (), (ia, ib), scheduler=scheduler, chunks=chunks,
