@@ -32,7 +32,7 @@ class CubePairMoments:
     Attributes
     ----------
     method : str
-        The moment method (``"delta"``, ``"paper"``, ``"exact"``; nDCG@k is exact under each).
+        The moment method (``"delta"``, ``"paper"``, ``"exact"``; nDCG@k is exact under each, RR@k always ``"exact"``).
     systems, topics : tuple of str
     expected, variance : ndarray, shape (S, T)
         Per system and topic.
@@ -40,14 +40,14 @@ class CubePairMoments:
         Of the mean over topics: mean of E, sum of Var over T² (plus the variance over draws of the mean).
     index_a, index_b : ndarray of int64, shape (P,)
     delta_expected, delta_variance, p_less : ndarray, shape (P,)
-        Of the difference of the means over all topics (ΔMAP, ΔnDCG@k, ΔR@k).
+        Of the difference of the means over all topics (ΔMAP, ΔnDCG@k, ΔR@k, ΔMRR@k).
     n_draws : int or None
         Posterior draws of p combined (``None``: one p).
     exact_topics : int
         Topics computed by the per-topic engine (ratio measures: expansion of the delta method not valid, or
-        ``"exact"``); 0 for nDCG@k.
+        ``"exact"``); 0 for nDCG@k and RR@k.
     measure : str
-        The measure (``"AP"``, ``"recall@1000"``, ``"nDCG@10"``).
+        The measure (``"AP"``, ``"recall@1000"``, ``"nDCG@10"``, ``"RR@10"``).
     """
 
     method: str
