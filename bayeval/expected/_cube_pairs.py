@@ -1,11 +1,12 @@
 r"""What every all-pairs path on the rank cube shares: the result, posterior draws, the topic chunks on Dask.
 
-The cube paths (:mod:`~bayeval.expected.cube_ap` for AP, :mod:`~bayeval.expected.cube_recall` for recall@k,
-:mod:`~bayeval.expected.cube_ndcg` for nDCG@k) each have a *topic task*: for a slice of topics and one
-probability per cell, the per-system and topic E and Var of the measure, and per pair the sums over those
-topics of :math:`E[\Delta_t]` and :math:`\mathrm{Var}[\Delta_t]`. This module runs the task on the whole cube or
-on topic chunks as Dask tasks (:func:`run_topic_task`), once per posterior draw, and combines the draws by the
-law of total variance (:func:`combine_draws`), as :func:`bayeval.expected.compare_systems` combines them.
+The cube paths (:mod:`~bayeval.expected.cube` for RR@k, :mod:`~bayeval.expected.cube_ap` for AP,
+:mod:`~bayeval.expected.cube_recall` for recall@k, :mod:`~bayeval.expected.cube_ndcg` for nDCG@k) each have a *topic
+task*: for a slice of topics and one probability per cell, the per-system and topic E and Var of the measure, and
+per pair the sums over those topics of :math:`E[\Delta_t]` and :math:`\mathrm{Var}[\Delta_t]`. This module runs the
+task on the whole cube or on topic chunks as Dask tasks (:func:`run_topic_task`), once per posterior draw, and
+combines the draws by the law of total variance (:func:`combine_draws`), as :func:`bayeval.expected.compare_systems`
+combines them.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class CubePairMoments:
     Attributes
     ----------
     method : str
-        The moment method (``"delta"``, ``"paper"``, ``"exact"``; nDCG@k is exact under each).
+        The moment method (``"delta"``, ``"paper"``, ``"exact"``; nDCG@k is exact under each, RR@k always ``"exact"``).
     systems, topics : tuple of str
     expected, variance : ndarray, shape (S, T)
         Per system and topic.
@@ -39,14 +40,14 @@ class CubePairMoments:
         Of the mean over topics: mean of E, sum of Var over T² (plus the variance over draws of the mean).
     index_a, index_b : ndarray of int64, shape (P,)
     delta_expected, delta_variance, p_less : ndarray, shape (P,)
-        Of the difference of the means over all topics (ΔMAP, ΔnDCG@k, ΔR@k).
+        Of the difference of the means over all topics (ΔMAP, ΔnDCG@k, ΔR@k, ΔMRR@k).
     n_draws : int or None
         Posterior draws of p combined (``None``: one p).
     exact_topics : int
         Topics computed by the per-topic engine (ratio measures: expansion of the delta method not valid, or
-        ``"exact"``); 0 for nDCG@k.
+        ``"exact"``); 0 for nDCG@k and RR@k.
     measure : str
-        The measure (``"AP"``, ``"recall@1000"``, ``"nDCG@10"``).
+        The measure (``"AP"``, ``"recall@1000"``, ``"nDCG@10"``, ``"RR@10"``).
     """
 
     method: str
@@ -85,6 +86,20 @@ def check_cutoff(cutoff) -> int:
     if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
         raise BayevalInputError(f"cutoff: must be a positive integer, got {cutoff!r}")
     return int(cutoff)
+
+
+def pair_indices(pairs, n_s: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(ia, ib)`` int64 system indices of the pairs: every a < b for ``"all"``, else the rows of a (P, 2) array."""
+    if isinstance(pairs, str):
+        if pairs != "all":
+            raise BayevalInputError("pairs: 'all' or an array of (a, b) system indices")
+        ia, ib = np.triu_indices(n_s, k=1)
+    else:
+        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        if arr.size and (arr.min() < 0 or arr.max() >= n_s):
+            raise BayevalInputError(f"pairs: system indices must lie in [0, {n_s})")
+        ia, ib = arr[:, 0], arr[:, 1]
+    return np.ascontiguousarray(ia, dtype=np.int64), np.ascontiguousarray(ib, dtype=np.int64)
 
 
 def draw_rows(cube: RankCube, p_unjudged, closed_form_draws: int) -> tuple[list, bool]:

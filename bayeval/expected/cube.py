@@ -31,18 +31,22 @@ so :math:`E[RR_a RR_b] = \sum_{r,s\le k} E[F^a_r F^b_s]/(rs)`: :math:`O(k^2)` pe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numba
 import numpy as np
 
-from bayeval.cluster import dask_client
-from bayeval.data.probabilities import CLOSED_FORM_DRAWS, thin_draws
+from bayeval.data.probabilities import CLOSED_FORM_DRAWS
 from bayeval.data.rankcube import RankCube
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
-from bayeval.expected._cube_pairs import locked
-from bayeval.expected._results import p_less_normal
+from bayeval.expected._cube_pairs import (
+    CubePairMoments,
+    check_cutoff,
+    combine_draws,
+    draw_rows,
+    locked,
+    pair_indices,
+    run_topic_task,
+)
 
 __all__ = [
     "CubeReciprocalRank", "cell_probabilities", "cells_from_rankdata", "expected_reciprocal_rank_pairs",
@@ -83,43 +87,10 @@ def cell_probabilities(cube: RankCube, p_unjudged, k: int | None = None) -> np.n
     return out
 
 
-@dataclass(frozen=True, eq=False)
-class CubeReciprocalRank:
-    """E and Var of RR@k per system and topic, and of ΔMRR@k for pairs of systems.
-
-    Attributes
-    ----------
-    cutoff : int
-    systems, topics : tuple of str
-    expected, variance : ndarray, shape (S, T)
-        Per system and topic.
-    all_expected, all_variance : ndarray, shape (S,)
-        Of the mean over topics (MRR@k): mean of E, sum of Var over T².
-    index_a, index_b : ndarray of int64, shape (P,)
-    delta_expected, delta_variance, p_less : ndarray, shape (P,)
-        Of ΔMRR@k = MRR@k(a) − MRR@k(b) over all topics.
-    n_draws : int or None
-        Posterior draws of p combined (``None``: one p).
-    """
-
-    cutoff: int
-    systems: tuple[str, ...]
-    topics: tuple[str, ...]
-    expected: np.ndarray
-    variance: np.ndarray
-    all_expected: np.ndarray
-    all_variance: np.ndarray
-    index_a: np.ndarray
-    index_b: np.ndarray
-    delta_expected: np.ndarray
-    delta_variance: np.ndarray
-    p_less: np.ndarray
-    n_draws: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("expected", "variance", "all_expected", "all_variance", "index_a", "index_b",
-                     "delta_expected", "delta_variance", "p_less"):
-            getattr(self, name).flags.writeable = False
+CubeReciprocalRank = CubePairMoments
+"""The result of :func:`expected_reciprocal_rank_pairs` (:class:`~bayeval.expected._cube_pairs.CubePairMoments`:
+E, Var of RR@k per system and topic; E, Var, P(Δ<0) of ΔMRR@k per pair; ``measure`` is ``"RR@k"``, ``method``
+``"exact"``: the moments are closed forms)."""
 
 
 def _system_moments(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -177,26 +148,8 @@ def _pair_topic_cross(da, db, pa_, pb_, k):  # pragma: no cover - compiled
 
 @numba.njit(parallel=True, cache=True)
 def _pair_sums(docs, p, ia, ib, e, v, out_e, out_v):  # pragma: no cover - compiled
-    """Per pair: sums over topics of E[Δ_t] and Var[Δ_t]."""
-    n_pairs = len(ia)
-    n_topics = docs.shape[1]
-    k = docs.shape[2]
-    for i in numba.prange(n_pairs):
-        a, b = ia[i], ib[i]
-        se = 0.0
-        sv = 0.0
-        for t in range(n_topics):
-            cross = _pair_topic_cross(docs[a, t], docs[b, t], p[a, t], p[b, t], k)
-            cov = cross - e[a, t] * e[b, t]
-            se += e[a, t] - e[b, t]
-            sv += v[a, t] + v[b, t] - 2.0 * cov
-        out_e[i] = se
-        out_v[i] = sv
-
-
-@numba.njit(parallel=True, cache=True)
-def _pair_sums_draws(docs, p, ia, ib, e, v, out_e, out_v):  # pragma: no cover - compiled
-    """Per posterior draw and pair: sums over topics of E_d[Δ_t] and Var_d[Δ_t] (``p``, ``e``, ``v`` lead with d)."""
+    """Per posterior draw and pair: sums over topics of E_d[Δ_t] and Var_d[Δ_t] (``p``, ``e``, ``v`` lead with d;
+    one p is one draw), in parallel over draws × pairs."""
     n_draws = p.shape[0]
     n_pairs = len(ia)
     n_topics = docs.shape[1]
@@ -257,26 +210,23 @@ def cells_from_rankdata(cube: RankCube, data: RankData, arrays) -> np.ndarray:
     return out
 
 
-def _chunk_sums(docs, p, ia, ib, e, v):
-    """Per pair, sums over the topics of one chunk of E[Δ_t] and Var[Δ_t] (a Dask task, or the whole cube)."""
-    out_e = np.zeros(len(ia))
-    out_v = np.zeros(len(ia))
+def _draw_sums(docs, p, ia, ib):
+    """For draws ``p`` (D, S, T, k): E, Var of RR@k per draw, system and topic, and per draw and pair the sums over
+    the topics of E[Δ_t] and Var[Δ_t] (the latter clipped at 0)."""
+    e, e2 = _system_moments(p)
+    v = np.maximum(e2 - e * e, 0.0)
+    out_e = np.zeros((p.shape[0], len(ia)))
+    out_v = np.zeros((p.shape[0], len(ia)))
     if len(ia) and docs.shape[1] and docs.shape[2]:
         _pair_sums(np.ascontiguousarray(docs), np.ascontiguousarray(p), ia, ib, np.ascontiguousarray(e),
                    np.ascontiguousarray(v), out_e, out_v)
-    return out_e, out_v
+    return e, v, out_e, np.maximum(out_v, 0.0)
 
 
-def _on_dask(scheduler, docs, p, ia, ib, e, v, chunks: int | None, timeout: float = 30.0):
-    """Sums of :func:`_chunk_sums` over topic chunks run as Dask tasks on ``scheduler`` (address or Client)."""
-    with dask_client(scheduler, timeout) as client:
-        n_workers = max(1, len(client.scheduler_info().get("workers", {})))
-        n_chunks = max(1, min(docs.shape[1], chunks or 4 * n_workers))
-        bounds = np.linspace(0, docs.shape[1], n_chunks + 1).astype(int)
-        futures = [client.submit(locked, _chunk_sums, docs[:, a:b], p[:, a:b], ia, ib, e[:, a:b], v[:, a:b], pure=False)
-                   for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
-        parts = client.gather(futures)
-    return sum(x[0] for x in parts), sum(x[1] for x in parts)
+def _topic_block_sums(docs, p, ia, ib):
+    """The topic task of :func:`~bayeval.expected._cube_pairs.run_topic_task` for RR@k at one p (S, T, k)."""
+    e, v, out_e, out_v = _draw_sums(docs, p[None], ia, ib)
+    return e[0], v[0], out_e[0], out_v[0], 0
 
 
 def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: int = 10,
@@ -342,63 +292,15 @@ def expected_reciprocal_rank_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: in
     """
     if not isinstance(cube, RankCube):
         raise BayevalInputError(f"cube: expected a RankCube, got {type(cube).__name__}")
-    if not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
-        raise BayevalInputError(f"cutoff: must be a positive integer, got {cutoff!r}")
-    if np.ndim(p_unjudged) == 4:
-        return _pairs_over_draws(cube, p_unjudged, cutoff, pairs, closed_form_draws)
-    p = cell_probabilities(cube, p_unjudged, cutoff)
-    docs = np.ascontiguousarray(cube.docs[:, :, : p.shape[2]])
-    e, e2 = _system_moments(p)
-    v = np.maximum(e2 - e * e, 0.0)
-    n_s, n_t = e.shape
-    ia, ib = _pair_indices(pairs, n_s)
-    if scheduler is None:
-        out_e, out_v = _chunk_sums(docs, p, ia, ib, e, v)
+    k = check_cutoff(cutoff)
+    ia, ib = pair_indices(pairs, cube.docs.shape[0])
+    rows, drawn = draw_rows(cube, p_unjudged, closed_form_draws)
+    p = np.stack([cell_probabilities(cube, row, k) for row in rows])
+    docs = np.ascontiguousarray(cube.docs[:, :, :p.shape[3]])
+    if drawn:  # one kernel over draws × pairs × topics, locally (one cube task at a time, as on Dask's threads)
+        e, v, out_e, out_v = locked(_draw_sums, docs, p, ia, ib)
+        parts = [(e[d], v[d], out_e[d], out_v[d], 0) for d in range(len(p))]
     else:
-        out_e, out_v = _on_dask(scheduler, docs, p, ia, ib, e, v, chunks, connect_timeout)
-    de, dv = out_e / n_t, np.maximum(out_v, 0.0) / n_t**2
-    return CubeReciprocalRank(int(cutoff), cube.systems, cube.topics, e, v, e.mean(axis=1), v.sum(axis=1) / n_t**2,
-                              ia, ib, de, dv, p_less_normal(de, dv))
-
-
-def _pair_indices(pairs, n_s: int) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(pairs, str):
-        if pairs != "all":
-            raise BayevalInputError("pairs: 'all' or an array of (a, b) system indices")
-        ia, ib = np.triu_indices(n_s, k=1)
-    else:
-        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        if arr.size and (arr.min() < 0 or arr.max() >= n_s):
-            raise BayevalInputError(f"pairs: system indices must lie in [0, {n_s})")
-        ia, ib = arr[:, 0], arr[:, 1]
-    return np.ascontiguousarray(ia, dtype=np.int64), np.ascontiguousarray(ib, dtype=np.int64)
-
-
-def _pairs_over_draws(cube: RankCube, p_draws, cutoff: int, pairs, closed_form_draws: int) -> CubeReciprocalRank:
-    """The posterior-draws path of :func:`expected_reciprocal_rank_pairs` (its Notes)."""
-    arr = np.asarray(p_draws, dtype=np.float64)
-    if arr.shape[1:] != cube.docs.shape:
-        raise BayevalInputError(f"p_unjudged: posterior draws must have shape (draws, *{cube.docs.shape}), "
-                                f"got {arr.shape}")
-    if arr.shape[0] < 2:
-        raise BayevalInputError(f"p_unjudged: at least 2 posterior draws, got {arr.shape[0]}")
-    arr = thin_draws([arr.reshape(arr.shape[0], -1)], closed_form_draws)[0].reshape(-1, *arr.shape[1:])
-    p = np.stack([cell_probabilities(cube, row, cutoff) for row in arr])
-    docs = np.ascontiguousarray(cube.docs[:, :, : p.shape[3]])
-    e_d, e2_d = _system_moments(p)  # (D, S, T)
-    v_d = np.maximum(e2_d - e_d * e_d, 0.0)
-    n_d, n_s, n_t = e_d.shape
-    ia, ib = _pair_indices(pairs, n_s)
-    out_e = np.zeros((n_d, len(ia)))
-    out_v = np.zeros((n_d, len(ia)))
-    if len(ia) and n_t and docs.shape[2]:
-        _pair_sums_draws(docs, np.ascontiguousarray(p), ia, ib, np.ascontiguousarray(e_d),
-                         np.ascontiguousarray(v_d), out_e, out_v)
-    denom = max(n_t, 1)
-    de = (out_e / denom).mean(axis=0)
-    dv = np.maximum(out_v, 0.0).mean(axis=0) / denom**2 + (out_e / denom).var(axis=0)
-    e = e_d.mean(axis=0)
-    v = v_d.mean(axis=0) + e_d.var(axis=0)
-    all_v = v_d.mean(axis=0).sum(axis=1) / denom**2 + e_d.mean(axis=2).var(axis=0)
-    return CubeReciprocalRank(int(cutoff), cube.systems, cube.topics, e, v, e.mean(axis=1), all_v, ia, ib, de, dv,
-                              p_less_normal(de, dv), n_d)
+        parts = [run_topic_task(_topic_block_sums, (docs, p[0]), (), (), (ia, ib), scheduler=scheduler, chunks=chunks,
+                                timeout=connect_timeout)]
+    return combine_draws(parts, drawn, cube, ia, ib, "exact", f"RR@{k}")

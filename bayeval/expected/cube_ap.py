@@ -79,9 +79,10 @@ from bayeval.expected._cube_pairs import (
     combine_draws,
     csr_by_topic,
     draw_rows,
+    pair_indices,
     run_topic_task,
 )
-from bayeval.expected.cube import _pair_indices, cell_probabilities
+from bayeval.expected.cube import cell_probabilities
 from bayeval.measures import Measure
 
 __all__ = ["CUBE_AP_METHODS", "CubeAveragePrecision", "expected_ap_pairs"]
@@ -338,7 +339,7 @@ def ratio_pairs(cube: RankCube, p_unjudged, spec: Measure, *, method: str, pairs
     check_cube(cube, str(spec))
     _check(method, nodes)
     n_s = cube.docs.shape[0]
-    ia, ib = _pair_indices(pairs, n_s)
+    ia, ib = pair_indices(pairs, n_s)
     rel_codes, rel_ptr = _relevant_by_topic(cube)
     docs = np.ascontiguousarray(cube.docs)
     lengths = np.ascontiguousarray(cube.lengths, dtype=np.int32)

@@ -61,9 +61,10 @@ from bayeval.expected._cube_pairs import (
     check_cutoff,
     combine_draws,
     draw_rows,
+    pair_indices,
     run_topic_task,
 )
-from bayeval.expected.cube import _pair_indices, cell_probabilities
+from bayeval.expected.cube import cell_probabilities
 
 __all__ = ["expected_ndcg_pairs", "ideal_dcg_by_topic"]
 
@@ -269,7 +270,7 @@ def expected_ndcg_pairs(cube: RankCube, p_unjudged=0.0, *, cutoff: int = 10, pai
     """
     check_cube(cube, "nDCG@k")
     k = check_cutoff(cutoff)
-    ia, ib = _pair_indices(pairs, cube.docs.shape[0])
+    ia, ib = pair_indices(pairs, cube.docs.shape[0])
     docs = np.ascontiguousarray(cube.docs)
     judged = np.ascontiguousarray(cube.judged)
     grades = np.ascontiguousarray(cube.grades)

@@ -136,30 +136,50 @@ class OffsetSparseDesign:
 
 
 @njit(cache=True)
-def _offset_rows(X, groups, baseline):
-    """CSR arrays (indptr, indices, data) of :math:`X - B_{g(i)}`: its nonzero entries, row by row, in column
-    order (what ``scipy.sparse.csr_matrix`` of the dense difference holds), without the dense difference."""
+def _entry(X, g, baseline, depth, i, j):
+    r"""Entry (i, j) of a matrix :func:`_csr_rows` stores: :math:`X_{ij} - B_{gj}` (g = g(i)) when ``depth`` is None
+    (a branch numba prunes when compiling), else :math:`\mathbb 1[0 < X_{ij} \le` ``depth[j]`` :math:`]` (X a matrix
+    of ranks)."""
+    if depth is None:
+        return X[i, j] - baseline[g, j]
+    return 1.0 if X[i, j] > 0 and X[i, j] <= depth[j] else 0.0
+
+
+@njit(cache=True)
+def _csr_rows(X, groups, baseline, depth):
+    r"""CSR arrays (indptr, indices, data) of the nonzero entries of :func:`_entry`, row by row in column order
+    (what ``scipy.sparse.csr_matrix`` of the dense matrix holds), without the dense matrix: one pass counts a row's
+    entries, a second writes them; with a ``depth`` (membership rows, not None) each entry of row i is
+    :math:`1/\mathrm{nnz}_i`. The one CSR walk behind :func:`_offset_rows` and :func:`member_rows`."""
     n, p = X.shape
     indptr = np.zeros(n + 1, dtype=np.int32)
     for i in range(n):
-        g = groups[i]
+        g = groups[i] if depth is None else 0
         c = 0
         for j in range(p):
-            if X[i, j] - baseline[g, j] != 0.0:
+            if _entry(X, g, baseline, depth, i, j) != 0.0:
                 c += 1
         indptr[i + 1] = indptr[i] + c
     indices = np.empty(indptr[n], dtype=np.int32)
     data = np.empty(indptr[n])
     for i in range(n):
-        g = groups[i]
+        g = groups[i] if depth is None else 0
         e = indptr[i]
+        w = 1.0 / (indptr[i + 1] - indptr[i]) if indptr[i + 1] > indptr[i] else 0.0
         for j in range(p):
-            d = X[i, j] - baseline[g, j]
+            d = _entry(X, g, baseline, depth, i, j)
             if d != 0.0:
                 indices[e] = j
-                data[e] = d
+                data[e] = d if depth is None else w
                 e += 1
     return indptr, indices, data
+
+
+@njit(cache=True)
+def _offset_rows(X, groups, baseline):
+    """CSR arrays (indptr, indices, data) of :math:`X - B_{g(i)}`: its nonzero entries, row by row, in column
+    order (what ``scipy.sparse.csr_matrix`` of the dense difference holds), without the dense difference."""
+    return _csr_rows(X, groups, baseline, None)
 
 
 @njit(cache=True)
@@ -474,26 +494,8 @@ def _effects_quad_rows(F, group, indptr, indices, data, pattern, quu, C, G):
 def member_rows(ranks, depth):
     r"""CSR arrays (indptr, indices, data) of the rows :math:`w_{is}=1/|S_i|`, :math:`S_i` the systems s with
     :math:`0<r_{is}\le` ``depth[s]``, from the (n, S) matrix of 1-based ranks r (0: not retrieved); the
-    entries of a row in increasing s."""
-    n, S = ranks.shape
-    indptr = np.zeros(n + 1, dtype=np.int32)
-    for i in range(n):
-        c = 0
-        for s in range(S):
-            if ranks[i, s] > 0 and ranks[i, s] <= depth[s]:
-                c += 1
-        indptr[i + 1] = indptr[i] + c
-    indices = np.empty(indptr[n], dtype=np.int32)
-    data = np.empty(indptr[n])
-    for i in range(n):
-        e = indptr[i]
-        w = 1.0 / (indptr[i + 1] - indptr[i]) if indptr[i + 1] > indptr[i] else 0.0
-        for s in range(S):
-            if ranks[i, s] > 0 and ranks[i, s] <= depth[s]:
-                indices[e] = s
-                data[e] = w
-                e += 1
-    return indptr, indices, data
+    entries of a row in increasing s (:func:`_csr_rows`)."""
+    return _csr_rows(ranks, np.zeros(1, dtype=np.int64), np.zeros((1, 1)), depth)
 
 
 @njit(cache=True)

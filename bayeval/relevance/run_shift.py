@@ -44,10 +44,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import csr_matrix
 from scipy.special import expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.relevance._kernels import member_rows
 from bayeval.relevance.crossfit import target_documents
 
 __all__ = ["HeldOutShift", "shift_weights"]
@@ -58,12 +60,16 @@ _CLIP = 1e-6
 
 def shift_weights(tr, contributing, n_systems: int) -> np.ndarray:
     r"""Dense (n_t, S) weights :math:`w_{is}=\mathbb 1[s\in S_i]/|S_i|` on the target documents of topic ``tr``
-    (unjudged, retrieved by none of the ``contributing`` runs); rows of other documents are 0."""
-    member = np.asarray(tr.ranks)[:, :n_systems] > 0
-    tg = target_documents(tr, contributing, "held_out")
-    n = member.sum(axis=1)
-    w = np.divide(member, n[:, None], out=np.zeros(member.shape), where=n[:, None] > 0)
-    w[~tg] = 0.0
+    (unjudged, retrieved by none of the ``contributing`` runs); rows of other documents are 0.
+
+    The rows are those of the run effect of :mod:`bayeval.relevance.hierarchical`, from the same kernel
+    (``member_rows``) with no depth limit (:math:`S_i`: every run retrieving i), restricted to the target
+    documents and dense (they multiply the (draws, S) shifts).
+    """
+    r = np.asarray(tr.ranks)[:, :n_systems]
+    indptr, indices, data = member_rows(r, np.full(r.shape[1], np.iinfo(np.int64).max))
+    w = csr_matrix((data, indices, indptr), shape=r.shape).toarray()
+    w[~target_documents(tr, contributing, "held_out")] = 0.0
     return w
 
 
