@@ -211,7 +211,7 @@ def evaluate_variants(args) -> None:
                 tau = stats.kendalltau(m, truth).statistic
                 judged = sum(int(s.sampled.sum()) for s in entry["sample"].values())
                 pool = sum(len(s) for s in entry["sample"].values())
-                common = (judged, pool, ev.weight, tau, secs)
+                common = (judged, pool, ev.weight, tau, secs, 1.0)   # power 1: symmetric intervals
                 for s, name in enumerate(names):
                     rows.append((col.name, trial, SEED, budget, DEPTH, v, "run", name, "", name in manual, m[s],
                                  np.sqrt(max(var[s], 0.0)), np.nan, truth[s], *common))

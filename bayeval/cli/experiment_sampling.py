@@ -58,7 +58,7 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--variance", choices=("jackknife", "own-label", "linearised"), default="jackknife",
                    help="AP's variance estimate (default jackknife; docs/sampling.md)")
     r.add_argument("--methods", type=_methods, default=None,
-                   help="comma-separated subset of sample,sample-bc,model,assisted,model-recal,mtc (default "
+                   help="comma-separated subset of sample,sample-bc,sample-bcp,model,assisted,model-recal,mtc (default "
                         "sample,model,assisted; "
                         "mtc: trial 0 only)")
     r.set_defaults(func=_run)
@@ -78,8 +78,13 @@ def _run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from bayeval.experiments import load_collection
-    from bayeval.experiments.sampling import SAMPLING_COLUMNS, SamplingStudyConfig, run_sampling_trial
-    from bayeval.io.trials import read_table, write_table
+    from bayeval.experiments.sampling import (
+        SAMPLING_COLUMNS,
+        SamplingStudyConfig,
+        read_sampling_table,
+        run_sampling_trial,
+    )
+    from bayeval.io.trials import write_table
 
     col = load_collection(args.collection, name=args.name)
     cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
@@ -87,7 +92,7 @@ def _run(args: argparse.Namespace) -> int:
                               **({} if args.methods is None else {"methods": args.methods}))
     import os
 
-    frame = read_table(args.out, SAMPLING_COLUMNS) if os.path.exists(args.out) else None
+    frame = read_sampling_table(args.out) if os.path.exists(args.out) else None
     done = set()
     if frame is not None:
         mine = frame[(frame.collection == col.name) & (frame.seed == cfg.seed)]
@@ -103,10 +108,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from bayeval.experiments.sampling import SAMPLING_COLUMNS, sampling_reliability, sampling_statistics
-    from bayeval.io.trials import read_table
+    from bayeval.experiments.sampling import read_sampling_table, sampling_reliability, sampling_statistics
 
-    frame = read_table(args.table, SAMPLING_COLUMNS)
+    frame = read_sampling_table(args.table)
     write_frame(sampling_reliability(frame)[0] if args.reliability else sampling_statistics(frame), args.format)
     return 0
 
@@ -117,10 +121,9 @@ def _figure(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from bayeval.experiments.sampling import SAMPLING_COLUMNS, sampling_statistics
-    from bayeval.io.trials import read_table
+    from bayeval.experiments.sampling import read_sampling_table, sampling_statistics
 
-    st = sampling_statistics(read_table(args.table, SAMPLING_COLUMNS))
+    st = sampling_statistics(read_sampling_table(args.table))
     st = st[st.group == "all"]
     cols = sorted(st.collection.unique())
     fig, axes = plt.subplots(2, len(cols), figsize=(4.5 * len(cols), 6), squeeze=False)

@@ -17,6 +17,9 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
   cross-fitted predictions of the sampled documents, whose p never saw their own judgment;
 - ``sample-bc``: the sample alone, statAP with its ratio bias removed (:func:`bayeval.sampling.corrected_measures`,
   second-order correction, jackknife variance of the corrected estimate);
+- ``sample-bcp``: ``sample-bc``'s estimate and standard error with the interval normal on the power scale
+  ``m^γ`` that the runs' standard errors call for (:func:`bayeval.sampling.power_exponent`; ``γ`` in the
+  table's ``power`` column, 1 for every other method's symmetric interval);
 - ``mtc``: the same model fitted on the judgments MTC chooses (Carterette, Allan & Sitaraman 2006) for the
   trial's target pairs, as many as the sample drew, instead of the sample's. MTC is deterministic: its rows are
   computed in trial 0 only (the coverage is then over runs, not samples).
@@ -43,11 +46,12 @@ from bayeval.errors import BayevalInputError
 from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
 
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
-           "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
+           "read_sampling_table", "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
 
-SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc")
+SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc", "sample-bcp")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
-                    "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds")
+                    "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds",
+                    "power")
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
     from bayeval.measures import evaluate
     from bayeval.relevance import estimate_probabilities
     from bayeval.sampling import assisted_measures, corrected_measures, cross_fitted_predictions, recalibrate
+    from bayeval.sampling.intervals import power_exponent
 
     rng = np.random.default_rng([config.seed, trial])
     runs = collection.runs(collection.run_names)
@@ -160,7 +165,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
         judged = judged_of(sample)
         n_judged = sum(int(s.sampled.sum()) for s in sample.values())
         n_pool = sum(len(s) for s in sample.values())
-        est = cross = None
+        est = cross = corrected = None
 
         def cross_fitted(smp=sample, bi=bi):
             return cross_fitted_predictions(smp, fit, folds=max(config.folds, 2),
@@ -171,6 +176,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
                 continue
             t0 = time.perf_counter()
             weight = np.nan
+            power = 1.0
             used = n_judged
             if (method in ("model", "model-recal") or (method == "assisted" and config.folds == 0)) and est is None:
                 est = estimate_probabilities(RankData.build(runs, judged, depth=config.depth, topics=topics),
@@ -201,11 +207,16 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
                     else:
                         cross = cross_fitted() if cross is None else cross
                         probs = cross
-                ev = (corrected_measures(runs, sample, inclusion=incl, depth=config.depth) if method == "sample-bc"
-                      else assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
-                                             inclusion=incl, cutoffs=(), depth=config.depth,
-                                             variance=config.variance))
+                if method in ("sample-bc", "sample-bcp"):
+                    if corrected is None:
+                        corrected = corrected_measures(runs, sample, inclusion=incl, depth=config.depth)
+                    ev = corrected
+                else:
+                    ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
+                                           inclusion=incl, cutoffs=(), depth=config.depth, variance=config.variance)
                 m, v = ev.mean("AP")
+                if method == "sample-bcp":
+                    power = power_exponent(m, np.sqrt(np.maximum(v, 0.0)))
                 dd, se, p = ev.differences("AP")
                 d, dv, pl = dd[ia, ib], se[ia, ib] ** 2, p[ia, ib]
                 weight = ev.weight
@@ -214,13 +225,13 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
             for s in range(S):
                 rows.append((collection.name, trial, config.seed, budget, config.depth, method, "run", names[s], "",
                              names[s] in manual, m[s], np.sqrt(max(v[s], 0.0)), np.nan, true_map[s], used,
-                             n_pool, weight, tau, secs))
+                             n_pool, weight, tau, secs, power))
             for k in range(len(ia)):
                 a, b = ia[k], ib[k]
                 rows.append((collection.name, trial, config.seed, budget, config.depth, method, "pair", names[a],
                              names[b], (names[a] in manual) or (names[b] in manual), d[k],
                              np.sqrt(max(dv[k], 0.0)), pl[k], true_map[a] - true_map[b], used, n_pool, weight,
-                             tau, secs))
+                             tau, secs, 1.0))
     return pd.DataFrame(rows, columns=list(SAMPLING_COLUMNS))
 
 
@@ -256,12 +267,32 @@ def _probabilities_of(est):
                                    for t, d, p in zip(est.topics, est.docnos, est.p, strict=True)})
 
 
+def read_sampling_table(path) -> pd.DataFrame:
+    """A trial table of the sampling study (:data:`SAMPLING_COLUMNS`); a table written before the ``power``
+    column existed is read with ``power = 1`` (every interval symmetric, as it was)."""
+    from bayeval.io.trials import read_table
+
+    try:
+        return read_table(path, SAMPLING_COLUMNS)
+    except BayevalInputError as exc:
+        if "missing column(s) power" not in str(exc):
+            raise
+    return read_table(path, SAMPLING_COLUMNS[:-1]).assign(power=1.0)
+
+
 def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Per collection × budget × method × run group (automatic / manual / all): coverage of the ``level``
-    interval of MAP with its standard error over trials (runs of one trial share a sample), mean width, RMSE,
-    Kendall τ, and for pairs the Brier score of P(ΔMAP < 0), the share of
-    calls at ≥ 0.95 and their accuracy, and accuracy at ≥ 0.99."""
-    z = stats.norm.ppf(0.5 + level / 2)
+    interval of MAP with its standard error over trials (runs of one trial share a sample), the shares of
+    intervals the truth lies above and below, mean width, RMSE, bias, Kendall τ, and for pairs the Brier score
+    of P(ΔMAP < 0), the share of calls at ≥ 0.95 and their accuracy, and accuracy at ≥ 0.99. A run's interval
+    is normal on the scale ``m^γ`` of its row's ``power`` γ (:func:`bayeval.sampling.power_bounds`; 1, the
+    symmetric ``m ± z·se``, where absent)."""
+    from bayeval.sampling.intervals import power_bounds
+
+    if not 0 < level < 1:
+        raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
+    if "power" not in frame.columns:
+        frame = frame.assign(power=1.0)
     out = []
     keys = ["collection", "budget", "method"]
     for key, g in frame.groupby(keys, sort=True):
@@ -271,12 +302,14 @@ def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFram
             r, p = runs[sel_r.to_numpy()], pairs[sel_p.to_numpy()]
             if not len(r):
                 continue
-            hit = (np.abs(r.estimate - r.truth) <= z * r.se).astype(float)
+            lo, hi = power_bounds(r.estimate.to_numpy(), r.se.to_numpy(), r.power.fillna(1.0).to_numpy(), level)
+            truth = r.truth.to_numpy()
+            hit = pd.Series(((lo <= truth) & (truth <= hi)).astype(float), index=r.index)
             cover = float(np.mean(hit))
             per_trial = hit.groupby(r.trial.to_numpy()).mean()
             # the runs of one trial share one sample: the standard error of the coverage is over trials
             cover_se = float(per_trial.std(ddof=1) / np.sqrt(len(per_trial))) if len(per_trial) > 1 else np.nan
-            width = np.mean(2 * z * r.se)
+            width = float(np.mean(hi - lo))
             rmse = float(np.sqrt(np.mean((r.estimate - r.truth) ** 2)))
             y = (p.truth < 0).astype(float).to_numpy()
             pl = p.p_less.to_numpy()
@@ -285,15 +318,17 @@ def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFram
             c95, c99 = conf >= 0.95, conf >= 0.99
             if group != "all" and not runs.manual.any():   # no manual/automatic list: 'all' says it all
                 continue
-            out.append((*key, group, len(r), r.trial.nunique(), cover, cover_se, width, rmse,
+            out.append((*key, group, len(r), r.trial.nunique(), cover, cover_se, float(np.mean(truth > hi)),
+                        float(np.mean(truth < lo)), width, rmse, float(np.mean(r.estimate - r.truth)),
                         r.groupby("trial").tau.first().mean(),
                         float(np.mean((pl - y) ** 2)) if len(p) else np.nan,
                         float(np.mean(c95)) if len(p) else np.nan,
                         float(np.mean(right[c95])) if c95.any() else np.nan,
                         float(np.mean(right[c99])) if c99.any() else np.nan,
                         r.judgments.mean() / r.pool.mean()))
-    return pd.DataFrame(out, columns=[*keys, "group", "n", "trials", "coverage", "coverage_se", "width", "rmse",
-                                      "tau", "brier", "calls95", "right95", "right99", "judged_share"])
+    return pd.DataFrame(out, columns=[*keys, "group", "n", "trials", "coverage", "coverage_se", "above", "below",
+                                      "width", "rmse", "bias", "tau", "brier", "calls95", "right95", "right99",
+                                      "judged_share"])
 
 
 def sampling_reliability(frame: pd.DataFrame, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:

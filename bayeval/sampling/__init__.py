@@ -6,6 +6,8 @@
   probabilities (Aslam, Pavlu & Yilmaz, SIGIR 2006).
 * :func:`corrected_measures` — statAP with the ratio's second-order bias removed, with the jackknife variance of
   the corrected estimate (the sample alone).
+* :func:`power_interval` (:func:`power_exponent`, :func:`power_bounds`) — the interval of a mean whose standard
+  error grows with it (as statAP's does), normal on the variance-stabilising power scale ``m^γ``.
 * :func:`assisted_measures` — model-assisted (prediction-powered) AP and P@k: a model's predictions for every
   pooled document corrected by the random sample, with design-based variances, covariances and P(Δ < 0).
 * :func:`cross_fitted_predictions` — the model's p for each pooled document from a fit on the other folds'
@@ -21,8 +23,10 @@ from bayeval.sampling.assisted import AssistedEvaluation, assisted_measures
 from bayeval.sampling.corrected import corrected_measures
 from bayeval.sampling.crossfit import cross_fitted_predictions
 from bayeval.sampling.inferred import InferredEvaluation, inferred_measures
+from bayeval.sampling.intervals import power_bounds, power_exponent, power_interval
 from bayeval.sampling.recalibration import Recalibration, recalibrate
 from bayeval.sampling.statistical import StatEvaluation, stat_measures
 
 __all__ = ["AssistedEvaluation", "InferredEvaluation", "Recalibration", "StatEvaluation", "assisted_measures",
-           "corrected_measures", "cross_fitted_predictions", "inferred_measures", "recalibrate", "stat_measures"]
+           "corrected_measures", "cross_fitted_predictions", "inferred_measures", "power_bounds", "power_exponent",
+           "power_interval", "recalibrate", "stat_measures"]
