@@ -715,6 +715,7 @@ class HierarchicalFit:
             p = tuple(np.split(pall, np.cumsum([tr.n_docs for tr in self.data])[:-1]))
             if self.calibration_map is not None:
                 p = tuple(self._mapped_point(pt, tr) for pt, tr in zip(p, self.data, strict=True))
+            p = self.held_out_level().point(self.data, p)  # the shifts keep E[p]: nothing to do for a point
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,

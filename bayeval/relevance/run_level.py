@@ -43,8 +43,15 @@ over runs and draws, and a target document moves with the runs that retrieve it,
 No :math:`\kappa` here: unlike the shift, the level is meant to move E[p]. Judged documents and documents a
 contributing run retrieves are untouched; with ``sd`` = 0 the draws are returned unchanged.
 
+**Point p** (a fit without draws, :meth:`HeldOutLevel.point`): the levels are learned from the point p of the
+judged documents, and a target document's p becomes the expectation over the levels' posterior by the probit
+approximation (MacKay 1992), :math:`\sigma\bigl((\mathrm{logit}\,p_i+m_i)/\sqrt{1+\pi v_i/8}\bigr)` with
+:math:`m_i=\sum_sw_{is}\tilde\delta_s`, :math:`v_i=\sum_sw_{is}^2\tilde v_s`, so that it agrees with the
+mean of the draws.
+
 References
 ----------
+D. J. C. MacKay (1992). The evidence framework applied to classification networks. Neural Computation 4(5).
 B. Efron, C. Morris (1975). Data analysis using Stein's estimator and its generalizations. JASA 70(350).
 B. Carterette, J. Allan, R. Sitaraman (2007). Robust test collections for retrieval evaluation. SIGIR.
 """
@@ -204,6 +211,33 @@ class HeldOutLevel:
         p_mean = [np.asarray(d).mean(axis=0, dtype=np.float64) for d in draws]
         o, y = judged_evidence(data, p_mean)
         return run_levels(o, y, float(self.sd))
+
+    def point(self, data: RankData, p) -> tuple:
+        r"""Point p (per topic (n_t,)) with the levels integrated out on target documents (module docstring,
+        "Point p"); the input itself when ``sd`` is 0."""
+        if not isinstance(data, RankData):
+            raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
+        if len(p) != len(data):
+            raise BayevalInputError(f"p: expected one array per topic ({len(data)}), got {len(p)}")
+        if self.sd == 0 or len(p) == 0:
+            return tuple(p)
+        S = len(data.systems)
+        o, y = judged_evidence(data, p)
+        mean, var, _ = run_levels(o, y, float(self.sd))
+        out = []
+        for tr, pt in zip(data, p, strict=True):
+            pt = np.asarray(pt)
+            w = shift_weights(tr, self.runs, S)
+            tg = w.sum(axis=1) > 0
+            if not tg.any():
+                out.append(pt)
+                continue
+            m, v = w[tg] @ mean, (w[tg] ** 2) @ var
+            eta = logit(np.clip(pt[tg].astype(np.float64), _CLIP, 1 - _CLIP))
+            new = np.array(pt, copy=True)
+            new[tg] = expit((eta + m) / np.sqrt(1.0 + np.pi / 8.0 * v)).astype(pt.dtype)
+            out.append(new)
+        return tuple(out)
 
     def apply(self, data: RankData, draws, rng: np.random.Generator) -> tuple:
         r"""The draws of p (per topic (n_draws, n_t)) with :math:`\sigma(\eta_{di}+\sum_sw_{is}\delta_{ds})` on
