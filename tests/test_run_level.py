@@ -154,3 +154,22 @@ def test_point_p_moves_with_the_levels_and_agrees_with_the_mean_of_the_draws():
     dd = np.mean(np.concatenate([b[tg] - a[tg] for a, b, tg in zip(b0, d0, targets, strict=True)]))
     # measured: +0.028 against +0.015 (the point's levels are learned from the point p, the draws' from their mean)
     assert np.sign(dp) == np.sign(dd) and 0.4 < dp / dd < 2.5, (dp, dd)
+
+
+def test_the_study_variants_name_levels_and_shifts(tmp_path):
+    """``calibration_study.py`` writes ``hier~l1~s2+unseen`` as hier-default with both scales — the shipped
+    ``hier-level-shift`` — and names a bad modifier."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "studies"))
+    from calibration_study import _variant
+
+    kw = _variant("hier~l1~s2+unseen", tmp_path)
+    cfg, shipped = load_config(kw["bayes_config"]).hierarchy, load_config("hier-level-shift").hierarchy
+    assert kw["unseen"] and (cfg.run_level_sd, cfg.run_shift_sd) == (1.0, 2.0)
+    assert dataclasses.replace(cfg) == shipped
+    with pytest.raises(SystemExit, match="unknown modifier"):
+        _variant("hier~q1+unseen", tmp_path)
+    with pytest.raises(SystemExit, match="must be a number"):
+        _variant("hier~lx", tmp_path)
