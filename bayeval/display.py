@@ -22,6 +22,7 @@ NAMES = {
     "rtc-intercept": "RTC model with intercept",
     "hier-default": "hierarchical model",
     "hier-t": "hierarchical model, Student-t run effects",
+    "hier-level-shift": "hierarchical model with held-out run levels and shifts",
     "hier": "hierarchical model",
     "similarity-default": "similarity model",
     "smoothed": "plus-one smoothing model",

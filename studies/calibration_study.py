@@ -17,7 +17,9 @@ Variants (``--variants``, comma-separated):
   calibration, :mod:`bayeval.relevance.crossfit`);
 - ``NAME~sX`` (``hier~s0.5+unseen``, ``hier-crossfit-slope~s1+unseen``): the hierarchical configuration NAME
   (``hier`` = ``hier-default``) with held-out run shifts of scale X (``run_shift_sd``,
-  :mod:`bayeval.relevance.run_shift`).
+  :mod:`bayeval.relevance.run_shift`);
+- ``NAME~lX`` (``hier~l1+unseen``): held-out run levels with prior scale X (``run_level_sd``,
+  :mod:`bayeval.relevance.run_level`); the modifiers combine, ``hier~l1~s2+unseen``.
 
 The table is resumable: with ``--resume`` the trials already in ``--out`` (every variant present) are kept
 and only the missing trial numbers of ``--first``.. ``--first + --trials − 1`` are run.
@@ -60,22 +62,32 @@ def _variant(label: str, tmp: Path) -> dict:
         return {"bayes_config": "rtc-default", "unseen": False, "run_effect_sd": float(label[len("bayes0-sd"):])}
     name, _, extra = label.partition("+")
     kw = {"unseen": extra == "unseen"}
-    name, shifted, sd = name.partition("~s")
-    if shifted:
+    name, *mods = name.split("~")
+    if mods:
         from bayeval.relevance.config import models_dir
 
         base = "hier-default" if name == "hier" else name
         if not _shipped_hierarchical(base):
             raise SystemExit(f"--variants: {label!r}: {base!r} is no shipped hierarchical configuration")
-        try:
-            scale = float(sd)
-        except ValueError:
-            raise SystemExit(f"--variants: {label!r}: the shift scale must be a number, got {sd!r}") from None
+        keys = {"s": "run_shift_sd", "l": "run_level_sd"}
         text = (models_dir() / f"{base}.toml").read_text()
-        if "run_shift_sd" in text or text.rfind("[hierarchy]") < text.rfind("["):
-            raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] table, without a shift")
-        path = tmp / f"{base}-s{scale}.toml"
-        path.write_text(text.rstrip() + f"\nrun_shift_sd = {scale}\n")
+        if text.rfind("[hierarchy]") < text.rfind("["):
+            raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] table")
+        lines, tag = [], base
+        for mod in mods:
+            key = keys.get(mod[:1])
+            if key is None:
+                raise SystemExit(f"--variants: {label!r}: unknown modifier {mod!r} (~sX: run shift, ~lX: run level)")
+            try:
+                scale = float(mod[1:])
+            except ValueError:
+                raise SystemExit(f"--variants: {label!r}: the scale of {mod!r} must be a number") from None
+            if key in text:
+                raise SystemExit(f"--variants: {label!r}: {base}.toml sets {key} already")
+            lines.append(f"{key} = {scale}")
+            tag += f"-{mod[:1]}{scale}"
+        path = tmp / f"{tag}.toml"
+        path.write_text(text.rstrip() + "\n" + "\n".join(lines) + "\n")
         kw["bayes_config"] = str(path)
         return kw
     if name == "hier":

@@ -350,6 +350,11 @@ class HierarchyPrior:
         draw of p every run gets its own log-odds shift :math:`e_s\sim N(0,\sigma_e^2)` on the unjudged
         documents no contributing run retrieves, E[p] kept; 0 (default) draws none (docs/calibration.md,
         revision 5).
+    run_level_sd : float
+        Scale ≥ 0 of the half-normal prior on the spread τ of the held-out run levels
+        (:mod:`bayeval.relevance.run_level`): each run's level of p on the unjudged documents no contributing run
+        retrieves, learned from how its judged documents compare with the model's p, shrunk across runs; E[p]
+        moves; 0 (default): none (docs/calibration.md, revision 6).
     """
 
     intercept_sd: float = 2.0
@@ -372,9 +377,11 @@ class HierarchyPrior:
     crossfit_slope_sd: float = 0.5
     crossfit_level: str = "learned"
     run_shift_sd: float = 0.0
+    run_level_sd: float = 0.0
 
     def __post_init__(self) -> None:
         _nonneg("hierarchy.run_shift_sd", self.run_shift_sd)
+        _nonneg("hierarchy.run_level_sd", self.run_level_sd)
         _choice("hierarchy.extrapolation", self.extrapolation, ("none", "unseen_run"))
         _choice("hierarchy.calibration_map", self.calibration_map, ("none", "crossfit"))
         _choice("hierarchy.crossfit_target", self.crossfit_target, ("held_out", "unjudged"))

@@ -48,6 +48,10 @@ map's documents did not shape, its uncertainty drawn once per draw of p
 unjudged documents no contributing run retrieves, E[p] kept (:mod:`bayeval.relevance.run_shift`;
 :meth:`HierarchicalFit.held_out_shift`).
 
+**Held-out run levels** (``run_level_sd`` > 0, ``models/hier-level.toml``): before the shifts, every run's
+level of p on those documents moves by a log-odds offset learned from how its judged documents compare with
+the model's p, shrunk across runs (:mod:`bayeval.relevance.run_level`; :meth:`HierarchicalFit.held_out_level`).
+
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
 The fast path sets h by the Laplace approximation of the marginal likelihood,
@@ -689,7 +693,8 @@ class HierarchicalFit:
                     tg = cmap.targets(tr)
                     eta[:, tg] = cmap.apply(eta[:, tg], ab)
                 dr.append(expit(eta).astype(np.float32))
-            dr = self.held_out_shift().apply(self.data, tuple(dr), rng)
+            dr = self.held_out_level().apply(self.data, tuple(dr), rng)
+            dr = self.held_out_shift().apply(self.data, dr, rng)
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
         else:
             # every document of every topic in one design: s_i² = X_i C X_iᵀ through the membership patterns
@@ -710,10 +715,25 @@ class HierarchicalFit:
             p = tuple(np.split(pall, np.cumsum([tr.n_docs for tr in self.data])[:-1]))
             if self.calibration_map is not None:
                 p = tuple(self._mapped_point(pt, tr) for pt, tr in zip(p, self.data, strict=True))
+            p = self.held_out_level().point(self.data, p)  # the shifts keep E[p]: nothing to do for a point
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
                                  fits={"hierarchical": fr, **self.rtc.fits})
+
+    def held_out_level(self):
+        """The held-out run levels of :mod:`bayeval.relevance.run_level` (prior scale ``run_level_sd``; 0: none) on
+        the documents no contributing run retrieves (the calibration map's runs, or
+        :func:`~bayeval.relevance.crossfit.contributing_runs`)."""
+        from bayeval.relevance.crossfit import contributing_runs
+        from bayeval.relevance.run_level import HeldOutLevel
+
+        sd = float(self.config.hierarchy.run_level_sd)
+        if sd == 0:
+            return HeldOutLevel(0.0, ())
+        runs = self.calibration_map.runs if self.calibration_map is not None else \
+            contributing_runs(self.data, self.config.hierarchy.coverage_depth)
+        return HeldOutLevel(sd, tuple(runs))
 
     def held_out_shift(self):
         """The held-out run shifts of :mod:`bayeval.relevance.run_shift` (scale ``run_shift_sd``; 0: none) on the

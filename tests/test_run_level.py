@@ -1,0 +1,175 @@
+"""Held-out run levels (bayeval.relevance.run_level; docs/calibration.md, revision 6): a run whose judged documents
+are relevant more often than the model predicts gets a positive level, shrunk towards 0 with little evidence and
+across runs; the level moves p (and E[MAP]) of the documents only held-out runs retrieve, and nothing else."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from scipy.special import expit, logit
+
+from bayeval.data import RankData
+from bayeval.data.qrels import pool_qrels
+from bayeval.errors import BayevalInputError
+from bayeval.expected import expected_measures
+from bayeval.relevance import HierarchicalEstimator, load_config
+from bayeval.relevance.crossfit import contributing_runs
+from bayeval.relevance.run_level import HeldOutLevel, judged_evidence, run_levels
+from bayeval.relevance.run_shift import shift_weights
+from bayeval.synthetic import make_collection
+
+
+def _data(seed: int = 0) -> RankData:
+    """10 systems (3 independent), 12 topics; judgments: a depth-5 pool of the first two runs."""
+    col = make_collection(n_topics=12, n_systems=10, n_docs=300, depth=50, judged_depth=10, seed=300 + seed,
+                          independent=3)
+    names = list(col.runs.names)
+    return RankData.build(col.runs, pool_qrels(col.runs.select(names[:2]), col.qrels, 5), depth=50)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    data = _data()
+    return data, HierarchicalEstimator("hier-default").fit(data, "laplace", seed=3, draws=200, chains=1)
+
+
+def _with_level(fit, sd: float):
+    h = dataclasses.replace(fit.config.hierarchy, run_level_sd=sd)
+    return dataclasses.replace(fit, config=dataclasses.replace(fit.config, hierarchy=h))
+
+
+def test_the_level_is_off_in_the_default_and_rejects_bad_input():
+    assert load_config("hier-default").hierarchy.run_level_sd == 0
+    assert load_config("hier-level").hierarchy.run_level_sd > 0
+    with pytest.raises(BayevalInputError, match="sd"):
+        HeldOutLevel(-1.0, ())
+    with pytest.raises(BayevalInputError, match="sd"):
+        run_levels([np.zeros(3)], [np.zeros(3)], 0.0)
+    with pytest.raises(BayevalInputError, match="judgments"):
+        run_levels([np.zeros(3)], [], 1.0)
+    with pytest.raises(BayevalInputError, match="run_level_sd"):
+        dataclasses.replace(load_config("hier-default").hierarchy, run_level_sd=float("nan"))
+
+
+def test_levels_recover_each_runs_excess_and_shrink_with_little_evidence():
+    """Twelve runs whose judged documents are relevant at logit(p̄) + d_s: the levels follow d_s, a run with 8
+    documents is pulled towards 0 more than the same excess with 400, and the spread τ is learned."""
+    rng = np.random.default_rng(4)
+    d_true = np.repeat([-1.0, -0.5, 0.5, 1.0], 3)
+    n = np.array([400, 400, 8] * 4)
+    o = [rng.normal(-1.5, 1.0, size=k) for k in n]
+    y = [(rng.random(k) < expit(oi + d)).astype(float) for oi, d, k in zip(o, d_true, n, strict=True)]
+    mean, var, tau = run_levels(o, y, 1.0)
+    big = n == 400
+    assert np.corrcoef(mean[big], d_true[big])[0, 1] > 0.95
+    assert np.all(np.sign(mean[big]) == np.sign(d_true[big]))
+    assert 0.4 < tau < 1.5
+    # shrinkage: the 8-document runs lie closer to 0 relative to their own maximum than the 400-document ones
+    assert np.all(var[~big] > 3 * var[big].max())
+    # all documents relevant exactly as predicted: the spread goes to 0 and so do the levels
+    y0 = [(rng.random(len(oi)) < expit(oi)).astype(float) for oi in o[:6]]
+    m0, _, tau0 = run_levels(o[:6], y0, 1.0)
+    assert tau0 < 0.3 and np.abs(m0).max() < 0.2
+
+
+def test_a_run_better_than_predicted_on_its_judged_documents_raises_its_own_documents(fitted):
+    data, fit = fitted
+    base = fit.probabilities(draws=300, seed=5)
+    lev = _with_level(fit, 1.0)
+    moved = lev.probabilities(draws=300, seed=5)
+    runs = contributing_runs(data)
+    assert sorted(runs.tolist()) == [0, 1]
+    mean, var, tau = lev.held_out_level().levels(data, base.draws)
+    assert tau > 0 and np.abs(mean[2:]).max() > 0.05
+    S = len(data.systems)
+    for s in range(2, S):
+        shifts = []
+        for tr, b, m in zip(data, base.draws, moved.draws, strict=True):
+            w = shift_weights(tr, tuple(runs), S)
+            tg = w.sum(axis=1) > 0
+            assert np.array_equal(b[:, ~tg], m[:, ~tg])  # judged and contributing runs' documents untouched
+            only = w[:, s] == 1.0  # retrieved by s alone
+            if only.any():
+                shifts.append(logit(m[:, only].mean(axis=0)) - logit(b[:, only].mean(axis=0)))
+        if shifts and abs(mean[s]) > 0.1:
+            assert np.sign(np.mean(np.concatenate(shifts))) == np.sign(mean[s])
+            assert abs(np.mean(np.concatenate(shifts))) > 0.3 * abs(mean[s])  # E[p] moves, unlike the shift
+
+
+def test_e_map_of_held_out_runs_moves_with_their_levels_and_not_at_scale_zero(fitted):
+    data, fit = fitted
+    base = fit.probabilities(draws=200, seed=7)
+    same = _with_level(fit, 0.0).probabilities(draws=200, seed=7)
+    assert all(np.array_equal(a, b) for a, b in zip(base.draws, same.draws, strict=True))
+    moved = _with_level(fit, 1.0).probabilities(draws=200, seed=7)
+    mean, _, _ = _with_level(fit, 1.0).held_out_level().levels(data, base.draws)
+
+    def emap(est):
+        ev = expected_measures(data, est.arrays(draws=True), measures=["AP"], method="mc", seed=0, progress=False)
+        return np.asarray(ev.all_expected[0], dtype=float)
+
+    d = emap(moved) - emap(base)
+    held = np.arange(2, len(data.systems))
+    strong = held[np.abs(mean[held]) > 0.2]
+    assert len(strong) >= 2
+    assert np.all(np.sign(d[strong]) == np.sign(mean[strong]))
+
+
+def test_judged_evidence_collects_each_runs_judged_documents(fitted):
+    data, fit = fitted
+    p = [np.full(tr.n_docs, 0.25) for tr in data]
+    o, y = judged_evidence(data, p)
+    S = len(data.systems)
+    for s in range(S):
+        n = sum(int(np.sum(np.asarray(tr.judged) & (np.asarray(tr.ranks)[:, s] > 0))) for tr in data)
+        r = sum(int(np.sum(np.asarray(tr.relevant) & (np.asarray(tr.ranks)[:, s] > 0))) for tr in data)
+        assert len(o[s]) == n and int(y[s].sum()) == r
+        assert np.allclose(o[s], logit(0.25))
+
+
+def test_point_p_moves_with_the_levels_and_agrees_with_the_mean_of_the_draws():
+    """A fit without draws (the fast path's point p) gets the levels too, integrated out, so that ``estimate`` and
+    ``evaluate`` at ``--fit map`` see what the draws see (a collection whose held-out runs have clear levels)."""
+    data = _data(1)
+    fit = HierarchicalEstimator("hier-default").fit(data, "laplace", seed=3, draws=200, chains=1)
+    lev = _with_level(fit, 1.0)
+    p0, p1 = fit.probabilities(draws=None).p, lev.probabilities(draws=None).p
+    runs = tuple(contributing_runs(data))
+    S = len(data.systems)
+    mean, _, tau = run_levels(*judged_evidence(data, p0), 1.0)
+    assert tau > 0.2 and np.sum(np.abs(mean[2:]) > 0.2) >= 2
+    targets = [shift_weights(tr, runs, S).sum(axis=1) > 0 for tr in data]
+    for a, b, tg in zip(p0, p1, targets, strict=True):
+        assert np.array_equal(a[~tg], b[~tg])
+    for s in np.flatnonzero(np.abs(mean) > 0.2):
+        only = [shift_weights(tr, runs, S)[:, s] == 1.0 for tr in data]
+        d = np.concatenate([logit(b[o]) - logit(a[o]) for a, b, o in zip(p0, p1, only, strict=True)])
+        assert d.size and np.sign(d.mean()) == np.sign(mean[s]), s
+    # the change of the target documents' mean p: the point's against the draws' (same fit, same levels)
+    d0 = lev.probabilities(draws=400, seed=9).p
+    b0 = fit.probabilities(draws=400, seed=9).p
+    dp = np.mean(np.concatenate([b[tg] - a[tg] for a, b, tg in zip(p0, p1, targets, strict=True)]))
+    dd = np.mean(np.concatenate([b[tg] - a[tg] for a, b, tg in zip(b0, d0, targets, strict=True)]))
+    # measured: +0.028 against +0.015 (the point's levels are learned from the point p, the draws' from their mean)
+    assert np.sign(dp) == np.sign(dd) and 0.4 < dp / dd < 2.5, (dp, dd)
+
+
+def test_the_study_variants_name_levels_and_shifts(tmp_path):
+    """``calibration_study.py`` writes ``hier~l1~s2+unseen`` as hier-default with both scales — the shipped
+    ``hier-level-shift`` — and names a bad modifier."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "studies"))
+    from calibration_study import _variant
+
+    kw = _variant("hier~l1~s2+unseen", tmp_path)
+    cfg, shipped = load_config(kw["bayes_config"]).hierarchy, load_config("hier-level-shift").hierarchy
+    assert kw["unseen"] and (cfg.run_level_sd, cfg.run_shift_sd) == (1.0, 2.0)
+    assert dataclasses.replace(cfg) == shipped
+    with pytest.raises(SystemExit, match="unknown modifier"):
+        _variant("hier~q1+unseen", tmp_path)
+    with pytest.raises(SystemExit, match="must be a number"):
+        _variant("hier~lx", tmp_path)
