@@ -9,6 +9,7 @@ Choose on Robust 2003 and the synthetic collection; TREC-8 is the report.
 
     python studies/sparse_share_draws.py ../shared/data/robust03 --trials 15 --share-draws topics
     python studies/sparse_share_draws.py /tmp/sparse/synth-msm --model sparse-default --trials 20 --share-draws topics
+    python studies/sparse_share_draws.py ../shared/data/robust03 --trials 15 --consensus-power 0.5
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def main() -> None:
     ap.add_argument("--share-draws", default="topics", choices=("cells", "topics"))
     ap.add_argument("--shape", type=float, default=None, help="replace relevant_shape k")
     ap.add_argument("--combine", default=None, choices=("mean", "projected"), help="replace combine")
+    ap.add_argument("--consensus-power", type=float, default=None,
+                    help="replace consensus_power alpha (each topic's judged document weighs m_t^-alpha)")
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--max-pairs", type=int, default=None)
     args = ap.parse_args()
@@ -54,6 +57,8 @@ def main() -> None:
         extra["relevant_shape"] = args.shape
     if args.combine is not None:
         extra["combine"] = args.combine
+    if args.consensus_power is not None:
+        extra["consensus_power"] = args.consensus_power
     base = load_config(args.model)
     cfg = dataclasses.replace(base, name=f"{base.name}-" + "-".join(f"{k}={v}" for k, v in extra.items()), **extra)
     col = load_collection(args.collection)
