@@ -51,6 +51,7 @@ def main() -> None:
                     help="replace consensus_power alpha (each topic's judged document weighs m_t^-alpha)")
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--max-pairs", type=int, default=None)
+    ap.add_argument("--out", default=None, help="write every trial's pairs (p_less, true_delta, ...) to this CSV")
     args = ap.parse_args()
     extra = {"share_draws": args.share_draws}
     if args.shape is not None:
@@ -67,6 +68,8 @@ def main() -> None:
                           max_pairs=args.max_pairs)
     print(f"{cfg.name} ({time.perf_counter() - t0:.0f} s)\n{st.summary()}")
     print(st.reliability().to_string())
+    if args.out:
+        st.pairs.to_csv(args.out, index=False)
     a, b = recalibration(st.pairs["p_less"], st.pairs["true_delta"] < 0)
     print(f"recalibration: intercept {a:.2f}, slope {b:.2f} (1: calibrated; > 1: under-confident)")
 
