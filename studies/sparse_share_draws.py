@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("--model", default="sparse-trec")
     ap.add_argument("--share-draws", default="topics", choices=("cells", "topics"))
     ap.add_argument("--shape", type=float, default=None, help="replace relevant_shape k")
+    ap.add_argument("--mean", type=float, default=None, help="replace relevant_mean mu")
     ap.add_argument("--combine", default=None, choices=("mean", "projected"), help="replace combine")
     ap.add_argument("--consensus-power", type=float, default=None,
                     help="replace consensus_power alpha (each topic's judged document weighs m_t^-alpha)")
@@ -56,6 +57,8 @@ def main() -> None:
     extra = {"share_draws": args.share_draws}
     if args.shape is not None:
         extra["relevant_shape"] = args.shape
+    if args.mean is not None:
+        extra["relevant_mean"] = args.mean
     if args.combine is not None:
         extra["combine"] = args.combine
     if args.consensus_power is not None:

@@ -65,6 +65,12 @@ methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of 
 reweights every cell's and vote class's counts (:func:`shared_shares`), because a topic's judged document is
 counted by every run that retrieves it, so the runs' rates err together and partly cancel in a difference.
 
+*Consensus weights* (``consensus_power`` :math:`\alpha`, off by default). :math:`\bar R` standing for every
+:math:`R_t` makes a cell's rate :math:`\bar R\sum_t Y_{tsb}/R_t` where the truth is :math:`\sum_t Y_{tsb}`,
+too high for runs whose relevant documents lie in topics with few of them. With :math:`\alpha>0` each topic's
+judged document weighs :math:`w_t\propto m_t^{-\alpha}` in every count (:math:`m_t` runs retrieve it;
+:func:`consensus_weights`), so that :math:`\bar R w_t` stands for :math:`R_t`.
+
 Everything is vectorised over topics: the runs' lists of all topics are laid end to end once and the counts,
 cells are ``bincount`` calls and the document means one sparse product.
 
