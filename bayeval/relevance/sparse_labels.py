@@ -411,7 +411,8 @@ def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray
             theta_v = shared_shares(cls, judged, layout.n_topics, n_cls, doc_topic[retrieved], weights, pooling,
                                     hit_weights=hit_weights)[:, None, :]
         rate_v = fit.unjudged_rate(theta_v, rbar).reshape(n_draws, n_cls)
-        targets = np.concatenate([targets, rate_v * (size - hits)], axis=1)
+        unjudged = size - np.bincount(cls[judged], minlength=n_cls)  # a count, whatever the hits' weights
+        targets = np.concatenate([targets, rate_v * unjudged], axis=1)
         inc = sparse.hstack([inc, sparse.csr_matrix((np.ones(len(rows)), (np.arange(len(rows)),
                                                      vote_class(count[rows]))), shape=(len(rows), n_cls))])
     prior = _doc_means(layout, cell, n_cells, rates)
