@@ -143,3 +143,45 @@ def test_consensus_power_is_a_configuration_key_and_zero_is_off(sparse_data, com
     f.write_text('kind = "sparse"\nconsensus_power = -1\n')
     with pytest.raises(BayevalInputError, match="consensus_power"):
         load_config(str(f))
+
+
+def test_projected_classes_hold_their_unjudged_count_under_consensus_weights():
+    """With consensus weights and the projected combination, each vote class's unjudged documents hold its rate
+    times their number (a count, not size minus the weighted judged count), and every cell its weighted rate."""
+    from bayeval.relevance.sparse_labels import vote_class
+
+    col = make_collection(n_topics=40, n_systems=4, n_docs=80, depth=50, judged_depth=80, base_rate=0.08, seed=3)
+    sparse = RankData.build(col.runs, sparse_labels(col.qrels, np.random.default_rng(4)))
+    lay = rank_layout(sparse)
+    edges, mu, kappa, seed = (1, 2, 4, 11, 31), 8.0, 0.1, 7
+    w = consensus_weights(lay, 1.0)
+    # the point problem, replayed from the model's seed (as the model draws it with share_draws = "cells")
+    fit = SparseLabelModel.fit(lay, relevant_mean=mu, relevant_shape=0.5, bin_edges=edges, pooling=kappa, weights=w)
+    rng = np.random.default_rng(seed)
+    theta, rbar = fit.draw_parts(1000, rng)
+    rates = fit.unjudged_rate(theta, rbar).reshape(1000, -1).mean(axis=0)
+    count = np.bincount(lay.doc, minlength=lay.n_docs)
+    retrieved = np.flatnonzero(count > 0)
+    cls = vote_class(count[retrieved])
+    size = np.bincount(cls).astype(float)
+    judged = lay.judged_relevant[retrieved]
+    doc_topic = np.repeat(np.arange(lay.n_topics), np.diff(lay.offsets))
+    hits = np.bincount(cls[judged], weights=w[doc_topic[retrieved][judged]], minlength=len(size))
+    pooled, strength = hits.sum() / size.sum(), kappa * size.mean()
+    theta_v = rng.beta(hits + strength * pooled, size - hits + strength * (1 - pooled), size=(1000, 1, len(size)))
+    class_rates = fit.unjudged_rate(theta_v, rbar).reshape(1000, -1).mean(axis=0)
+    est = sparse_label_probabilities(sparse, relevant_mean=mu, relevant_shape=0.5, bin_edges=edges, pooling=kappa,
+                                     combine="projected", projection_ridge=1e-7, consensus_power=1.0, p_draws=None,
+                                     seed=seed)
+    p = np.concatenate(est.p)
+    cell = lay.system * len(edges) + np.searchsorted(np.array(edges) - 1, lay.rank, side="right") - 1
+    unj = ~lay.judged_relevant[lay.doc]
+    n_unj = np.bincount(cell[unj], minlength=rates.size)
+    cell_mean = np.bincount(cell[unj], weights=p[lay.doc[unj]], minlength=rates.size) / np.maximum(n_unj, 1)
+    assert np.max(np.abs(cell_mean - rates)[n_unj > 0]) < 1e-4
+    unj_doc = ~judged
+    class_sum = np.bincount(cls[unj_doc], weights=p[retrieved[unj_doc]], minlength=len(size))
+    target = class_rates * np.bincount(cls[unj_doc], minlength=len(size))
+    np.testing.assert_allclose(class_sum, target, rtol=1e-4, atol=1e-6)
+    wrong = class_rates * (size - hits)  # the weighted judged count subtracted instead
+    assert np.max(np.abs(wrong - target) / np.maximum(target, 1e-12)) > 1e-3
