@@ -17,6 +17,11 @@ own process, with the peak memory of that process (``resource.getrusage(RUSAGE_C
 * ``sparse`` (run alone: ``--step sparse``): the sparse-label relevance model
   (:mod:`bayeval.relevance.sparse_labels`, 25 posterior draws) on 10 runs × ``--queries`` queries (depth 100,
   written under ``--out``/sparse), timed against building the per-topic ``RankData`` in the same run;
+* ``sparse-projected`` (run alone: ``--step sparse-projected``): the same 10 runs × ``--queries`` queries, the
+  sparse-label model with the mean combination (``sparse-default``) and then with the projected one
+  (``sparse-default`` with ``combine = "projected"`` and ``share_draws = "topics"``: ``sparse-trec``'s
+  combination, vote classes, λ = 0.01, 3 chord steps per draw), 25 posterior draws each, timed in the same
+  process (ratio projected / mean), with the peak memory after each;
 * ``sparse-pairs`` (run alone: ``--step sparse-pairs``): E, Var and P(Δ<0) of ΔMRR@10 for the 45 pairs of the
   same 10 runs × ``--queries`` queries with the sparse-label model's 25 posterior draws of p
   (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs` on a ``(draws, S, T, 10)`` array laid on the
@@ -223,6 +228,31 @@ def _step(name: str, args) -> dict:
         return {"build_s": t_build, "fit_s": t_fit, "fit_over_build": t_fit / t_build, "topics": len(data),
                 "peak_after_build_mb": peak_build,
                 "mean_p_unjudged": p_unj, "mean_p_unjudged_top10": p_top10}
+    if name == "sparse-projected":
+        import dataclasses
+
+        from bayeval.data.rankdata import RankData
+        from bayeval.io.qrels import read_qrels
+        from bayeval.io.runs import read_runs
+        from bayeval.relevance import estimate_probabilities, load_config
+
+        files = _write_collection(out / "sparse", args.queries, 10, 100, 300, args.seed + 2, "sparse", True)
+        data = RankData.build(read_runs(files, run_names="file"), read_qrels(out / "sparse" / "qrels.txt"))
+        peak_build = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        mean_cfg = load_config("sparse-default")
+        proj_cfg = dataclasses.replace(mean_cfg, name="sparse-default-projected", combine="projected",
+                                       share_draws="topics")
+        res = {"topics": len(data), "peak_after_build_mb": peak_build}
+        for tag, cfg in (("mean", mean_cfg), ("projected", proj_cfg)):
+            t0 = time.perf_counter()
+            est = estimate_probabilities(data, cfg, p_draws=25, seed=1)
+            res[f"{tag}_fit_s"] = time.perf_counter() - t0
+            res[f"{tag}_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            res[f"{tag}_mean_p_unjudged"] = float(np.mean(np.concatenate(
+                [p[~tr.judged] for p, tr in zip(est.p, data, strict=True)])))
+            del est
+        res["projected_over_mean"] = res["projected_fit_s"] / res["mean_fit_s"]
+        return res
     if name == "sparse-pairs":
         from bayeval.data.rankcube import RankCube
         from bayeval.data.rankdata import RankData

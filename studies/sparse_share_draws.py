@@ -9,6 +9,7 @@ Choose on Robust 2003 and the synthetic collection; TREC-8 is the report.
 
     python studies/sparse_share_draws.py ../shared/data/robust03 --trials 15 --share-draws topics
     python studies/sparse_share_draws.py /tmp/sparse/synth-msm --model sparse-default --trials 20 --share-draws topics
+    python studies/sparse_share_draws.py ../shared/data/robust03 --trials 15 --consensus-power 0.5
 """
 
 from __future__ import annotations
@@ -45,15 +46,23 @@ def main() -> None:
     ap.add_argument("--model", default="sparse-trec")
     ap.add_argument("--share-draws", default="topics", choices=("cells", "topics"))
     ap.add_argument("--shape", type=float, default=None, help="replace relevant_shape k")
+    ap.add_argument("--mean", type=float, default=None, help="replace relevant_mean mu")
     ap.add_argument("--combine", default=None, choices=("mean", "projected"), help="replace combine")
+    ap.add_argument("--consensus-power", type=float, default=None,
+                    help="replace consensus_power alpha (each topic's judged document weighs m_t^-alpha)")
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--max-pairs", type=int, default=None)
+    ap.add_argument("--out", default=None, help="write every trial's pairs (p_less, true_delta, ...) to this CSV")
     args = ap.parse_args()
     extra = {"share_draws": args.share_draws}
     if args.shape is not None:
         extra["relevant_shape"] = args.shape
+    if args.mean is not None:
+        extra["relevant_mean"] = args.mean
     if args.combine is not None:
         extra["combine"] = args.combine
+    if args.consensus_power is not None:
+        extra["consensus_power"] = args.consensus_power
     base = load_config(args.model)
     cfg = dataclasses.replace(base, name=f"{base.name}-" + "-".join(f"{k}={v}" for k, v in extra.items()), **extra)
     col = load_collection(args.collection)
@@ -62,6 +71,8 @@ def main() -> None:
                           max_pairs=args.max_pairs)
     print(f"{cfg.name} ({time.perf_counter() - t0:.0f} s)\n{st.summary()}")
     print(st.reliability().to_string())
+    if args.out:
+        st.pairs.to_csv(args.out, index=False)
     a, b = recalibration(st.pairs["p_less"], st.pairs["true_delta"] < 0)
     print(f"recalibration: intercept {a:.2f}, slope {b:.2f} (1: calibrated; > 1: under-confident)")
 

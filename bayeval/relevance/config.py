@@ -505,6 +505,9 @@ class SparseLabelConfig:
     share_draws : {"cells", "topics"}
         Posterior draws of the cells' judged shares: each cell's Beta on its own, or jointly by one
         Bayesian-bootstrap weight per topic shared by every cell and vote class that counts its judged document.
+    consensus_power : float
+        :math:`\alpha\ge 0`: a topic's judged document weighs :math:`m_t^{-\alpha}` in the counts, where
+        :math:`m_t` runs retrieve it (:func:`bayeval.relevance.sparse_labels.consensus_weights`); 0: off.
     """
 
     relevant_mean: float = 2.0
@@ -516,6 +519,7 @@ class SparseLabelConfig:
     projection_ridge: float = 0.01
     projection_draw_steps: int = 3
     share_draws: str = "cells"
+    consensus_power: float = 0.0
     name: str = "sparse"
     description: str = ""
     kind: str = field(default="sparse", init=False)
@@ -531,6 +535,7 @@ class SparseLabelConfig:
         _nonneg("pooling", self.pooling)
         _choice("combine", self.combine, ("mean", "projected"))
         _choice("share_draws", self.share_draws, ("cells", "topics"))
+        _nonneg("consensus_power", self.consensus_power)
         if not isinstance(self.vote_classes, bool):
             raise BayevalInputError(f"vote_classes: must be true or false, got {self.vote_classes!r}")
         _nonneg("projection_ridge", self.projection_ridge)

@@ -160,7 +160,8 @@ ESTIMATORS = {
         data, relevant_mean=cfg.relevant_mean, relevant_shape=cfg.relevant_shape, bin_edges=cfg.bin_edges,
         pooling=cfg.pooling, combine=cfg.combine, vote_classes=cfg.vote_classes,
         projection_ridge=cfg.projection_ridge, projection_draw_steps=cfg.projection_draw_steps,
-        share_draws=cfg.share_draws, p_draws=p_draws, seed=seed, model=cfg.name),
+        share_draws=cfg.share_draws, consensus_power=cfg.consensus_power, p_draws=p_draws, seed=seed,
+        model=cfg.name),
 }
 #: The model kinds, one per registered estimator.
 MODEL_KINDS = tuple(ESTIMATORS)

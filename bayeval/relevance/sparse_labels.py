@@ -65,6 +65,12 @@ methods of :mod:`bayeval.expected` expect. The point p is the posterior mean of 
 reweights every cell's and vote class's counts (:func:`shared_shares`), because a topic's judged document is
 counted by every run that retrieves it, so the runs' rates err together and partly cancel in a difference.
 
+*Consensus weights* (``consensus_power`` :math:`\alpha`, off by default). :math:`\bar R` standing for every
+:math:`R_t` makes a cell's rate :math:`\bar R\sum_t Y_{tsb}/R_t` where the truth is :math:`\sum_t Y_{tsb}`,
+too high for runs whose relevant documents lie in topics with few of them. With :math:`\alpha>0` each topic's
+judged document weighs :math:`w_t\propto m_t^{-\alpha}` in every count (:math:`m_t` runs retrieve it;
+:func:`consensus_weights`), so that :math:`\bar R w_t` stands for :math:`R_t`.
+
 Everything is vectorised over topics: the runs' lists of all topics are laid end to end once and the counts,
 cells are ``bincount`` calls and the document means one sparse product.
 
@@ -89,8 +95,8 @@ from bayeval.errors import BayevalInputError
 from bayeval.relevance.cell_projection import project_onto_cells, refine_draws
 from bayeval.relevance.results import RelevanceEstimate
 
-__all__ = ["RankLayout", "SparseLabelModel", "rank_bin_counts", "rank_layout", "sparse_label_probabilities",
-           "vote_class"]
+__all__ = ["RankLayout", "SparseLabelModel", "consensus_weights", "rank_bin_counts", "rank_layout",
+           "sparse_label_probabilities", "vote_class"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,8 +203,10 @@ class SparseLabelModel:
 
     @classmethod
     def fit(cls, layout: RankLayout, *, relevant_mean: float, relevant_shape: float, bin_edges,
-            pooling: float) -> SparseLabelModel:
-        n, c = rank_bin_counts(layout, bin_edges)
+            pooling: float, weights=None) -> SparseLabelModel:
+        """The posterior from ``layout``'s counts; ``weights`` (one per topic, :func:`consensus_weights`)
+        weight each judged document in :math:`c_{sb}` (default 1)."""
+        n, c = rank_bin_counts(layout, bin_edges, weights=weights)
         pooled = c.sum(axis=0) / np.maximum(n.sum(axis=0), 1.0)
         strength = pooling * n.mean(axis=0)
         a = c + strength * pooled
@@ -250,6 +258,44 @@ def vote_class(count: np.ndarray) -> np.ndarray:
     return np.floor(np.log2(np.maximum(np.asarray(count), 1))).astype(np.int64)
 
 
+def consensus_weights(layout: RankLayout, power: float) -> np.ndarray | None:
+    r"""Weight of each topic's judged documents in the counts: :math:`w_t\propto m_t^{-\alpha}`.
+
+    :math:`m_t` is the number of positions (runs) holding topic :math:`t`'s judged relevant document, and
+    :math:`\alpha` = ``power``. Why: the counts estimate :math:`\sum_t Y_{tsb}/R_t`, and :math:`\bar R` replaces
+    every :math:`R_t`, so a cell's rate is :math:`\bar R\,\sum_t Y_{tsb}/R_t` where the truth is
+    :math:`\sum_t Y_{tsb}`: too high for a run whose relevant documents lie in topics with few relevant
+    documents, where :math:`1/R_t` is large. Those are the topics every run agrees on, so weak runs, which find
+    little else, are over-credited. Since :math:`E[m_t]=\sum_s Y_{ts}/R_t`, :math:`1/m_t` is a moment estimate of
+    :math:`R_t` (up to the topic's retrieved relevant count, taken as equal across topics); it rests on one
+    judged document per topic, so :math:`\alpha<1` shrinks it towards equal weights (:math:`\alpha=0`).
+    The weights are scaled to mean 1 over the topics whose judged document some run retrieves (the others add
+    nothing to any count), so :math:`\bar R\,w_t` stands for :math:`R_t` with mean :math:`\bar R` over topics.
+
+    Returns
+    -------
+    ndarray, shape (T,), or None when ``power`` is 0
+
+    Examples
+    --------
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=6, n_systems=4, n_docs=40, depth=20, judged_depth=2, seed=3)
+    >>> lay = rank_layout(RankData.build(col.runs, col.judgments))
+    >>> w = consensus_weights(lay, 0.5)
+    >>> seen = np.unique(lay.topic[lay.judged_relevant[lay.doc]])
+    >>> bool(np.isclose(w[seen].mean(), 1.0))
+    True
+    """
+    if not (isinstance(power, (int, float)) and np.isfinite(power) and power >= 0):
+        raise BayevalInputError(f"consensus_power: must be a non-negative number, got {power!r}")
+    if power == 0:
+        return None
+    hit = layout.judged_relevant[layout.doc]
+    m = np.bincount(layout.topic[hit], minlength=layout.n_topics).astype(np.float64)
+    w = np.where(m > 0, np.maximum(m, 1.0) ** -float(power), 0.0)
+    return w / w[m > 0].mean() if np.any(m > 0) else w
+
+
 def topic_weights(n_topics: int, n_draws: int, rng: np.random.Generator) -> np.ndarray:
     r"""Bayesian-bootstrap weights of the topics, shape ``(n_draws, T)``: :math:`w = T\,g/\sum g`,
     :math:`g_t\sim\mathrm{Exp}(1)` (Rubin 1981), i.e. :math:`T` times a flat Dirichlet; each row has mean 1."""
@@ -258,7 +304,8 @@ def topic_weights(n_topics: int, n_draws: int, rng: np.random.Generator) -> np.n
 
 
 def shared_shares(key: np.ndarray, hit: np.ndarray, n_groups: int, n_cols: int, group: np.ndarray,
-                  weights: np.ndarray, pooling: float, pool_by: np.ndarray | None = None) -> np.ndarray:
+                  weights: np.ndarray, pooling: float, pool_by: np.ndarray | None = None,
+                  hit_weights: np.ndarray | None = None) -> np.ndarray:
     r"""Judged shares of many cells drawn *jointly*: each topic's counts reweighted by the same bootstrap weight.
 
     Item :math:`i` (a position or a document) of topic :math:`t_i` falls in column :math:`k_i`; with topic
@@ -289,6 +336,8 @@ def shared_shares(key: np.ndarray, hit: np.ndarray, n_groups: int, n_cols: int, 
         :math:`\kappa`.
     pool_by : ndarray of int, shape (n_cols,), optional
         Pool of each column (e.g. the rank bin of a run-and-bin cell).
+    hit_weights : ndarray, shape (n_groups,), optional
+        Weight of each topic's judged documents in :math:`c_{tk}` (:func:`consensus_weights`; default 1).
 
     Returns
     -------
@@ -296,7 +345,8 @@ def shared_shares(key: np.ndarray, hit: np.ndarray, n_groups: int, n_cols: int, 
     """
     flat = group * n_cols + key
     n_t = np.bincount(flat, minlength=n_groups * n_cols).reshape(n_groups, n_cols).astype(np.float64)
-    c_t = np.bincount(flat[hit], minlength=n_groups * n_cols).reshape(n_groups, n_cols).astype(np.float64)
+    hw = None if hit_weights is None else np.asarray(hit_weights, dtype=np.float64)[group[hit]]
+    c_t = np.bincount(flat[hit], weights=hw, minlength=n_groups * n_cols).reshape(n_groups, n_cols)
     n_w, c_w = weights @ n_t, weights @ c_t  # (D, n_cols)
     pools = np.zeros(n_cols, dtype=np.int64) if pool_by is None else np.asarray(pool_by, dtype=np.int64)
     n_pools = int(pools.max()) + 1 if n_cols else 1
@@ -312,7 +362,7 @@ def shared_shares(key: np.ndarray, hit: np.ndarray, n_groups: int, n_cols: int, 
 
 
 def _draw_shares(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray, n_draws: int,
-                 rng: np.random.Generator, *, pooling: float, share_draws: str):
+                 rng: np.random.Generator, *, pooling: float, share_draws: str, hit_weights=None):
     """Draws of every cell's :math:`\theta` ``(n_draws, S, B)`` and of :math:`\bar R`, and the topic weights
     (``None`` with ``share_draws="cells"``: each cell's Beta posterior drawn on its own)."""
     theta, rbar = fit.draw_parts(n_draws, rng)
@@ -321,17 +371,18 @@ def _draw_shares(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray, n_
     n_bins = len(fit.bin_edges)
     weights = topic_weights(layout.n_topics, n_draws, rng)
     theta = shared_shares(cell, layout.judged_relevant[layout.doc], layout.n_topics, fit.a.size, layout.topic,
-                          weights, pooling, pool_by=np.arange(fit.a.size) % n_bins)
+                          weights, pooling, pool_by=np.arange(fit.a.size) % n_bins, hit_weights=hit_weights)
     return theta.reshape(n_draws, *fit.a.shape), rbar, weights
 
 
 def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray, n_draws: int,
                      rng: np.random.Generator, *, vote_classes: bool, pooling: float, ridge: float,
-                     point: bool, draw_steps: int, share_draws: str = "cells") -> np.ndarray:
+                     point: bool, draw_steps: int, share_draws: str = "cells", hit_weights=None) -> np.ndarray:
     """p of every document by the projection of the cells' mean onto their counts (module notes, *Combine*);
     ``(n_draws, n_docs)``, or ``(1, n_docs)``: the projection of the posterior-mean problem when ``point``."""
     n_cells = fit.a.size
-    theta, rbar, weights = _draw_shares(layout, fit, cell, n_draws, rng, pooling=pooling, share_draws=share_draws)
+    theta, rbar, weights = _draw_shares(layout, fit, cell, n_draws, rng, pooling=pooling, share_draws=share_draws,
+                                        hit_weights=hit_weights)
     rates = fit.unjudged_rate(theta, rbar).reshape(n_draws, n_cells)
     count = np.bincount(layout.doc, minlength=layout.n_docs)
     unj_pos = ~layout.judged_relevant[layout.doc]
@@ -346,7 +397,10 @@ def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray
         cls = vote_class(count[retrieved])
         n_cls = int(cls.max()) + 1 if len(cls) else 1
         size = np.bincount(cls, minlength=n_cls).astype(np.float64)
-        hits = np.bincount(cls[layout.judged_relevant[retrieved]], minlength=n_cls).astype(np.float64)
+        doc_topic = np.repeat(np.arange(layout.n_topics), np.diff(layout.offsets))
+        judged = layout.judged_relevant[retrieved]
+        hw = None if hit_weights is None else hit_weights[doc_topic[retrieved][judged]]
+        hits = np.bincount(cls[judged], weights=hw, minlength=n_cls).astype(np.float64)
         pooled = hits.sum() / max(size.sum(), 1.0)
         strength = pooling * size.mean()
         tiny = 1e-9
@@ -354,11 +408,11 @@ def _projected_draws(layout: RankLayout, fit: SparseLabelModel, cell: np.ndarray
             theta_v = rng.beta(np.maximum(hits + strength * pooled, tiny),
                                np.maximum(size - hits + strength * (1 - pooled), tiny), size=(n_draws, 1, n_cls))
         else:  # the same topic weights as the cells: a topic's judged document moves its class and its cells
-            doc_topic = np.repeat(np.arange(layout.n_topics), np.diff(layout.offsets))
-            theta_v = shared_shares(cls, layout.judged_relevant[retrieved], layout.n_topics, n_cls,
-                                    doc_topic[retrieved], weights, pooling)[:, None, :]
+            theta_v = shared_shares(cls, judged, layout.n_topics, n_cls, doc_topic[retrieved], weights, pooling,
+                                    hit_weights=hit_weights)[:, None, :]
         rate_v = fit.unjudged_rate(theta_v, rbar).reshape(n_draws, n_cls)
-        targets = np.concatenate([targets, rate_v * (size - hits)], axis=1)
+        unjudged = size - np.bincount(cls[judged], minlength=n_cls)  # a count, whatever the hits' weights
+        targets = np.concatenate([targets, rate_v * unjudged], axis=1)
         inc = sparse.hstack([inc, sparse.csr_matrix((np.ones(len(rows)), (np.arange(len(rows)),
                                                      vote_class(count[rows]))), shape=(len(rows), n_cls))])
     prior = _doc_means(layout, cell, n_cells, rates)
@@ -375,7 +429,8 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
                                bin_edges=(1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501), pooling: float = 0.1,
                                combine: str = "mean", vote_classes: bool = True, projection_ridge: float = 0.01,
                                projection_draw_steps: int = 3, share_draws: str = "cells",
-                               p_draws: int | None = 200, seed=0, model: str = "sparse") -> RelevanceEstimate:
+                               consensus_power: float = 0.0, p_draws: int | None = 200, seed=0,
+                               model: str = "sparse") -> RelevanceEstimate:
     r"""p of every document under the sparse-label model (module notes), with posterior draws.
 
     Parameters
@@ -406,6 +461,9 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
         How the cells' judged shares are drawn: each cell's Beta posterior on its own, or jointly, every topic's
         counts reweighted by one Bayesian-bootstrap weight shared by all cells and vote classes
         (:func:`shared_shares`).
+    consensus_power : float
+        :math:`\alpha` of :func:`consensus_weights`: each topic's judged document weighs :math:`m_t^{-\alpha}`
+        in the cells' and vote classes' counts (:math:`m_t` runs retrieve it); 0: every topic alike.
     p_draws : int or None
         Posterior draws of p to keep (``None``/0: the point p only, from 1,000 draws of the cells).
     seed : int or None
@@ -437,15 +495,16 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
     if share_draws not in ("cells", "topics"):
         raise BayevalInputError(f"share_draws: must be 'cells' or 'topics', got {share_draws!r}")
     layout = rank_layout(data)
+    hit_weights = consensus_weights(layout, consensus_power)
     fit = SparseLabelModel.fit(layout, relevant_mean=relevant_mean, relevant_shape=relevant_shape,
-                               bin_edges=bin_edges, pooling=pooling)
+                               bin_edges=bin_edges, pooling=pooling, weights=hit_weights)
     n_bins = len(fit.bin_edges)
     cell = layout.system * n_bins + _bins(layout.rank, fit.bin_edges)
     rng = np.random.default_rng(seed)
     draws = None
     if combine == "projected":
         opts = {"vote_classes": bool(vote_classes), "pooling": pooling, "ridge": float(projection_ridge),
-                "draw_steps": int(projection_draw_steps), "share_draws": share_draws}
+                "draw_steps": int(projection_draw_steps), "share_draws": share_draws, "hit_weights": hit_weights}
         if p_draws:
             flat_draws = _projected_draws(layout, fit, cell, int(p_draws), rng, point=False, **opts)
             flat_draws = flat_draws.astype(np.float32)
@@ -454,7 +513,8 @@ def sparse_label_probabilities(data: RankData, *, relevant_mean: float = 2.0, re
         else:
             p_flat = _projected_draws(layout, fit, cell, 1000, rng, point=True, **opts)[0]
     elif p_draws:
-        theta, rbar, _ = _draw_shares(layout, fit, cell, int(p_draws), rng, pooling=pooling, share_draws=share_draws)
+        theta, rbar, _ = _draw_shares(layout, fit, cell, int(p_draws), rng, pooling=pooling, share_draws=share_draws,
+                                      hit_weights=hit_weights)
         rates = fit.unjudged_rate(theta, rbar).reshape(int(p_draws), -1)
         flat_draws = _doc_means(layout, cell, rates.shape[1], rates).astype(np.float32)
         p_flat = flat_draws.mean(axis=0, dtype=np.float64)
