@@ -65,7 +65,7 @@ from scipy.special import expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
-from bayeval.relevance.run_shift import shift_weights
+from bayeval.relevance.run_shift import check_scale, check_topic_arrays, move_targets
 
 __all__ = ["HeldOutLevel", "judged_evidence", "run_levels"]
 
@@ -201,9 +201,7 @@ class HeldOutLevel:
     runs: tuple
 
     def __post_init__(self) -> None:
-        sd = self.sd
-        if isinstance(sd, bool) or not isinstance(sd, (int, float, np.floating)) or not np.isfinite(sd) or sd < 0:
-            raise BayevalInputError(f"sd: must be a non-negative number, got {sd!r}")
+        check_scale(self.sd)
         object.__setattr__(self, "runs", tuple(int(s) for s in self.runs))
 
     def levels(self, data: RankData, draws) -> tuple:
@@ -215,54 +213,22 @@ class HeldOutLevel:
     def point(self, data: RankData, p) -> tuple:
         r"""Point p (per topic (n_t,)) with the levels integrated out on target documents (module docstring,
         "Point p"); the input itself when ``sd`` is 0."""
-        if not isinstance(data, RankData):
-            raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
-        if len(p) != len(data):
-            raise BayevalInputError(f"p: expected one array per topic ({len(data)}), got {len(p)}")
+        check_topic_arrays(data, p, "p")
         if self.sd == 0 or len(p) == 0:
             return tuple(p)
-        S = len(data.systems)
         o, y = judged_evidence(data, p)
         mean, var, _ = run_levels(o, y, float(self.sd))
-        out = []
-        for tr, pt in zip(data, p, strict=True):
-            pt = np.asarray(pt)
-            w = shift_weights(tr, self.runs, S)
-            tg = w.sum(axis=1) > 0
-            if not tg.any():
-                out.append(pt)
-                continue
-            m, v = w[tg] @ mean, (w[tg] ** 2) @ var
-            eta = logit(np.clip(pt[tg].astype(np.float64), _CLIP, 1 - _CLIP))
-            new = np.array(pt, copy=True)
-            new[tg] = expit((eta + m) / np.sqrt(1.0 + np.pi / 8.0 * v)).astype(pt.dtype)
-            out.append(new)
-        return tuple(out)
+        return move_targets(data, p, self.runs,
+                            lambda eta, wt: (eta + wt @ mean) / np.sqrt(1.0 + np.pi / 8.0 * ((wt ** 2) @ var)))
 
     def apply(self, data: RankData, draws, rng: np.random.Generator) -> tuple:
         r"""The draws of p (per topic (n_draws, n_t)) with :math:`\sigma(\eta_{di}+\sum_sw_{is}\delta_{ds})` on
         target documents, :math:`\delta_{ds}\sim N(\tilde\delta_s,\tilde v_s)` drawn from ``rng``; the rest as
         given (the input itself when ``sd`` is 0)."""
-        if not isinstance(data, RankData):
-            raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
-        if len(draws) != len(data):
-            raise BayevalInputError(f"draws: expected one array per topic ({len(data)}), got {len(draws)}")
+        check_topic_arrays(data, draws, "draws")
         if self.sd == 0 or len(draws) == 0:
             return tuple(draws)
-        S = len(data.systems)
         mean, var, _ = self.levels(data, draws)
         K = np.asarray(draws[0]).shape[0]
-        delta = mean[None, :] + rng.standard_normal((K, S)) * np.sqrt(var)[None, :]
-        out = []
-        for tr, d in zip(data, draws, strict=True):
-            d = np.asarray(d)
-            w = shift_weights(tr, self.runs, S)
-            tg = w.sum(axis=1) > 0
-            if not tg.any():
-                out.append(d)
-                continue
-            eta = logit(np.clip(d[:, tg].astype(np.float64), _CLIP, 1 - _CLIP))
-            new = np.array(d, copy=True)
-            new[:, tg] = expit(eta + delta @ w[tg].T).astype(d.dtype)
-            out.append(new)
-        return tuple(out)
+        delta = mean[None, :] + rng.standard_normal((K, len(data.systems))) * np.sqrt(var)[None, :]
+        return move_targets(data, draws, self.runs, lambda eta, wt: eta + delta @ wt.T)

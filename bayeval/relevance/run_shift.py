@@ -52,7 +52,7 @@ from bayeval.errors import BayevalInputError
 from bayeval.relevance._kernels import member_rows
 from bayeval.relevance.crossfit import target_documents
 
-__all__ = ["HeldOutShift", "shift_weights"]
+__all__ = ["HeldOutShift", "check_scale", "check_topic_arrays", "move_targets", "shift_weights"]
 
 _PI8 = np.pi / 8.0
 _CLIP = 1e-6
@@ -71,6 +71,46 @@ def shift_weights(tr, contributing, n_systems: int) -> np.ndarray:
     w = csr_matrix((data, indices, indptr), shape=r.shape).toarray()
     w[~target_documents(tr, contributing, "held_out")] = 0.0
     return w
+
+
+def check_scale(sd) -> float:
+    """``sd`` as a float after checking it is a finite number ≥ 0 (the scale of a shift or of a level's prior)."""
+    if isinstance(sd, bool) or not isinstance(sd, (int, float, np.floating)) or not np.isfinite(sd) or sd < 0:
+        raise BayevalInputError(f"sd: must be a non-negative number, got {sd!r}")
+    return float(sd)
+
+
+def check_topic_arrays(data: RankData, arrays, name: str) -> None:
+    """Check that ``data`` is a RankData and ``arrays`` (argument ``name``) holds one array per topic."""
+    if not isinstance(data, RankData):
+        raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
+    if len(arrays) != len(data):
+        raise BayevalInputError(f"{name}: expected one array per topic ({len(data)}), got {len(arrays)}")
+
+
+def move_targets(data: RankData, arrays, runs, move) -> tuple:
+    r"""``arrays`` (per topic (..., n_t): draws (n_draws, n_t) or a point (n_t,)) with the log-odds of every
+    topic's target documents replaced by ``move(eta, w)``.
+
+    ``eta`` is :math:`\mathrm{logit}\,p` of the target documents (float64, p clipped to
+    :math:`[10^{-6}, 1-10^{-6}]`, shape (..., n_target)) and ``w`` their rows of :func:`shift_weights`
+    (n_target, S); the result is mapped back by the logistic function in the input's dtype. Topics without a
+    target document are returned as given (the same object); the rest are new arrays.
+    """
+    S = len(data.systems)
+    out = []
+    for tr, a in zip(data, arrays, strict=True):
+        a = np.asarray(a)
+        w = shift_weights(tr, runs, S)
+        tg = w.sum(axis=1) > 0
+        if not tg.any():
+            out.append(a)
+            continue
+        eta = logit(np.clip(a[..., tg].astype(np.float64), _CLIP, 1 - _CLIP))
+        new = np.array(a, copy=True)
+        new[..., tg] = expit(move(eta, w[tg])).astype(a.dtype)
+        out.append(new)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -102,36 +142,21 @@ class HeldOutShift:
     runs: tuple
 
     def __post_init__(self) -> None:
-        sd = self.sd
-        if isinstance(sd, bool) or not isinstance(sd, (int, float, np.floating)) or not np.isfinite(sd) or sd < 0:
-            raise BayevalInputError(f"sd: must be a non-negative number, got {sd!r}")
+        check_scale(self.sd)
         object.__setattr__(self, "runs", tuple(int(s) for s in self.runs))
 
     def apply(self, data: RankData, draws, rng: np.random.Generator) -> tuple:
         r"""The draws of p (per topic (n_draws, n_t)) with the shifts :math:`e_{ds}` drawn from ``rng``:
         :math:`\sigma(\kappa_i\,\mathrm{logit}\,p_{di}+\sum_sw_{is}e_{ds})` on target documents, the rest as given
         (the input itself when ``sd`` is 0)."""
-        if not isinstance(data, RankData):
-            raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
-        if len(draws) != len(data):
-            raise BayevalInputError(f"draws: expected one array per topic ({len(data)}), got {len(draws)}")
+        check_topic_arrays(data, draws, "draws")
         if self.sd == 0 or len(draws) == 0:
             return tuple(draws)
-        S = len(data.systems)
         K = np.asarray(draws[0]).shape[0]
-        e = rng.normal(0.0, float(self.sd), size=(K, S))  # one shift per run and draw, shared over topics
-        out = []
-        for tr, d in zip(data, draws, strict=True):
-            d = np.asarray(d)
-            w = shift_weights(tr, self.runs, S)
-            tg = w.sum(axis=1) > 0
-            if not tg.any():
-                out.append(d)
-                continue
-            wt = w[tg]
+        e = rng.normal(0.0, float(self.sd), size=(K, len(data.systems)))  # one shift per run and draw, over topics
+
+        def move(eta, wt):
             kap = np.sqrt(1.0 + _PI8 * self.sd ** 2 * (wt ** 2).sum(axis=1))
-            eta = logit(np.clip(d[:, tg].astype(np.float64), _CLIP, 1 - _CLIP))
-            new = np.array(d, copy=True)
-            new[:, tg] = expit(kap[None, :] * eta + e @ wt.T).astype(d.dtype)
-            out.append(new)
-        return tuple(out)
+            return kap[None, :] * eta + e @ wt.T
+
+        return move_targets(data, draws, self.runs, move)
