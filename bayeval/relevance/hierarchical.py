@@ -721,33 +721,30 @@ class HierarchicalFit:
                                  model=self.config.name, method=fr.method,
                                  fits={"hierarchical": fr, **self.rtc.fits})
 
+    def _contributing(self) -> tuple:
+        """The runs whose documents the judgments cover: the calibration map's runs, or
+        :func:`~bayeval.relevance.crossfit.contributing_runs`."""
+        from bayeval.relevance.crossfit import contributing_runs
+
+        runs = self.calibration_map.runs if self.calibration_map is not None else \
+            contributing_runs(self.data, self.config.hierarchy.coverage_depth)
+        return tuple(runs)
+
     def held_out_level(self):
         """The held-out run levels of :mod:`bayeval.relevance.run_level` (prior scale ``run_level_sd``; 0: none) on
-        the documents no contributing run retrieves (the calibration map's runs, or
-        :func:`~bayeval.relevance.crossfit.contributing_runs`)."""
-        from bayeval.relevance.crossfit import contributing_runs
+        the documents no contributing run retrieves (:meth:`_contributing`)."""
         from bayeval.relevance.run_level import HeldOutLevel
 
         sd = float(self.config.hierarchy.run_level_sd)
-        if sd == 0:
-            return HeldOutLevel(0.0, ())
-        runs = self.calibration_map.runs if self.calibration_map is not None else \
-            contributing_runs(self.data, self.config.hierarchy.coverage_depth)
-        return HeldOutLevel(sd, tuple(runs))
+        return HeldOutLevel(sd, self._contributing() if sd else ())
 
     def held_out_shift(self):
         """The held-out run shifts of :mod:`bayeval.relevance.run_shift` (scale ``run_shift_sd``; 0: none) on the
-        documents no contributing run retrieves (the calibration map's runs, or
-        :func:`~bayeval.relevance.crossfit.contributing_runs`)."""
-        from bayeval.relevance.crossfit import contributing_runs
+        documents no contributing run retrieves (:meth:`_contributing`)."""
         from bayeval.relevance.run_shift import HeldOutShift
 
         sd = float(self.config.hierarchy.run_shift_sd)
-        if sd == 0:
-            return HeldOutShift(0.0, ())
-        runs = self.calibration_map.runs if self.calibration_map is not None else \
-            contributing_runs(self.data, self.config.hierarchy.coverage_depth)
-        return HeldOutShift(sd, tuple(runs))
+        return HeldOutShift(sd, self._contributing() if sd else ())
 
     def _mapped_point(self, p, tr) -> np.ndarray:
         """Point p of topic ``tr`` with the target documents' log-odds through the map (integrated out)."""
