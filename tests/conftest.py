@@ -85,3 +85,33 @@ def pymc_density_gaps(model, draw_run_z, n: int = 4, seed: int = 1) -> list:
         jac = T * np.log(h[0]) + np.sum(np.log(model.run_sd(h)))
         diffs.append(val - (model.log_posterior(beta, a, u, h) + jac))
     return diffs
+
+
+def held_out_data(seed: int = 0):
+    """The held-out runs' collection of tests/test_run_shift.py and tests/test_run_level.py: 10 systems
+    (3 independent), 12 topics, judgments from a depth-5 pool of the first two runs."""
+    from bayeval.data import RankData
+    from bayeval.data.qrels import pool_qrels
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=12, n_systems=10, n_docs=300, depth=50, judged_depth=10, seed=300 + seed,
+                          independent=3)
+    names = list(col.runs.names)
+    return RankData.build(col.runs, pool_qrels(col.runs.select(names[:2]), col.qrels, 5), depth=50)
+
+
+@pytest.fixture(scope="session")
+def held_out_fit():
+    """(data, fit): ``hier-default``'s Laplace fit (200 draws, seed 3) on :func:`held_out_data`."""
+    from bayeval.relevance import HierarchicalEstimator
+
+    data = held_out_data()
+    return data, HierarchicalEstimator("hier-default").fit(data, "laplace", seed=3, draws=200, chains=1)
+
+
+def with_hierarchy(fit, **hierarchy):
+    """``fit`` with its configuration's ``[hierarchy]`` keys replaced (e.g. ``run_shift_sd=2.0``)."""
+    import dataclasses
+
+    h = dataclasses.replace(fit.config.hierarchy, **hierarchy)
+    return dataclasses.replace(fit, config=dataclasses.replace(fit.config, hierarchy=h))

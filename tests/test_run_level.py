@@ -8,36 +8,19 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import held_out_data, with_hierarchy
 from scipy.special import expit, logit
 
-from bayeval.data import RankData
-from bayeval.data.qrels import pool_qrels
 from bayeval.errors import BayevalInputError
 from bayeval.expected import expected_measures
 from bayeval.relevance import HierarchicalEstimator, load_config
 from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.run_level import HeldOutLevel, judged_evidence, run_levels
 from bayeval.relevance.run_shift import shift_weights
-from bayeval.synthetic import make_collection
-
-
-def _data(seed: int = 0) -> RankData:
-    """10 systems (3 independent), 12 topics; judgments: a depth-5 pool of the first two runs."""
-    col = make_collection(n_topics=12, n_systems=10, n_docs=300, depth=50, judged_depth=10, seed=300 + seed,
-                          independent=3)
-    names = list(col.runs.names)
-    return RankData.build(col.runs, pool_qrels(col.runs.select(names[:2]), col.qrels, 5), depth=50)
-
-
-@pytest.fixture(scope="module")
-def fitted():
-    data = _data()
-    return data, HierarchicalEstimator("hier-default").fit(data, "laplace", seed=3, draws=200, chains=1)
 
 
 def _with_level(fit, sd: float):
-    h = dataclasses.replace(fit.config.hierarchy, run_level_sd=sd)
-    return dataclasses.replace(fit, config=dataclasses.replace(fit.config, hierarchy=h))
+    return with_hierarchy(fit, run_level_sd=sd)
 
 
 def test_the_level_is_off_in_the_default_and_rejects_bad_input():
@@ -74,8 +57,8 @@ def test_levels_recover_each_runs_excess_and_shrink_with_little_evidence():
     assert tau0 < 0.3 and np.abs(m0).max() < 0.2
 
 
-def test_a_run_better_than_predicted_on_its_judged_documents_raises_its_own_documents(fitted):
-    data, fit = fitted
+def test_a_run_better_than_predicted_on_its_judged_documents_raises_its_own_documents(held_out_fit):
+    data, fit = held_out_fit
     base = fit.probabilities(draws=300, seed=5)
     lev = _with_level(fit, 1.0)
     moved = lev.probabilities(draws=300, seed=5)
@@ -98,8 +81,8 @@ def test_a_run_better_than_predicted_on_its_judged_documents_raises_its_own_docu
             assert abs(np.mean(np.concatenate(shifts))) > 0.3 * abs(mean[s])  # E[p] moves, unlike the shift
 
 
-def test_e_map_of_held_out_runs_moves_with_their_levels_and_not_at_scale_zero(fitted):
-    data, fit = fitted
+def test_e_map_of_held_out_runs_moves_with_their_levels_and_not_at_scale_zero(held_out_fit):
+    data, fit = held_out_fit
     base = fit.probabilities(draws=200, seed=7)
     same = _with_level(fit, 0.0).probabilities(draws=200, seed=7)
     assert all(np.array_equal(a, b) for a, b in zip(base.draws, same.draws, strict=True))
@@ -117,8 +100,8 @@ def test_e_map_of_held_out_runs_moves_with_their_levels_and_not_at_scale_zero(fi
     assert np.all(np.sign(d[strong]) == np.sign(mean[strong]))
 
 
-def test_judged_evidence_collects_each_runs_judged_documents(fitted):
-    data, fit = fitted
+def test_judged_evidence_collects_each_runs_judged_documents(held_out_fit):
+    data, fit = held_out_fit
     p = [np.full(tr.n_docs, 0.25) for tr in data]
     o, y = judged_evidence(data, p)
     S = len(data.systems)
@@ -132,7 +115,7 @@ def test_judged_evidence_collects_each_runs_judged_documents(fitted):
 def test_point_p_moves_with_the_levels_and_agrees_with_the_mean_of_the_draws():
     """A fit without draws (the fast path's point p) gets the levels too, integrated out, so that ``estimate`` and
     ``evaluate`` at ``--fit map`` see what the draws see (a collection whose held-out runs have clear levels)."""
-    data = _data(1)
+    data = held_out_data(1)
     fit = HierarchicalEstimator("hier-default").fit(data, "laplace", seed=3, draws=200, chains=1)
     lev = _with_level(fit, 1.0)
     p0, p1 = fit.probabilities(draws=None).p, lev.probabilities(draws=None).p

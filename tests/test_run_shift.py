@@ -12,35 +12,18 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import held_out_data, with_hierarchy
 from scipy.special import expit, logit
 
-from bayeval.data import RankData
-from bayeval.data.qrels import pool_qrels
 from bayeval.errors import BayevalInputError
 from bayeval.expected import expected_measures
-from bayeval.relevance import HierarchicalEstimator, load_config
+from bayeval.relevance import load_config
 from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.run_shift import HeldOutShift, shift_weights
-from bayeval.synthetic import make_collection
-
-
-def _data(seed: int = 0) -> RankData:
-    """10 systems (3 independent), 12 topics; judgments: a depth-5 pool of the first two runs."""
-    col = make_collection(n_topics=12, n_systems=10, n_docs=300, depth=50, judged_depth=10, seed=300 + seed,
-                          independent=3)
-    names = list(col.runs.names)
-    return RankData.build(col.runs, pool_qrels(col.runs.select(names[:2]), col.qrels, 5), depth=50)
-
-
-@pytest.fixture(scope="module")
-def fitted():
-    data = _data()
-    return data, HierarchicalEstimator("hier-default").fit(data, "laplace", seed=3, draws=200, chains=1)
 
 
 def _with_shift(fit, sd: float):
-    h = dataclasses.replace(fit.config.hierarchy, run_shift_sd=sd)
-    return dataclasses.replace(fit, config=dataclasses.replace(fit.config, hierarchy=h))
+    return with_hierarchy(fit, run_shift_sd=sd)
 
 
 def _map_sd(data, arrays) -> np.ndarray:
@@ -74,7 +57,7 @@ def test_the_shift_moves_only_target_documents_and_keeps_their_mean_p():
     directly: the draws of judged documents and of those a contributing run retrieves are returned bit for bit,
     every target document moves, and E[p] over the target documents stays within 6% (measured 0.958×; 1.31× without
     κ_i, the marginalisation); σ_e = 0 returns the draws themselves."""
-    data = _data()
+    data = held_out_data()
     runs = tuple(contributing_runs(data).tolist())
     for tr, tg in zip(data, _targets(data, runs), strict=True):  # w_is = 1[s ∈ S_i]/|S_i| on target rows, else 0
         member = np.asarray(tr.ranks) > 0
@@ -98,7 +81,7 @@ def test_the_interval_of_a_held_out_run_widens_when_its_shift_is_shared_over_top
     """σ_e = 2 on draws of p given directly: the sd of E[MAP] of every run that contributed no judgment is at least
     1.3× that of the unshifted draws (measured 1.52–2.73×); one shift per run shared by all topics is what makes
     it so (a shift drawn afresh in each topic averages away: 1.02–1.28×)."""
-    data = _data()
+    data = held_out_data()
     runs = tuple(contributing_runs(data).tolist())
     assert runs == (0, 1)
     d0 = _model_like_draws(data, runs, 300, 0)
@@ -116,8 +99,8 @@ def test_the_shift_is_off_in_the_default_and_rejects_a_bad_scale():
 
 
 @pytest.mark.slow
-def test_only_documents_no_contributing_run_retrieves_move_and_their_mean_p_stays(fitted):
-    data, fit = fitted
+def test_only_documents_no_contributing_run_retrieves_move_and_their_mean_p_stays(held_out_fit):
+    data, fit = held_out_fit
     base = fit.probabilities(draws=300, seed=5)
     shifted = _with_shift(fit, 1.0).probabilities(draws=300, seed=5)
     runs = contributing_runs(data)
@@ -136,12 +119,12 @@ def test_only_documents_no_contributing_run_retrieves_move_and_their_mean_p_stay
 
 
 @pytest.mark.slow
-def test_the_interval_of_a_held_out_run_widens_and_does_not_at_scale_zero(fitted):
+def test_the_interval_of_a_held_out_run_widens_and_does_not_at_scale_zero(held_out_fit):
     """sd of E[MAP] over the draws (mc, Bernoulli draws of relevance included): with the shift (σ_e = 2) at least
     1.05× the model's for every run that contributed no judgment (measured 1.10–1.37× on 12 topics), more than
     for the contributing runs (which move only through R_t: 1.08–1.13×); with σ_e = 0 the draws are the model's,
     bit for bit."""
-    data, fit = fitted
+    data, fit = held_out_fit
     base = fit.probabilities(draws=300, seed=5)
     zero = _with_shift(fit, 0.0).probabilities(draws=300, seed=5)
     for d0, dz in zip(base.draws, zero.draws, strict=True):
