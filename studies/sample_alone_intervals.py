@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bayeval.errors import BayevalInputError
 from bayeval.experiments import load_collection
 from bayeval.experiments.sampling import draw_pool_sample
 from bayeval.sampling import corrected_measures, power_bounds, power_exponent
@@ -134,6 +135,8 @@ def run_trials(args) -> None:
 
 def summary(path: str) -> pd.DataFrame:
     """Coverage (± its standard error over trials), shares above / below, width, bias, RMSE per cell."""
+    if not Path(path).is_file():
+        raise BayevalInputError(f"table: {path} is not a file (write one with --out first)")
     d = pd.read_parquet(path)
     groups = [("all", None)] if not d.manual.any() else [("automatic", False), ("manual", True)]
     rows = []
@@ -159,13 +162,18 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="table of every run's interval (.parquet), resumed if present")
     ap.add_argument("--summary", action="store_true", help="print the coverage table of a written table")
     args = ap.parse_args()
-    if args.summary:
-        pd.set_option("display.width", 200)
-        print(summary(args.collection).round(4).to_string(index=False))
-        return
-    if args.out is None:
-        ap.error("--out is required to run trials")
-    run_trials(args)
+    if args.trials < 1:
+        ap.error(f"--trials: a positive number, got {args.trials}")
+    try:
+        if args.summary:
+            pd.set_option("display.width", 200)
+            print(summary(args.collection).round(4).to_string(index=False))
+            return
+        if args.out is None:
+            ap.error("--out is required to run trials")
+        run_trials(args)
+    except (BayevalInputError, OSError) as exc:
+        sys.exit(f"sample_alone_intervals.py: {exc}")
 
 
 if __name__ == "__main__":
