@@ -177,7 +177,7 @@ def test_point_p_moves_with_the_levels_and_agrees_with_the_mean_of_the_draws():
 
 def test_the_study_variants_name_levels_and_shifts(tmp_path):
     """``calibration_study.py`` writes ``hier~l1~s2+unseen`` as hier-default with both scales — the shipped
-    ``hier-level-shift`` — and names a bad modifier."""
+    ``hier-level-shift`` —, ``hier~f1~s2+unseen`` as the same with a fixed spread, and names a bad modifier."""
     import sys
     from pathlib import Path
 
@@ -192,3 +192,8 @@ def test_the_study_variants_name_levels_and_shifts(tmp_path):
         _variant("hier~q1+unseen", tmp_path)
     with pytest.raises(SystemExit, match="must be a number"):
         _variant("hier~lx", tmp_path)
+    fixed = load_config(_variant("hier~f1~s2+unseen", tmp_path)["bayes_config"]).hierarchy
+    assert dataclasses.replace(fixed, run_level_spread="empirical_bayes") == shipped
+    assert fixed.run_level_spread == "fixed"
+    with pytest.raises(SystemExit, match="set twice"):
+        _variant("hier~f1~l1+unseen", tmp_path)
