@@ -19,7 +19,9 @@ Variants (``--variants``, comma-separated):
   (``hier`` = ``hier-default``) with held-out run shifts of scale X (``run_shift_sd``,
   :mod:`bayeval.relevance.run_shift`);
 - ``NAME~lX`` (``hier~l1+unseen``): held-out run levels with prior scale X (``run_level_sd``,
-  :mod:`bayeval.relevance.run_level`); the modifiers combine, ``hier~l1~s2+unseen``.
+  :mod:`bayeval.relevance.run_level`); the modifiers combine, ``hier~l1~s2+unseen``;
+- ``NAME~fX`` (``hier~f1~s2+unseen``): held-out run levels with a fixed spread X, not shrunk across runs
+  (``run_level_sd = X``, ``run_level_spread = "fixed"``).
 
 The table is resumable: with ``--resume`` the trials already in ``--out`` (every variant present) are kept
 and only the missing trial numbers of ``--first``.. ``--first + --trials − 1`` are run.
@@ -69,7 +71,7 @@ def _variant(label: str, tmp: Path) -> dict:
         base = "hier-default" if name == "hier" else name
         if not _shipped_hierarchical(base):
             raise SystemExit(f"--variants: {label!r}: {base!r} is no shipped hierarchical configuration")
-        keys = {"s": "run_shift_sd", "l": "run_level_sd"}
+        keys = {"s": "run_shift_sd", "l": "run_level_sd", "f": "run_level_sd"}
         text = (models_dir() / f"{base}.toml").read_text()
         if text.rfind("[hierarchy]") < text.rfind("["):
             raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] table")
@@ -77,14 +79,19 @@ def _variant(label: str, tmp: Path) -> dict:
         for mod in mods:
             key = keys.get(mod[:1])
             if key is None:
-                raise SystemExit(f"--variants: {label!r}: unknown modifier {mod!r} (~sX: run shift, ~lX: run level)")
+                raise SystemExit(f"--variants: {label!r}: unknown modifier {mod!r} "
+                                 "(~sX: run shift, ~lX: run level, ~fX: run level of fixed spread)")
             try:
                 scale = float(mod[1:])
             except ValueError:
                 raise SystemExit(f"--variants: {label!r}: the scale of {mod!r} must be a number") from None
             if key in text:
                 raise SystemExit(f"--variants: {label!r}: {base}.toml sets {key} already")
+            if key in (line.split(" = ")[0] for line in lines):
+                raise SystemExit(f"--variants: {label!r}: {key} set twice")
             lines.append(f"{key} = {scale}")
+            if mod[:1] == "f":
+                lines.append('run_level_spread = "fixed"')
             tag += f"-{mod[:1]}{scale}"
         path = tmp / f"{tag}.toml"
         path.write_text(text.rstrip() + "\n" + "\n".join(lines) + "\n")

@@ -34,6 +34,33 @@ def test_the_level_is_off_in_the_default_and_rejects_bad_input():
         run_levels([np.zeros(3)], [], 1.0)
     with pytest.raises(BayevalInputError, match="run_level_sd"):
         dataclasses.replace(load_config("hier-default").hierarchy, run_level_sd=float("nan"))
+    assert load_config("hier-level-shift").hierarchy.run_level_spread == "empirical_bayes"
+    with pytest.raises(BayevalInputError, match="run_level_spread"):
+        dataclasses.replace(load_config("hier-default").hierarchy, run_level_spread="pooled")
+    with pytest.raises(BayevalInputError, match="spread"):
+        run_levels([np.zeros(3)], [np.zeros(3)], 1.0, spread="pooled")
+    with pytest.raises(BayevalInputError, match="spread"):
+        HeldOutLevel(1.0, (), "pooled")
+
+
+def test_a_fixed_spread_keeps_each_runs_own_level_where_empirical_bayes_pools_it_to_zero():
+    """Eight runs with 60 judged documents each and a real excess (−0.6 … 0.6) that the empirical-Bayes spread
+    does not resolve (τ̂ = 0: every level 0). With ``spread="fixed"`` τ is the scale itself, each run's level is
+    its own N(0, 1) posterior (another run's judgments do not move it) and the levels follow the excess."""
+    rng = np.random.default_rng(5)
+    d_true = np.linspace(-0.6, 0.6, 8)
+    o = [rng.normal(-0.5, 1.0, size=60) for _ in d_true]
+    y = [(rng.random(60) < expit(oi + d)).astype(float) for oi, d in zip(o, d_true, strict=True)]
+    m_eb, _, tau_eb = run_levels(o, y, 1.0)
+    assert tau_eb == 0 and np.all(m_eb == 0)
+    m_fx, v_fx, tau_fx = run_levels(o, y, 1.0, spread="fixed")
+    assert tau_fx == 1.0
+    assert np.corrcoef(m_fx, d_true)[0, 1] > 0.6 and m_fx.std() > 0.15
+    assert np.all((v_fx > 0) & (v_fx < 1.0))  # the N(0, 1) prior sharpened by each run's own documents
+    flipped = list(y)
+    flipped[1] = 1.0 - y[1]
+    m2, _, _ = run_levels(o, flipped, 1.0, spread="fixed")
+    assert np.array_equal(np.delete(m2, 1), np.delete(m_fx, 1)) and m2[1] != m_fx[1]
 
 
 def test_levels_recover_each_runs_excess_and_shrink_with_little_evidence():
@@ -55,6 +82,15 @@ def test_levels_recover_each_runs_excess_and_shrink_with_little_evidence():
     y0 = [(rng.random(len(oi)) < expit(oi)).astype(float) for oi in o[:6]]
     m0, _, tau0 = run_levels(o[:6], y0, 1.0)
     assert tau0 < 0.3 and np.abs(m0).max() < 0.2
+
+
+def test_the_fit_passes_the_fixed_spread_to_its_levels(held_out_fit):
+    data, fit = held_out_fit
+    draws = fit.probabilities(draws=100, seed=5).draws
+    lev = with_hierarchy(fit, run_level_sd=0.7, run_level_spread="fixed").held_out_level()
+    assert lev.spread == "fixed"
+    mean, var, tau = lev.levels(data, draws)
+    assert tau == 0.7 and np.abs(mean).max() > 0
 
 
 def test_a_run_better_than_predicted_on_its_judged_documents_raises_its_own_documents(held_out_fit):
@@ -141,7 +177,7 @@ def test_point_p_moves_with_the_levels_and_agrees_with_the_mean_of_the_draws():
 
 def test_the_study_variants_name_levels_and_shifts(tmp_path):
     """``calibration_study.py`` writes ``hier~l1~s2+unseen`` as hier-default with both scales — the shipped
-    ``hier-level-shift`` — and names a bad modifier."""
+    ``hier-level-shift`` —, ``hier~f1~s2+unseen`` as the same with a fixed spread, and names a bad modifier."""
     import sys
     from pathlib import Path
 
@@ -156,3 +192,8 @@ def test_the_study_variants_name_levels_and_shifts(tmp_path):
         _variant("hier~q1+unseen", tmp_path)
     with pytest.raises(SystemExit, match="must be a number"):
         _variant("hier~lx", tmp_path)
+    fixed = load_config(_variant("hier~f1~s2+unseen", tmp_path)["bayes_config"]).hierarchy
+    assert dataclasses.replace(fixed, run_level_spread="empirical_bayes") == shipped
+    assert fixed.run_level_spread == "fixed"
+    with pytest.raises(SystemExit, match="set twice"):
+        _variant("hier~f1~l1+unseen", tmp_path)

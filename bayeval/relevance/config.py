@@ -355,6 +355,10 @@ class HierarchyPrior:
         (:mod:`bayeval.relevance.run_level`): each run's level of p on the unjudged documents no contributing run
         retrieves, learned from how its judged documents compare with the model's p, shrunk across runs; E[p]
         moves; 0 (default): none (docs/calibration.md, revision 6).
+    run_level_spread : {"empirical_bayes", "fixed"}
+        How the held-out run levels' spread τ is set: its empirical-Bayes mode (levels shrunk across runs;
+        the default), or ``run_level_sd`` itself (each run's level from its own judged documents;
+        docs/calibration.md, revision 7).
     """
 
     intercept_sd: float = 2.0
@@ -378,10 +382,12 @@ class HierarchyPrior:
     crossfit_level: str = "learned"
     run_shift_sd: float = 0.0
     run_level_sd: float = 0.0
+    run_level_spread: str = "empirical_bayes"
 
     def __post_init__(self) -> None:
         _nonneg("hierarchy.run_shift_sd", self.run_shift_sd)
         _nonneg("hierarchy.run_level_sd", self.run_level_sd)
+        _choice("hierarchy.run_level_spread", self.run_level_spread, ("empirical_bayes", "fixed"))
         _choice("hierarchy.extrapolation", self.extrapolation, ("none", "unseen_run"))
         _choice("hierarchy.calibration_map", self.calibration_map, ("none", "crossfit"))
         _choice("hierarchy.crossfit_target", self.crossfit_target, ("held_out", "unjudged"))

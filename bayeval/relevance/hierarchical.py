@@ -731,12 +731,13 @@ class HierarchicalFit:
         return tuple(runs)
 
     def held_out_level(self):
-        """The held-out run levels of :mod:`bayeval.relevance.run_level` (prior scale ``run_level_sd``; 0: none) on
-        the documents no contributing run retrieves (:meth:`_contributing`)."""
+        """The held-out run levels of :mod:`bayeval.relevance.run_level` (prior scale ``run_level_sd``; 0: none;
+        spread ``run_level_spread``) on the documents no contributing run retrieves (:meth:`_contributing`)."""
         from bayeval.relevance.run_level import HeldOutLevel
 
-        sd = float(self.config.hierarchy.run_level_sd)
-        return HeldOutLevel(sd, self._contributing() if sd else ())
+        h = self.config.hierarchy
+        sd = float(h.run_level_sd)
+        return HeldOutLevel(sd, self._contributing() if sd else (), h.run_level_spread)
 
     def held_out_shift(self):
         """The held-out run shifts of :mod:`bayeval.relevance.run_shift` (scale ``run_shift_sd``; 0: none) on the

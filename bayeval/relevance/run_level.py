@@ -31,6 +31,12 @@ in Efron & Morris 1975). Given :math:`\hat\tau`, each run's posterior is its Lap
 :math:`p'_i=\sigma(\mathrm{logit}\,\bar p_i+\tilde\delta_s)` (Newton on the concave log posterior); a run with few
 judged documents keeps a level near 0, and a run with none gets the prior :math:`N(0,\hat\tau^2)`.
 
+**Fixed spread** (``spread="fixed"``, ``[hierarchy] run_level_spread``): :math:`\tau` is ``sd`` itself, not
+learned; each run's level is its own Laplace posterior under :math:`N(0,\text{sd}^2)`, with no pooling
+across runs. With a few held-out runs the empirical-Bayes :math:`\hat\tau` is often 0 although the runs'
+unshrunk levels still carry their target documents' level (docs/calibration.md, revision 7: on a synthetic
+collection the unshrunk level correlates +0.69 within a trial with the true level, the shrunk one +0.57).
+
 **The level.** In each posterior draw d, :math:`\delta_{ds}\sim N(\tilde\delta_s,\tilde v_s)` independently
 over runs and draws, and a target document moves with the runs that retrieve it, weighted as the run effect of
 :mod:`bayeval.relevance.hierarchical`, :math:`w_{is}=\mathbb 1[s\in S_i]/|S_i|`
@@ -67,7 +73,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance.run_shift import check_scale, check_topic_arrays, move_targets
 
-__all__ = ["HeldOutLevel", "judged_evidence", "run_levels"]
+__all__ = ["SPREADS", "HeldOutLevel", "check_spread", "judged_evidence", "run_levels"]
 
 _CLIP = 1e-6
 _WEAK_SD = 10.0  # the penalty that keeps a run's maximum finite when all its judged documents agree
@@ -103,6 +109,16 @@ def judged_evidence(data: RankData, p_mean) -> tuple:
     return cat, [np.concatenate(v) if v else np.zeros(0) for v in ys]
 
 
+SPREADS = ("empirical_bayes", "fixed")
+
+
+def check_spread(spread) -> str:
+    """``spread`` after checking it is one of :data:`SPREADS` (how the levels' spread τ is set)."""
+    if spread not in SPREADS:
+        raise BayevalInputError(f"spread: must be one of {', '.join(map(repr, SPREADS))}, got {spread!r}")
+    return spread
+
+
 def _posterior(o: np.ndarray, y: np.ndarray, prior_sd: float, iters: int = 50) -> tuple:
     r"""Mode and Laplace variance of :math:`\delta` in :math:`y\sim\mathrm{Bern}(\sigma(o+\delta))`,
     :math:`\delta\sim N(0,\text{prior\_sd}^2)` (Newton on the concave log posterior)."""
@@ -122,9 +138,9 @@ def _posterior(o: np.ndarray, y: np.ndarray, prior_sd: float, iters: int = 50) -
     return d, 1.0 / (float(np.sum(p * (1 - p))) + prec0)
 
 
-def run_levels(offsets, judgments, sd: float) -> tuple:
+def run_levels(offsets, judgments, sd: float, *, spread: str = "empirical_bayes") -> tuple:
     r"""The runs' levels: posterior means :math:`\tilde\delta_s`, variances :math:`\tilde v_s` and the
-    empirical-Bayes scale :math:`\hat\tau` (module docstring).
+    scale :math:`\hat\tau` (module docstring): empirical Bayes, or ``sd`` itself with ``spread="fixed"``.
 
     Parameters
     ----------
@@ -132,7 +148,10 @@ def run_levels(offsets, judgments, sd: float) -> tuple:
         Per run, :math:`\mathrm{logit}\,\bar p_i` and :math:`y_i` of its judged documents
         (:func:`judged_evidence`).
     sd : float
-        Scale of the half-normal prior on :math:`\tau` (> 0).
+        Scale of the half-normal prior on :math:`\tau` (> 0); with ``spread="fixed"``, :math:`\tau` itself.
+    spread : {"empirical_bayes", "fixed"}
+        How :math:`\tau` is set: its mode given the runs' evidence (levels shrunk across runs), or ``sd``
+        (each run's level from its own evidence under :math:`N(0,\text{sd}^2)`).
 
     Returns
     -------
@@ -149,6 +168,7 @@ def run_levels(offsets, judgments, sd: float) -> tuple:
     """
     if isinstance(sd, bool) or not isinstance(sd, (int, float, np.floating)) or not np.isfinite(sd) or sd <= 0:
         raise BayevalInputError(f"sd: must be a positive number, got {sd!r}")
+    check_spread(spread)
     if len(offsets) != len(judgments):
         raise BayevalInputError(f"judgments: expected one array per run ({len(offsets)}), got {len(judgments)}")
     S = len(offsets)
@@ -158,7 +178,9 @@ def run_levels(offsets, judgments, sd: float) -> tuple:
         if len(offsets[s]):
             mle[s], var[s] = _posterior(np.asarray(offsets[s]), np.asarray(judgments[s]), _WEAK_SD)
     seen = np.isfinite(var)
-    if seen.any():
+    if spread == "fixed":
+        tau = float(sd)
+    elif seen.any():
         tot = var[seen][None, :] + _TAU_GRID[:, None] ** 2
         ll = -0.5 * np.sum(np.log(tot) + mle[seen][None, :] ** 2 / tot, axis=1) - 0.5 * (_TAU_GRID / sd) ** 2
         tau = float(_TAU_GRID[np.argmax(ll)])
@@ -185,6 +207,8 @@ class HeldOutLevel:
         Scale ≥ 0 of the half-normal prior on the levels' spread :math:`\tau` (0: no level).
     runs : tuple of int
         The contributing runs (indices into ``data.systems``).
+    spread : {"empirical_bayes", "fixed"}
+        How the levels' spread τ is set (:func:`run_levels`).
 
     Examples
     --------
@@ -199,16 +223,18 @@ class HeldOutLevel:
 
     sd: float
     runs: tuple
+    spread: str = "empirical_bayes"
 
     def __post_init__(self) -> None:
         check_scale(self.sd)
+        check_spread(self.spread)
         object.__setattr__(self, "runs", tuple(int(s) for s in self.runs))
 
     def levels(self, data: RankData, draws) -> tuple:
         """(mean (S,), var (S,), tau) of the runs' levels given the draws of p (:func:`run_levels`)."""
         p_mean = [np.asarray(d).mean(axis=0, dtype=np.float64) for d in draws]
         o, y = judged_evidence(data, p_mean)
-        return run_levels(o, y, float(self.sd))
+        return run_levels(o, y, float(self.sd), spread=self.spread)
 
     def point(self, data: RankData, p) -> tuple:
         r"""Point p (per topic (n_t,)) with the levels integrated out on target documents (module docstring,
@@ -217,7 +243,7 @@ class HeldOutLevel:
         if self.sd == 0 or len(p) == 0:
             return tuple(p)
         o, y = judged_evidence(data, p)
-        mean, var, _ = run_levels(o, y, float(self.sd))
+        mean, var, _ = run_levels(o, y, float(self.sd), spread=self.spread)
         return move_targets(data, p, self.runs,
                             lambda eta, wt: (eta + wt @ mean) / np.sqrt(1.0 + np.pi / 8.0 * ((wt ** 2) @ var)))
 
