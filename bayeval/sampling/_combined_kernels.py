@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-__all__ = ["fay_herriot_spread", "moment_spread", "weigh"]
+__all__ = ["fay_herriot_spread", "moment_spread", "slope_spread", "weigh"]
 
 
 def moment_spread(resid: np.ndarray, s2: np.ndarray, scale: np.ndarray, *, centred: bool,
@@ -28,6 +28,18 @@ def moment_spread(resid: np.ndarray, s2: np.ndarray, scale: np.ndarray, *, centr
     else:
         num = float(np.sum(resid ** 2) - np.sum(s2))
         den = float(np.sum(scale))
+    return max(num / den, 0.0) if den > 0 else 0.0
+
+
+def slope_spread(resid: np.ndarray, s2: np.ndarray, scale: np.ndarray, x: np.ndarray) -> float:
+    """``k²`` as :func:`moment_spread` (not centred) when the residuals are those of a least-squares fit
+    ``y ≈ β x`` without intercept: with ``M = I - x xᵀ/xᵀx``, ``E rᵀr = tr(M S M) + k² tr(M A M)`` for the
+    diagonal ``S = diag(s²)``, ``A = diag(scale)``, and ``tr(M D M) = Σ d - Σ x² d / xᵀx``."""
+    xx = float(np.sum(x * x))
+    if xx <= 0:
+        return moment_spread(resid, s2, scale, centred=False)
+    num = float(np.sum(resid ** 2) - np.sum(s2) + np.sum(x * x * s2) / xx)
+    den = float(np.sum(scale) - np.sum(x * x * scale) / xx)
     return max(num / den, 0.0) if den > 0 else 0.0
 
 
