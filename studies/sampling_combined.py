@@ -30,7 +30,7 @@ from scipy import optimize, stats
 
 from bayeval.experiments.sampling import SAMPLING_COLUMNS, read_sampling_table
 from bayeval.sampling import combine_differences, combine_means
-from bayeval.sampling.combined import CombinedEstimate
+from bayeval.sampling.combined import CombinedEstimate, weigh
 
 VARIANTS = ("combined", "no-slope", "constant", "rho0", "rho0.3", "rho0.7", "fay-herriot", "t10", "manual",
             "median", "runs-slope")
@@ -74,8 +74,6 @@ def _runs_slope(y, c, m, t, share=0.5) -> tuple[np.ndarray, np.ndarray]:
     """Runs' means regressed on the decorrelated model estimate with an intercept (Fay & Herriot's regression
     synthetic), the spread ∝ the model's variance by moments through the residual projection, the synthetic
     estimate's error variance and covariance with the sample's from the hat matrix."""
-    from bayeval.sampling._combined_kernels import weigh
-
     n = y.size
     x = np.column_stack([np.ones(n), (m - share * y) / (1 - share)])
     coef = np.linalg.lstsq(x, y, rcond=None)[0]

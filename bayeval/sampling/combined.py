@@ -82,7 +82,7 @@ from scipy import stats
 from bayeval.errors import BayevalInputError
 from bayeval.sampling._combined_kernels import fay_herriot_spread, moment_spread, slope_spread, weigh
 
-__all__ = ["SHARE", "SPREADS", "CombinedEstimate", "combine_differences", "combine_means"]
+__all__ = ["SHARE", "SPREADS", "CombinedEstimate", "combine_differences", "combine_means", "weigh"]
 
 #: The default share ``ρ`` of the sample's error the model's estimate carries (chosen on Robust 2003 and
 #: synthetic collections, docs/sampling.md).
