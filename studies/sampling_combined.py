@@ -58,6 +58,8 @@ def covariance_from_pairs(runs: pd.DataFrame, pairs: pd.DataFrame) -> np.ndarray
 def _median_spread(resid: np.ndarray, s2: np.ndarray) -> float:
     """σ² with ``median(r²/(s² + σ²))`` equal to the median of χ²₁ (0 when already below it)."""
     q = stats.chi2.ppf(0.5, 1)
+    keep = (s2 > 0) | (resid != 0)                     # a difference of two identical runs says nothing
+    resid, s2 = resid[keep], s2[keep]
 
     def excess(v):
         return float(np.median(resid ** 2 / (s2 + v))) - q
@@ -101,7 +103,10 @@ def combine_trial(group: pd.DataFrame, variant: str) -> pd.DataFrame:
     else:
         both = combine_differences(y, s, m, t, groups=pairs.manual.to_numpy() if variant == "manual" else None,
                                    **kw)
-    p_less = stats.t.cdf(-both.mean / both.se, df=10) if variant == "t10" else both.p_less()
+    p_less = both.p_less()
+    if variant == "t10":
+        sd = np.where(both.se > 0, both.se, 1.0)
+        p_less = np.where(both.se > 0, stats.t.cdf(-both.mean / sd, df=10), p_less)
     c = covariance_from_pairs(runs, pairs)
     yr, mr, tr = runs.estimate.to_numpy(), runs.estimate_m.to_numpy(), runs.se_m.to_numpy()
     if variant == "runs-slope":
