@@ -92,6 +92,8 @@ def test_cli_run_resumes_and_reports(coldir, tmp_path):
     assert rc == 2 and "--methods" in err
     rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", tmp_path / "u.csv", "--folds", "1")
     assert rc == 2 and "folds" in err
+    rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", tmp_path / "u.csv", "--share", "1.5")
+    assert rc == 2 and "share" in err
 
 
 def test_folds_zero_fits_once_and_cross_fitting_changes_the_predictions(coldir):

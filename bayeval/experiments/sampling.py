@@ -22,7 +22,8 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
   table's ``power`` column, 1 for every other method's symmetric interval);
 - ``combined``: ``model`` and ``assisted`` of the same sample combined by empirical Bayes
   (:func:`bayeval.sampling.combine_means`, :func:`bayeval.sampling.combine_differences`): each run's MAP and each
-  pair's ΔMAP leans on the model as far as the sample says the model errs (no further fit);
+  pair's ΔMAP leans on the model as far as the sample says the model errs (no further fit; the table's
+  ``weight`` is the runs' mean weight on the sample's estimate);
 - ``mtc``: the same model fitted on the judgments MTC chooses (Carterette, Allan & Sitaraman 2006) for the
   trial's target pairs, as many as the sample drew, instead of the sample's. MTC is deterministic: its rows are
   computed in trial 0 only (the coverage is then over runs, not samples).

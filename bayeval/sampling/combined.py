@@ -58,7 +58,8 @@ likelihood ``y_i ~ N(θ_i, s_i²)``. ``P(θ_i < 0) = Φ(-θ̂_i / sd_i)``. ``σ�
 ``σ² = 0`` (with ``ρ = 0`` and no slope) the model's.
 
 ``ρ`` is not identified by one sample (only ``Var(y - m) = (1 - ρ)² s² + σ_u²`` is), so it is a setting: 0.5,
-measured on Robust 2003 and two synthetic collections (0.50–0.63 for run pairs, docs/sampling.md). With
+chosen on Robust 2003 and two synthetic collections, where the measured share for run pairs was 0.43–0.62
+(0.23–0.69 over all three; docs/sampling.md). With
 ``ρ = 0`` (errors taken as independent) the spread is under-estimated — often to 0 at small budgets — and the
 combination is over-confident.
 
