@@ -92,6 +92,8 @@ def test_cli_run_resumes_and_reports(coldir, tmp_path):
     assert rc == 2 and "--methods" in err
     rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", tmp_path / "u.csv", "--folds", "1")
     assert rc == 2 and "folds" in err
+    rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", tmp_path / "u.csv", "--share", "1.5")
+    assert rc == 2 and "share" in err
 
 
 def test_folds_zero_fits_once_and_cross_fitting_changes_the_predictions(coldir):
@@ -124,3 +126,24 @@ def test_model_recal_rows_recalibrate_only_the_unjudged(coldir):
     model, recal = runs[runs.method == "model"], runs[runs.method == "model-recal"]
     assert len(model) == len(recal) == 5
     assert not np.allclose(model.estimate.to_numpy(), recal.estimate.to_numpy())
+
+
+def test_combined_rows_combine_the_model_and_assisted_rows_of_the_same_sample(coldir):
+    from bayeval.sampling import combine_differences
+
+    col = load_collection(coldir)
+    cfg = dict(budgets=(0.3,), depth=40, pairs=4)
+    three = run_sampling_trial(col, SamplingStudyConfig(**cfg, methods=("model", "assisted", "combined")), 0)
+    alone = run_sampling_trial(col, SamplingStudyConfig(**cfg, methods=("combined",)), 0)
+    assert set(alone.method) == {"combined"}                         # model and assisted computed, not written
+    a = three[three.method == "combined"].reset_index(drop=True)
+    assert np.allclose(a.estimate, alone.estimate) and np.allclose(a.se, alone.se)
+    pairs = {m: g for m, g in three[three.kind == "pair"].groupby("method")}
+    want = combine_differences(pairs["assisted"].estimate, pairs["assisted"].se, pairs["model"].estimate,
+                               pairs["model"].se, share=0.5)
+    assert np.allclose(pairs["combined"].estimate, want.mean) and np.allclose(pairs["combined"].p_less,
+                                                                              want.p_less())
+    runs = three[(three.kind == "run") & (three.method == "combined")]
+    assert (runs.se > 0).all() and runs.weight.between(0, 1).all()
+    with pytest.raises(Exception, match="share"):
+        SamplingStudyConfig(share=1.0)

@@ -57,8 +57,11 @@ def register_sampling(studies, parser_class) -> None:
                         "on the whole sample that corrects it, for comparison)")
     r.add_argument("--variance", choices=("jackknife", "own-label", "linearised"), default="jackknife",
                    help="AP's variance estimate (default jackknife; docs/sampling.md)")
+    r.add_argument("--share", type=float, default=0.5,
+                   help="combined: share of the sample's error the model's estimate carries (default 0.5)")
     r.add_argument("--methods", type=_methods, default=None,
-                   help="comma-separated subset of sample,sample-bc,sample-bcp,model,assisted,model-recal,mtc (default "
+                   help="comma-separated subset of sample,sample-bc,sample-bcp,model,assisted,model-recal,mtc,"
+                        "combined (default "
                         "sample,model,assisted; "
                         "mtc: trial 0 only)")
     r.set_defaults(func=_run)
@@ -88,7 +91,7 @@ def _run(args: argparse.Namespace) -> int:
 
     col = load_collection(args.collection, name=args.name)
     cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
-                              seed=args.seed, folds=args.folds, variance=args.variance,
+                              seed=args.seed, folds=args.folds, variance=args.variance, share=args.share,
                               **({} if args.methods is None else {"methods": args.methods}))
     import os
 

@@ -20,6 +20,10 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
 - ``sample-bcp``: ``sample-bc``'s estimate and standard error with the interval normal on the power scale
   ``m^γ`` that the runs' standard errors call for (:func:`bayeval.sampling.power_exponent`; ``γ`` in the
   table's ``power`` column, 1 for every other method's symmetric interval);
+- ``combined``: ``model`` and ``assisted`` of the same sample combined by empirical Bayes
+  (:func:`bayeval.sampling.combine_means`, :func:`bayeval.sampling.combine_differences`): each run's MAP and each
+  pair's ΔMAP leans on the model as far as the sample says the model errs (no further fit; the table's
+  ``weight`` is the runs' mean weight on the sample's estimate);
 - ``mtc``: the same model fitted on the judgments MTC chooses (Carterette, Allan & Sitaraman 2006) for the
   trial's target pairs, as many as the sample drew, instead of the sample's. MTC is deterministic: its rows are
   computed in trial 0 only (the coverage is then over runs, not samples).
@@ -48,7 +52,7 @@ from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
            "read_sampling_table", "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
 
-SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc", "sample-bcp")
+SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc", "sample-bcp", "combined")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds",
                     "power")
@@ -76,6 +80,10 @@ class SamplingStudyConfig:
         sample, which then also corrects it — kept for comparison only).
     variance : {"jackknife", "own-label", "linearised"}
         AP's variance estimate in ``sample`` and ``assisted`` (:func:`bayeval.sampling.assisted_measures`).
+    share : float in [0, 1)
+        ``combined``: the share ``ρ`` of the sample's error the model's estimate carries
+        (:func:`bayeval.sampling.combine_differences`; default 0.5, chosen on Robust 2003 and synthetic
+        collections).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
@@ -86,9 +94,13 @@ class SamplingStudyConfig:
     seed: int = 1
     folds: int = 5
     variance: str = "jackknife"
+    share: float = 0.5
 
     def __post_init__(self) -> None:
         from bayeval.sampling.assisted import VARIANCES
+
+        if not 0.0 <= self.share < 1.0:
+            raise BayevalInputError(f"share: must lie in [0, 1), got {self.share!r}")
 
         if self.variance not in VARIANCES:
             raise BayevalInputError(f"variance: one of {', '.join(VARIANCES)}, got {self.variance!r}")
@@ -130,6 +142,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
     from bayeval.measures import evaluate
     from bayeval.relevance import estimate_probabilities
     from bayeval.sampling import assisted_measures, corrected_measures, cross_fitted_predictions, recalibrate
+    from bayeval.sampling.combined import combine_differences, combine_means
     from bayeval.sampling.intervals import power_exponent
 
     rng = np.random.default_rng([config.seed, trial])
@@ -171,13 +184,29 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
             return cross_fitted_predictions(smp, fit, folds=max(config.folds, 2),
                                             seed=config.seed * 1_000_003 + trial * 101 + bi)
 
-        for method in config.methods:
-            if method == "mtc" and trial != 0:
-                continue
-            t0 = time.perf_counter()
+        done: dict[str, tuple] = {}
+
+        def compute(method, sample=sample, incl=incl, judged=judged, n_judged=n_judged, cross_fitted=cross_fitted,
+                    done=done):
+            """``(m, v, d, dv, pl, weight, power, used, evaluation)`` of one method on this budget's sample."""
+            nonlocal est, cross, corrected
+            if method in done:
+                return done[method]
             weight = np.nan
             power = 1.0
             used = n_judged
+            ev = None
+            if method == "combined":
+                mo, asd = compute("model"), compute("assisted")
+                ev = asd[8]
+                dd, se_a, _ = ev.differences("AP")
+                both = combine_differences(dd[ia, ib], se_a[ia, ib], mo[2],
+                                           np.sqrt(np.maximum(mo[3], 0.0)), share=config.share)
+                runs_c = combine_means(asd[0], ev.covariance["AP"], mo[0], np.sqrt(np.maximum(mo[1], 0.0)),
+                                       share=config.share)
+                done[method] = (runs_c.mean, runs_c.se ** 2, both.mean, both.se ** 2, both.p_less(),
+                                float(np.mean(runs_c.weight)), 1.0, used, None)
+                return done[method]
             if (method in ("model", "model-recal") or (method == "assisted" and config.folds == 0)) and est is None:
                 est = estimate_probabilities(RankData.build(runs, judged, depth=config.depth, topics=topics),
                                              config.model, fit="map", p_draws=None, seed=trial)
@@ -194,8 +223,8 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
                     est_own = recalibrate(cross, sample, inclusion=incl).estimate(est)
                 else:
                     est_own = est
-                ev = expected_measures(data, est_own, measures="AP", method="delta")
-                m, v = ev.all_expected[0], ev.all_variance[0]
+                evm = expected_measures(data, est_own, measures="AP", method="delta")
+                m, v = evm.all_expected[0], evm.all_variance[0]
                 cmp = compare_systems(data, est_own, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
                                       method="delta")
                 d, dv, pl = cmp.all_expected, cmp.all_variance, cmp.all_p_less
@@ -220,6 +249,14 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
                 dd, se, p = ev.differences("AP")
                 d, dv, pl = dd[ia, ib], se[ia, ib] ** 2, p[ia, ib]
                 weight = ev.weight
+            done[method] = (m, v, d, dv, pl, weight, power, used, ev)
+            return done[method]
+
+        for method in config.methods:
+            if method == "mtc" and trial != 0:
+                continue
+            t0 = time.perf_counter()
+            m, v, d, dv, pl, weight, power, used, _ = compute(method)
             secs = time.perf_counter() - t0
             tau = stats.kendalltau(m, true_map).statistic
             for s in range(S):

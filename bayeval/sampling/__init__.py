@@ -12,6 +12,8 @@
   pooled document corrected by the random sample, with design-based variances, covariances and P(Δ < 0).
 * :func:`cross_fitted_predictions` — the model's p for each pooled document from a fit on the other folds'
   sampled judgments (K-fold cross-fitting), so that no prediction has seen the judgment that corrects it.
+* :func:`combine_differences`, :func:`combine_means` — the model's estimates and the sample's combined by
+  empirical Bayes (Fay & Herriot 1979): each quantity leans on the model as far as the sample says it errs.
 * :func:`recalibrate` — the model's p recalibrated on the pool by the random sample (inverse-probability-
   weighted logistic recalibration).
 
@@ -20,6 +22,7 @@ Formulas and papers: docs/sampling.md.
 """
 
 from bayeval.sampling.assisted import AssistedEvaluation, assisted_measures
+from bayeval.sampling.combined import CombinedEstimate, combine_differences, combine_means
 from bayeval.sampling.corrected import corrected_measures
 from bayeval.sampling.crossfit import cross_fitted_predictions
 from bayeval.sampling.inferred import InferredEvaluation, inferred_measures
@@ -27,6 +30,7 @@ from bayeval.sampling.intervals import power_bounds, power_exponent, power_inter
 from bayeval.sampling.recalibration import Recalibration, recalibrate
 from bayeval.sampling.statistical import StatEvaluation, stat_measures
 
-__all__ = ["AssistedEvaluation", "InferredEvaluation", "Recalibration", "StatEvaluation", "assisted_measures",
-           "corrected_measures", "cross_fitted_predictions", "inferred_measures", "power_bounds", "power_exponent",
-           "power_interval", "recalibrate", "stat_measures"]
+__all__ = ["AssistedEvaluation", "CombinedEstimate", "InferredEvaluation", "Recalibration", "StatEvaluation",
+           "assisted_measures", "combine_differences", "combine_means", "corrected_measures",
+           "cross_fitted_predictions", "inferred_measures", "power_bounds", "power_exponent", "power_interval",
+           "recalibrate", "stat_measures"]
