@@ -14,8 +14,10 @@ Usage (the collection docs/calibration.md chose on)::
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from bayeval.errors import BayevalInputError
 from bayeval.io import write_qrels, write_run
 from bayeval.synthetic import make_collection
 
@@ -29,17 +31,32 @@ def main(argv=None) -> None:
     ap.add_argument("--depth", type=int, default=100)
     ap.add_argument("--base-rate", type=float, default=0.05)
     ap.add_argument("--independent", type=int, default=8)
+    ap.add_argument("--manual", type=int, default=0,
+                    help="manual-like systems: a quality bonus and their own document effect (runs.tsv 'manual')")
+    ap.add_argument("--manual-quality", type=float, default=0.5, help="quality bonus of a manual-like system")
+    ap.add_argument("--hidden", type=float, default=0.0,
+                    help="probability that a relevant document is hidden from the shared document effect")
+    ap.add_argument("--hidden-effect", type=float, default=-2.0, help="shift of a hidden document's shared effect")
+    ap.add_argument("--hidden-reach", type=float, default=1.0,
+                    help="probability that a manual-like system sees a given hidden document")
     ap.add_argument("--seed", type=int, default=11)
     a = ap.parse_args(argv)
-    col = make_collection(n_topics=a.topics, n_systems=a.systems, n_docs=a.docs, depth=a.depth,
-                          base_rate=a.base_rate, seed=a.seed, independent=a.independent)
-    (a.out / "runs").mkdir(parents=True)
+    try:
+        col = make_collection(n_topics=a.topics, n_systems=a.systems, n_docs=a.docs, depth=a.depth,
+                              base_rate=a.base_rate, seed=a.seed, independent=a.independent, manual=a.manual,
+                              manual_quality=a.manual_quality, hidden=a.hidden, hidden_effect=a.hidden_effect,
+                              hidden_reach=a.hidden_reach)
+        (a.out / "runs").mkdir(parents=True)
+    except (BayevalInputError, OSError) as exc:
+        sys.exit(f"make_synthetic_collection.py: {exc}")
     for run in col.runs:
         write_run(run, a.out / "runs" / f"input.{run.name}")
     write_qrels(col.qrels, a.out / "qrels.txt")
-    rows = [f"{r.name}\tsynthetic\t{'manual' if r.name in col.independent else 'automatic'}" for r in col.runs]
+    marked = set(col.independent) | set(col.manual)
+    rows = [f"{r.name}\tsynthetic\t{'manual' if r.name in marked else 'automatic'}" for r in col.runs]
     (a.out / "runs.tsv").write_text("run\tgroup\ttype\n" + "\n".join(rows) + "\n")
-    print(f"{a.out}: {col}; independent (runs.tsv 'manual'): {', '.join(col.independent) or 'none'}")
+    print(f"{a.out}: {col}; independent: {', '.join(col.independent) or 'none'}; manual-like: "
+          f"{', '.join(col.manual) or 'none'} (both runs.tsv 'manual')")
 
 
 if __name__ == "__main__":
