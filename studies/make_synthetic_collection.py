@@ -9,6 +9,18 @@ Usage (the collection docs/calibration.md chose on)::
 
     python studies/make_synthetic_collection.py synth-ind --topics 50 --systems 30 --docs 1000 \\
         --base-rate 0.05 --independent 8 --seed 11
+
+``--manual M`` draws M *manual-like* systems instead (a quality bonus ``--manual-quality`` and their own
+document effect; runs.tsv marks them ``manual`` too), and ``--hidden h`` hides a share h of the relevant
+documents from the shared document effect (moved by ``--hidden-effect``), each manual-like system seeing a
+hidden document with probability ``--hidden-reach`` (:func:`bayeval.synthetic.make_collection`). The recipe
+``synth-manual`` (docs/calibration.md, "A choosing collection with manual-like runs"), whose parameters were
+picked by the qualitative signature of TREC's manual runs only (many unique relevant documents; under reuse a
+manual run's E[MAP] below its MAP and an automatic run's above; manual pairs less often right at ≥ 0.99)::
+
+    python studies/make_synthetic_collection.py synth-manual --topics 50 --systems 30 --docs 1000 \\
+        --base-rate 0.05 --independent 0 --manual 6 --manual-quality 1.0 --hidden 0.4 --hidden-effect -4 \\
+        --hidden-reach 0.25 --seed 11
 """
 
 from __future__ import annotations
