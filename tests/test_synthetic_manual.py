@@ -161,3 +161,36 @@ def test_the_script_marks_manual_like_runs_and_exits_cleanly_on_bad_input(tmp_pa
         main([str(tmp_path / "bad"), "--systems", "8", "--independent", "0", "--manual", "9"])
     with pytest.raises(SystemExit, match="hidden_reach: must lie"):
         main([str(tmp_path / "bad2"), "--hidden-reach", "0"])
+
+
+def test_manual_signature_splits_bias_and_error_spread_by_run_type():
+    """Pairs with a manual run whose standardised ΔMAP errors are 4× as spread (8× unstandardised), and a manual
+    run's E[MAP] at half its MAP."""
+    import pandas as pd
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "studies"))
+    from manual_signature import signature
+
+    rng = np.random.default_rng(0)
+    rows = []
+    runs = ["m1", "a1", "a2", "a3"]
+    truth = {"m1": 0.4, "a1": 0.3, "a2": 0.2, "a3": 0.1}
+    for trial in range(50):
+        for i, a in enumerate(runs):
+            for b in runs[i + 1:]:
+                sd = 0.02 if "m1" in (a, b) else 0.01  # the model's sd of ΔMAP; the errors spread 4× that on manual
+                err = 4.0 * sd if "m1" in (a, b) else sd
+                true_delta = truth[a] - truth[b] + rng.normal(0, 0.01)
+                e_map = {r: truth[r] * (0.5 if r == "m1" else 1.0) for r in (a, b)}
+                rows.append(dict(method="hier", confidence="mc", trial=trial, run_a=a, run_b=b,
+                                 e_map_a=e_map[a], e_map_b=e_map[b], true_map_a=truth[a], true_map_b=truth[b],
+                                 p_less=0.995 if true_delta < 0 else 0.005,
+                                 e_delta=true_delta + rng.normal(0, err), var_delta=sd ** 2,
+                                 true_delta=true_delta))
+    out = signature(pd.DataFrame(rows), ["m1"]).set_index("type")
+    assert out.loc["manual", "emap_over_map"] == pytest.approx(0.5)
+    assert out.loc["automatic", "emap_over_map"] == pytest.approx(1.0)
+    assert 3.0 < out.loc["manual", "z_sd"] / out.loc["automatic", "z_sd"] < 5.0
+    assert out.loc["manual", "pairs"] == 150 and out.loc["automatic", "pairs"] == 150
+    with pytest.raises(BayevalInputError, match="^table: not a robustness trial table"):
+        signature(pd.DataFrame(rows).drop(columns="var_delta"), ["m1"])
