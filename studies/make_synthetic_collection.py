@@ -29,6 +29,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from bayeval.data import pool_qrels
 from bayeval.errors import BayevalInputError
 from bayeval.io import write_qrels, write_run
 from bayeval.synthetic import make_collection
@@ -51,6 +52,9 @@ def main(argv=None) -> None:
     ap.add_argument("--hidden-effect", type=float, default=-2.0, help="shift of a hidden document's shared effect")
     ap.add_argument("--hidden-reach", type=float, default=1.0,
                     help="probability that a manual-like system sees a given hidden document")
+    ap.add_argument("--truth", choices=("complete", "pool"), default="complete",
+                    help="qrels.txt: every document of every topic judged (default), or only the documents some "
+                         "run retrieves (TREC's truth: a pool of every run at --depth)")
     ap.add_argument("--seed", type=int, default=11)
     a = ap.parse_args(argv)
     try:
@@ -63,7 +67,7 @@ def main(argv=None) -> None:
         sys.exit(f"make_synthetic_collection.py: {exc}")
     for run in col.runs:
         write_run(run, a.out / "runs" / f"input.{run.name}")
-    write_qrels(col.qrels, a.out / "qrels.txt")
+    write_qrels(col.qrels if a.truth == "complete" else pool_qrels(col.runs, col.qrels, a.depth), a.out / "qrels.txt")
     marked = set(col.independent) | set(col.manual)
     rows = [f"{r.name}\tsynthetic\t{'manual' if r.name in marked else 'automatic'}" for r in col.runs]
     (a.out / "runs.tsv").write_text("run\tgroup\ttype\n" + "\n".join(rows) + "\n")
