@@ -16,11 +16,12 @@ documents from the shared document effect (moved by ``--hidden-effect``), each m
 hidden document with probability ``--hidden-reach`` (:func:`bayeval.synthetic.make_collection`). The recipe
 ``synth-manual`` (docs/calibration.md, "A choosing collection with manual-like runs"), whose parameters were
 picked by the qualitative signature of TREC's manual runs only (many unique relevant documents; under reuse a
-manual run's E[MAP] below its MAP and an automatic run's above; manual pairs less often right at ≥ 0.99)::
+manual run's E[MAP] below its MAP and an automatic run's above; manual pairs less often right at ≥ 0.99;
+``--truth pool``: as TREC-8's qrels, the truth judges only what some run retrieves)::
 
     python studies/make_synthetic_collection.py synth-manual --topics 50 --systems 30 --docs 1000 \\
         --base-rate 0.05 --independent 0 --manual 6 --manual-quality 1.0 --hidden 0.4 --hidden-effect -4 \\
-        --hidden-reach 0.25 --seed 11
+        --hidden-reach 0.25 --truth pool --seed 11
 """
 
 from __future__ import annotations

@@ -157,6 +157,14 @@ def test_the_script_marks_manual_like_runs_and_exits_cleanly_on_bad_input(tmp_pa
     assert sum(line.endswith("\tmanual") for line in lines) == 2
     frame = unique_relevant(out, depth=30)
     assert set(frame["type"]) == {"manual", "automatic"} and len(frame) == 8
+    assert frame.attrs["unretrieved"] > 0.05  # the complete truth counts hidden documents no run reaches
+    pooled = tmp_path / "pooled"
+    main([str(pooled), "--topics", "4", "--systems", "8", "--docs", "200", "--depth", "30", "--independent", "0",
+          "--manual", "2", "--hidden", "0.4", "--hidden-effect", "-4", "--hidden-reach", "0.5", "--seed", "3",
+          "--truth", "pool"])
+    pooled_frame = unique_relevant(pooled, depth=30)
+    assert pooled_frame.attrs["unretrieved"] == 0.0
+    assert pooled_frame["rel"].tolist() == frame["rel"].tolist()  # same runs, same relevant retrieved
     with pytest.raises(SystemExit, match="manual: must be an integer"):
         main([str(tmp_path / "bad"), "--systems", "8", "--independent", "0", "--manual", "9"])
     with pytest.raises(SystemExit, match="hidden_reach: must lie"):
