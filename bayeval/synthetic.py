@@ -133,7 +133,9 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     about as a non-relevant document for all but the best systems, with :math:`\delta_h = -4` below
     almost every non-relevant one. The hidden relevant documents a depth-``depth`` pool of the
     shared-effect systems misses are then found by manual-like systems only, each finding its own
-    share :math:`\rho` of them (or by no run at all: the complete truth still counts them).
+    share :math:`\rho` of them (or by no run at all: the complete truth still counts them). An
+    ``independent`` system does not share the effect either, so it sees every hidden document as a manual-like
+    system with :math:`\rho = 1` does, without the quality bonus.
 
     Examples
     --------
