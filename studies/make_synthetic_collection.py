@@ -22,6 +22,9 @@ manual run's E[MAP] below its MAP and an automatic run's above; manual pairs les
     python studies/make_synthetic_collection.py synth-manual --topics 50 --systems 30 --docs 1000 \\
         --base-rate 0.05 --independent 0 --manual 6 --manual-quality 1.0 --hidden 0.4 --hidden-effect -4 \\
         --hidden-reach 0.25 --truth pool --seed 11
+
+The pair figures on it depend on the draw of systems (docs/calibration.md, "Across seeds"): choose on
+``--seed 11``, ``12`` and ``13`` together.
 """
 
 from __future__ import annotations
