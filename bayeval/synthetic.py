@@ -5,7 +5,7 @@ Used by ``bayeval demo``, the tests and the examples; needs no files and no netw
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,12 @@ class SyntheticCollection:
     seed : int or None
     independent : tuple of str
         The systems that do not share the document effect (``make_collection(independent=...)``).
+    manual : tuple of str
+        The manual-like systems (``make_collection(manual=...)``): a quality bonus and their own document
+        effect.
+    hidden : dict
+        Topic → tuple of the docnos of its hidden relevant documents (``make_collection(hidden=...)``), whose
+        shared document effect is lowered; empty when ``hidden`` is 0.
     """
 
     runs: RunSet
@@ -46,6 +52,8 @@ class SyntheticCollection:
     judged_depth: int
     seed: int | None
     independent: tuple = ()
+    manual: tuple = ()
+    hidden: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return (f"SyntheticCollection(systems={len(self.runs)}, topics={len(self.qrels)}, "
@@ -54,7 +62,9 @@ class SyntheticCollection:
 
 def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, depth: int = 100,
                     judged_depth: int = 10, base_rate: float = 0.08, graded: bool = False,
-                    seed: int | np.random.SeedSequence | None = 0, independent: int = 0) -> SyntheticCollection:
+                    seed: int | np.random.SeedSequence | None = 0, independent: int = 0, manual: int = 0,
+                    manual_quality: float = 0.5, hidden: float = 0.0,
+                    hidden_effect: float = -2.0, hidden_reach: float = 1.0) -> SyntheticCollection:
     r"""Generate runs of systems of different quality over random topics.
 
     Parameters
@@ -77,6 +87,28 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
         own :math:`\eta_{si}\sim N(0, 0.5^2)`, so its ranking agrees less with the others' and the relevant
         documents it finds are often ones no other system retrieves — as TREC's manual runs do. With 0 (the
         default) the generator draws exactly what it drew before this option existed.
+    manual : int
+        How many *manual-like* systems (drawn at random among the systems that are not ``independent``):
+        each has quality :math:`q_s + \Delta_q` (``manual_quality``) and, like an independent system, its
+        own document effect, so it does not share the lowered effect of the hidden relevant documents and
+        finds them where the others rank them low. ``independent + manual <= n_systems``. With 0 (the
+        default) nothing is drawn for it.
+    manual_quality : float
+        :math:`\Delta_q \ge 0`, the quality bonus of a manual-like system (default 0.5).
+    hidden : float
+        :math:`h \in [0, 1)`, the probability that a relevant document is *hidden*: its shared document
+        effect is moved by ``hidden_effect``, so that every system sharing the effect ranks it low. With 0
+        (the default) nothing is drawn for it.
+    hidden_effect : float
+        :math:`\delta_h \le 0`, the shift of a hidden document's shared effect (default −2.0).
+    hidden_reach : float
+        :math:`\rho \in (0, 1]`, the probability that a manual-like system sees a given hidden document
+        (default 1: each sees them all). Below 1 the manual-like systems find *different* hidden documents,
+        so that each has relevant documents no other run retrieves, as each TREC manual run has.
+
+    Returns
+    -------
+    SyntheticCollection
 
     Notes
     -----
@@ -84,6 +116,26 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     document :math:`i` of a topic as :math:`q_s y_i + \epsilon_{si} + \eta_i`, where :math:`y_i` is
     the true relevance, :math:`\eta_i \sim N(0, 0.5^2)` a document effect shared by all systems
     (so systems agree with each other, as real runs do) and :math:`\epsilon_{si} \sim N(0, 1)`.
+
+    Manual-like systems (``manual`` > 0, ``hidden`` > 0). TREC's manual runs are among the best and
+    contribute many relevant documents no other run retrieves (Zobel, SIGIR 1998; Voorhees & Harman's TREC
+    overviews). Here a relevant document is hidden with probability :math:`h`,
+    :math:`z_i \sim \mathrm{Bernoulli}(h)` for :math:`y_i = 1` (:math:`z_i = 0` otherwise), and the
+    shared effect becomes :math:`\eta_i + \delta_h z_i`. A system :math:`s \in M` (the manual-like ones)
+    scores
+
+    .. math:: (q_s + \Delta_q)\, y_i + \eta_{si} + \epsilon_{si}, \qquad \eta_{si} \sim N(0, 0.5^2),
+
+    plus :math:`\delta_h z_i (1 - v_{si})` with :math:`v_{si} \sim \mathrm{Bernoulli}(\rho)` (the
+    system sees hidden document :math:`i`; drawn only when :math:`\rho < 1`). A manual-like system thus
+    sees the hidden relevant documents it reaches as any other relevant one, while a system sharing the
+    effect scores them :math:`q_s + \eta_i + \delta_h + \epsilon_{si}` — with :math:`\delta_h = -2`
+    about as a non-relevant document for all but the best systems, with :math:`\delta_h = -4` below
+    almost every non-relevant one. The hidden relevant documents a depth-``depth`` pool of the
+    shared-effect systems misses are then found by manual-like systems only, each finding its own
+    share :math:`\rho` of them (or by no run at all: the complete truth still counts them). An
+    ``independent`` system does not share the effect either, so it sees every hidden document as a manual-like
+    system with :math:`\rho = 1` does, without the quality bonus.
 
     Examples
     --------
@@ -97,6 +149,17 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
             raise BayevalInputError(f"{name}: must be a positive integer, got {v!r}")
     if not isinstance(independent, (int, np.integer)) or not 0 <= independent <= n_systems:
         raise BayevalInputError(f"independent: must be an integer in 0..n_systems ({n_systems}), got {independent!r}")
+    if not isinstance(manual, (int, np.integer)) or not 0 <= manual <= n_systems - independent:
+        raise BayevalInputError(f"manual: must be an integer in 0..n_systems - independent "
+                                f"({n_systems - independent}), got {manual!r}")
+    if not isinstance(manual_quality, (int, float, np.integer, np.floating)) or not 0.0 <= manual_quality < np.inf:
+        raise BayevalInputError(f"manual_quality: must be a finite number >= 0, got {manual_quality!r}")
+    if not isinstance(hidden, (int, float, np.integer, np.floating)) or not 0.0 <= hidden < 1.0:
+        raise BayevalInputError(f"hidden: must lie in [0, 1), got {hidden!r}")
+    if not isinstance(hidden_effect, (int, float, np.integer, np.floating)) or not -np.inf < hidden_effect <= 0.0:
+        raise BayevalInputError(f"hidden_effect: must be a finite number <= 0, got {hidden_effect!r}")
+    if not isinstance(hidden_reach, (int, float, np.integer, np.floating)) or not 0.0 < hidden_reach <= 1.0:
+        raise BayevalInputError(f"hidden_reach: must lie in (0, 1], got {hidden_reach!r}")
     if depth > n_docs:
         raise BayevalInputError(f"depth: must be <= n_docs ({n_docs}), got {depth}")
     if not 0.0 < base_rate < 1.0:
@@ -107,9 +170,14 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     own = np.zeros(n_systems, bool)
     if independent:
         own[rng.choice(n_systems, size=independent, replace=False)] = True
+    man = np.zeros(n_systems, bool)
+    if manual:
+        man[rng.choice(np.flatnonzero(~own), size=manual, replace=False)] = True
+        quality = quality + manual_quality * man
     names = [f"sys{s + 1:02d}" for s in range(n_systems)]
     width = len(str(n_docs - 1))
     rows_t, rows_d, rows_g = [], [], []
+    hidden_docs: dict[str, tuple] = {}
     run_parts: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(n_systems)]
     b = 2.0 * (1.0 - base_rate) / base_rate
     for t in range(1, n_topics + 1):
@@ -126,8 +194,14 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
         rows_d.append(docnos)
         rows_g.append(grade)
         doc_effect = rng.normal(0.0, 0.5, n_docs)
+        if hidden > 0.0:
+            hid = rel & (rng.random(n_docs) < hidden)
+            doc_effect = doc_effect + hidden_effect * hid
+            hidden_docs[topic] = tuple(docnos[hid])
         for s in range(n_systems):
-            shared = rng.normal(0.0, 0.5, n_docs) if own[s] else doc_effect
+            shared = rng.normal(0.0, 0.5, n_docs) if own[s] or man[s] else doc_effect
+            if man[s] and hidden > 0.0 and hidden_reach < 1.0:
+                shared = shared + hidden_effect * (hid & (rng.random(n_docs) >= hidden_reach))
             score = quality[s] * grade.clip(0, 1) + shared + rng.normal(0.0, 1.0, n_docs)
             top = np.argsort(-score, kind="stable")[:depth]
             run_parts[s].append((np.full(depth, topic, dtype=object), docnos[top], np.round(score[top], 6)))
@@ -140,4 +214,5 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     judged = pool_qrels(runs, qrels, judged_depth)
     seed_out = int(seed) if isinstance(seed, (int, np.integer)) else None
     return SyntheticCollection(runs, qrels, judged, dict(zip(names, quality.tolist(), strict=True)),
-                               depth, judged_depth, seed_out, tuple(n for n, o in zip(names, own, strict=True) if o))
+                               depth, judged_depth, seed_out, tuple(n for n, o in zip(names, own, strict=True) if o),
+                               tuple(n for n, m in zip(names, man, strict=True) if m), hidden_docs)
