@@ -175,3 +175,9 @@ def test_run_groups_pass_the_run_types_to_the_combined_means(tmp_path, collectio
         SamplingStudyConfig(methods=("model",), run_groups=True)
     with pytest.raises(Exception, match="run_groups: True or False"):
         SamplingStudyConfig(methods=("combined",), run_groups="yes")
+
+
+def test_cli_run_groups_without_combined_is_refused(coldir, tmp_path):
+    rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", tmp_path / "t.parquet", "--trials", "1",
+                         "--methods", "model", "--run-groups")
+    assert rc == 2 and "run_groups: only the 'combined' method" in err and "Traceback" not in err

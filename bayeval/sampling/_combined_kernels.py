@@ -1,8 +1,10 @@
 """Array kernels of the empirical-Bayes combination of a model's estimates with a random sample's.
 
-Three pieces, each on plain arrays (the API and its formulas: :mod:`bayeval.sampling.combined`):
-the moment estimate of the spread of the model's error (:func:`moment_spread`, :func:`fay_herriot_spread`),
-and the precision-weighted combination of two correlated estimates of one quantity (:func:`weigh`).
+Each piece on plain arrays (the API and its formulas: :mod:`bayeval.sampling.combined`): the moment estimate
+of the spread of the model's error (:func:`moment_spread`, :func:`slope_spread`, :func:`fay_herriot_spread`,
+and :func:`grouped_moment_spread` with a shift per group), the per-group shift and its sampling terms
+(:func:`group_shift_terms`), and the precision-weighted combination of two correlated estimates of one quantity
+(:func:`weigh`).
 """
 
 from __future__ import annotations
