@@ -8,7 +8,13 @@ from scipy import stats
 
 from bayeval.errors import BayevalInputError
 from bayeval.sampling import combine_differences, combine_means
-from bayeval.sampling._combined_kernels import fay_herriot_spread, grouped_moment_spread, moment_spread, weigh
+from bayeval.sampling._combined_kernels import (
+    fay_herriot_spread,
+    group_shift_terms,
+    grouped_moment_spread,
+    moment_spread,
+    weigh,
+)
 
 
 def _pairs(rng, n=200, rho=0.5, sigma_u=0.02):
@@ -190,9 +196,10 @@ def test_grouped_moments_recover_the_spread():
         c = np.diag(s2)
         scale = np.full(n, 0.02 ** 2)
         r = rng.normal(0, np.sqrt(s2)) + rng.normal(0, 0.02 * 2.0, n) + np.where(lab, 0.1, 0.0)
-        common = np.where(lab, s2[lab == 1].sum() / 100 ** 2, s2[lab == 0].sum() / 300 ** 2)
-        assert np.allclose(common, [c[np.ix_(lab == g, lab == g)].sum() / (lab == g).sum() ** 2
-                                    for g in lab])
+        shift, common, cross, size = group_shift_terms(r, c, lab)
+        assert np.allclose(common, np.where(lab, s2[lab == 1].sum() / 100 ** 2, s2[lab == 0].sum() / 300 ** 2))
+        assert np.allclose(cross, s2 / size) and np.allclose(shift, np.where(lab, r[lab == 1].mean(),
+                                                                             r[lab == 0].mean()))
         k2s.append(grouped_moment_spread(r, s2, scale, lab, common))
     assert np.mean(k2s) == pytest.approx(4.0, rel=0.05)
 
