@@ -17,7 +17,9 @@ the spread proportional to the model's variance), ``no-slope``, ``constant`` (on
 ``rho0.3``, ``rho0.7`` (the share), ``fay-herriot`` (constant spread, no slope, Fay & Herriot's equation),
 ``t10`` (P(Δ < 0) from a t distribution with 10 degrees of freedom), ``manual`` (the spread estimated apart for
 pairs with a manual run), ``median`` (constant spread from the median of ``r²/(s² + σ²)``, no slope),
-``runs-slope`` (runs' means regressed on the model with an intercept, pairs as ``combined``).
+``runs-slope`` (runs' means regressed on the model with an intercept, pairs as ``combined``), ``groups`` (runs'
+MAP with a shift per run group, the table's ``manual`` column — the collection's runs.tsv type — as the groups,
+:func:`bayeval.sampling.combine_means` ``groups=``; pairs as ``combined``; one group where no run is manual).
 """
 
 from __future__ import annotations
@@ -33,11 +35,11 @@ from bayeval.sampling import combine_differences, combine_means
 from bayeval.sampling.combined import CombinedEstimate, weigh
 
 VARIANTS = ("combined", "no-slope", "constant", "rho0", "rho0.3", "rho0.7", "fay-herriot", "t10", "manual",
-            "median", "runs-slope")
+            "median", "runs-slope", "groups")
 SETTINGS = {"combined": {}, "no-slope": {"slope": False}, "constant": {"spread": "constant"},
             "rho0": {"share": 0.0}, "rho0.3": {"share": 0.3}, "rho0.7": {"share": 0.7},
             "fay-herriot": {"spread": "constant", "slope": False, "estimator": "fay-herriot"}, "t10": {},
-            "manual": {}, "median": {}, "runs-slope": {}}
+            "manual": {}, "median": {}, "runs-slope": {}, "groups": {}}
 
 
 def covariance_from_pairs(runs: pd.DataFrame, pairs: pd.DataFrame) -> np.ndarray:
@@ -119,6 +121,8 @@ def combine_trial(group: pd.DataFrame, variant: str) -> pd.DataFrame:
         rmean, rse, w = rc.mean, rc.se, rc.weight
     else:
         means_kw = {k: v for k, v in kw.items() if k in ("share", "spread")}
+        if variant == "groups":
+            means_kw["groups"] = runs.manual.to_numpy()
         rc = combine_means(yr, c, mr, tr, **means_kw)
         rmean, rse, w = rc.mean, rc.se, rc.weight
     out_p = pairs.assign(estimate=both.mean, se=both.se, p_less=p_less, weight=both.weight)

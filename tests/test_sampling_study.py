@@ -147,3 +147,37 @@ def test_combined_rows_combine_the_model_and_assisted_rows_of_the_same_sample(co
     assert (runs.se > 0).all() and runs.weight.between(0, 1).all()
     with pytest.raises(Exception, match="share"):
         SamplingStudyConfig(share=1.0)
+
+
+def test_run_groups_pass_the_run_types_to_the_combined_means(tmp_path, collection_dir_writer, monkeypatch):
+    """``run_groups``: the combined runs' means get one shift per runs.tsv type (the manual flag of each run,
+    in the trial's run order); the pairs are unchanged; off, no groups are passed."""
+    import bayeval.sampling.combined as combined
+
+    col_dir = collection_dir_writer(make_collection(n_topics=6, n_systems=6, n_docs=120, depth=40,
+                                                    judged_depth=40, seed=3), tmp_path)
+    names = sorted(p.name.removeprefix("input.") for p in (col_dir / "runs").iterdir())
+    (col_dir / "runs.tsv").write_text("run\tgroup\ttype\n" + "".join(
+        f"{n}\tg\t{'manual' if i < 2 else 'automatic'}\n" for i, n in enumerate(names)))
+    col = load_collection(col_dir)
+    seen = []
+    real = combined.combine_means
+    monkeypatch.setattr(combined, "combine_means", lambda *a, **k: seen.append(k.get("groups")) or real(*a, **k))
+    cfg = dict(budgets=(0.3,), depth=40, pairs=4, methods=("combined",))
+    off = run_sampling_trial(col, SamplingStudyConfig(**cfg), 0)
+    on = run_sampling_trial(col, SamplingStudyConfig(**cfg, run_groups=True), 0)
+    assert seen[0] is None
+    runs_on = on[on.kind == "run"]
+    assert np.array_equal(seen[1], runs_on.manual.to_numpy()) and seen[1].sum() == 2
+    assert np.array_equal(off[off.kind == "pair"].estimate, on[on.kind == "pair"].estimate)
+    assert not np.allclose(off[off.kind == "run"].estimate, runs_on.estimate)
+    with pytest.raises(Exception, match="run_groups: only the 'combined'"):
+        SamplingStudyConfig(methods=("model",), run_groups=True)
+    with pytest.raises(Exception, match="run_groups: True or False"):
+        SamplingStudyConfig(methods=("combined",), run_groups="yes")
+
+
+def test_cli_run_groups_without_combined_is_refused(coldir, tmp_path):
+    rc, _, err = run_cli("experiment", "sampling", "run", coldir, "--out", tmp_path / "t.parquet", "--trials", "1",
+                         "--methods", "model", "--run-groups")
+    assert rc == 2 and "run_groups: only the 'combined' method" in err and "Traceback" not in err

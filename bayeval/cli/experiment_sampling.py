@@ -59,6 +59,9 @@ def register_sampling(studies, parser_class) -> None:
                    help="AP's variance estimate (default jackknife; docs/sampling.md)")
     r.add_argument("--share", type=float, default=0.5,
                    help="combined: share of the sample's error the model's estimate carries (default 0.5)")
+    r.add_argument("--run-groups", action="store_true",
+                   help="combined: one shift of the model per run type (runs.tsv's type: manual/automatic) "
+                        "instead of one for all runs (docs/sampling.md)")
     r.add_argument("--methods", type=_methods, default=None,
                    help="comma-separated subset of sample,sample-bc,sample-bcp,model,assisted,model-recal,mtc,"
                         "combined (default "
@@ -92,6 +95,7 @@ def _run(args: argparse.Namespace) -> int:
     col = load_collection(args.collection, name=args.name)
     cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
                               seed=args.seed, folds=args.folds, variance=args.variance, share=args.share,
+                              run_groups=args.run_groups,
                               **({} if args.methods is None else {"methods": args.methods}))
     import os
 

@@ -84,6 +84,10 @@ class SamplingStudyConfig:
         ``combined``: the share ``ρ`` of the sample's error the model's estimate carries
         (:func:`bayeval.sampling.combine_differences`; default 0.5, chosen on Robust 2003 and synthetic
         collections).
+    run_groups : bool
+        ``combined``: give the model one shift per run type (the collection's runs.tsv ``type``, manual or
+        automatic; :func:`bayeval.sampling.combine_means` ``groups=``) instead of one for all runs (default
+        False; a collection without manual runs has one group either way; docs/sampling.md).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
@@ -95,9 +99,15 @@ class SamplingStudyConfig:
     folds: int = 5
     variance: str = "jackknife"
     share: float = 0.5
+    run_groups: bool = False
 
     def __post_init__(self) -> None:
         from bayeval.sampling.assisted import VARIANCES
+
+        if not isinstance(self.run_groups, (bool, np.bool_)):
+            raise BayevalInputError(f"run_groups: True or False, got {self.run_groups!r}")
+        if self.run_groups and "combined" not in self.methods:
+            raise BayevalInputError("run_groups: only the 'combined' method uses run groups; add it to methods")
 
         if not 0.0 <= self.share < 1.0:
             raise BayevalInputError(f"share: must lie in [0, 1), got {self.share!r}")
@@ -203,7 +213,8 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
                 both = combine_differences(dd[ia, ib], se_a[ia, ib], mo[2],
                                            np.sqrt(np.maximum(mo[3], 0.0)), share=config.share)
                 runs_c = combine_means(asd[0], ev.covariance["AP"], mo[0], np.sqrt(np.maximum(mo[1], 0.0)),
-                                       share=config.share)
+                                       share=config.share,
+                                       groups=np.array([n in manual for n in names]) if config.run_groups else None)
                 done[method] = (runs_c.mean, runs_c.se ** 2, both.mean, both.se ** 2, both.p_less(),
                                 float(np.mean(runs_c.weight)), 1.0, used, None)
                 return done[method]

@@ -1,8 +1,10 @@
 """Array kernels of the empirical-Bayes combination of a model's estimates with a random sample's.
 
-Three pieces, each on plain arrays (the API and its formulas: :mod:`bayeval.sampling.combined`):
-the moment estimate of the spread of the model's error (:func:`moment_spread`, :func:`fay_herriot_spread`),
-and the precision-weighted combination of two correlated estimates of one quantity (:func:`weigh`).
+Each piece on plain arrays (the API and its formulas: :mod:`bayeval.sampling.combined`): the moment estimate
+of the spread of the model's error (:func:`moment_spread`, :func:`slope_spread`, :func:`fay_herriot_spread`,
+and :func:`grouped_moment_spread` with a shift per group), the per-group shift and its sampling terms
+(:func:`group_shift_terms`), and the precision-weighted combination of two correlated estimates of one quantity
+(:func:`weigh`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-__all__ = ["fay_herriot_spread", "moment_spread", "slope_spread", "weigh"]
+__all__ = ["fay_herriot_spread", "group_shift_terms", "grouped_moment_spread", "moment_spread", "slope_spread",
+           "weigh"]
 
 
 def moment_spread(resid: np.ndarray, s2: np.ndarray, scale: np.ndarray, *, centred: bool,
@@ -28,6 +31,38 @@ def moment_spread(resid: np.ndarray, s2: np.ndarray, scale: np.ndarray, *, centr
     else:
         num = float(np.sum(resid ** 2) - np.sum(s2))
         den = float(np.sum(scale))
+    return max(num / den, 0.0) if den > 0 else 0.0
+
+
+def group_shift_terms(resid: np.ndarray, c: np.ndarray, groups: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per quantity i in group g (``n_g`` members): the group's mean residual ``r̄_g``, the variance of its mean
+    sampling error ``Var(ē_g) = 1_gᵀ C 1_g / n_g²``, the covariance ``Cov(ē_g, e_i) = (C 1_g)_i / n_g`` and
+    ``n_g``, each as an array over the quantities (``groups``: integer labels 0..G-1)."""
+    shift, common, cross, size = (np.empty(resid.size) for _ in range(4))
+    for g in np.unique(groups):
+        at = np.flatnonzero(groups == g)
+        n = at.size
+        shift[at] = resid[at].mean()
+        common[at] = float(c[np.ix_(at, at)].sum()) / n ** 2
+        cross[at] = c[np.ix_(at, at)].sum(axis=1) / n
+        size[at] = n
+    return shift, common, cross, size
+
+
+def grouped_moment_spread(resid: np.ndarray, s2: np.ndarray, scale: np.ndarray, groups: np.ndarray,
+                          common: np.ndarray) -> float:
+    """``k²`` of the model's error variances ``k² · scale_i`` when each group's shift is estimated by its mean
+    residual: ``E Σ_g Σ_{i∈g} (r_i - r̄_g)² = Σ s_i² - Σ_g n_g Var(ē_g) + k² Σ_g (1 - 1/n_g) Σ_{i∈g} scale_i``
+    (:func:`moment_spread` centred, summed over the groups; ``common`` as from :func:`group_shift_terms`). One
+    ``k²`` for all groups: a group of one run says nothing of it. Negative estimates are returned as 0."""
+    num = den = 0.0
+    for g in np.unique(groups):
+        at = groups == g
+        n = int(at.sum())
+        r = resid[at]
+        num += float(np.sum((r - r.mean()) ** 2) - np.sum(s2[at]) + n * common[at][0])
+        den += float((1.0 - 1.0 / n) * np.sum(scale[at]))
     return max(num / den, 0.0) if den > 0 else 0.0
 
 
