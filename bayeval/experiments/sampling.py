@@ -407,18 +407,19 @@ def sampling_resume_plan(frame: pd.DataFrame | None, collection: str, config: Sa
     plan = {t: want - have.get(t, set()) for t, want in plan.items()}
     todo = {t: w for t, w in plan.items() if w}
     if unrecorded:
-        warnings.append(f"{table}: the rows of {', '.join(unrecorded)} were written before the study recorded "
-                        "its settings; they are kept as they are")
+        warnings.append(f"{table}: the rows of {', '.join(unrecorded)} have no recorded settings (written before "
+                        "the study recorded them, or by a study script); they are kept as they are")
     if not len(mine):
         return plan, warnings
     if collection in unrecorded:
         if not todo:   # nothing to compute: nothing can mix
             return plan, warnings
         raise BayevalInputError(
-            f"{table}: its rows of {collection} were written before the study recorded its settings, so whether "
-            f"they were made with the same {', '.join(SETTING_OPTIONS.values())} cannot be checked and no rows "
-            f"are added to them ({sum(len(w) for w in todo.values())} (budget, method) of {len(todo)} trial(s) "
-            "would be computed); write to another --out")
+            f"{table}: its rows of {collection} have no recorded settings (written before the study recorded "
+            f"them, or by a study script), so whether they were made with the same "
+            f"{', '.join(SETTING_OPTIONS.values())} cannot be checked and no rows are added to them "
+            f"({sum(len(w) for w in todo.values())} (budget, method) of {len(todo)} trial(s) would be computed); "
+            "write to another --out")
     want = json.loads(sampling_settings(config))
     recorded = [_recorded(x) for x in mine.settings.unique()]
     diffs = []
