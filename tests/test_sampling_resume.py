@@ -141,3 +141,23 @@ def test_an_older_table_is_resumed_only_where_nothing_can_mix(coldir, table, tmp
     pd.testing.assert_frame_equal(mine.drop(columns="settings").reset_index(drop=True),
                                   read_sampling_table(table).drop(columns="settings"))
     assert np.array_equal(mine.estimate, read_sampling_table(table).estimate)
+
+
+def test_another_seed_with_other_settings_is_refused_too(coldir, table):
+    """The statistics pool a collection's rows whatever their seed: a new seed must keep the settings."""
+    rc, _, err = _run(coldir, table, "--seed", "2", "--share", "0.3")
+    assert rc == 2 and "--share 0.5 in the table, 0.3 now" in err, err
+    rc, _, err = _run(coldir, table.with_name("seeds.parquet"), "--seed", "2")
+    assert rc == 0, err
+
+
+def test_the_plan_asks_mtc_of_trial_0_only(coldir):
+    from bayeval.experiments import load_collection
+    from bayeval.experiments.sampling import SamplingStudyConfig, run_sampling_trial, sampling_resume_plan
+
+    col = load_collection(coldir)
+    cfg = dict(budgets=(0.3,), depth=40, pairs=3)
+    frame = pd.concat([run_sampling_trial(col, SamplingStudyConfig(**cfg, methods=("sample",)), t) for t in (0, 1)])
+    plan, warnings = sampling_resume_plan(frame, col.name, SamplingStudyConfig(**cfg, methods=("sample", "mtc")),
+                                          range(3))
+    assert plan == {0: {(0.3, "mtc")}, 1: set(), 2: {(0.3, "sample")}} and not warnings
