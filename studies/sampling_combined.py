@@ -127,7 +127,8 @@ def combine_trial(group: pd.DataFrame, variant: str) -> pd.DataFrame:
         rmean, rse, w = rc.mean, rc.se, rc.weight
     out_p = pairs.assign(estimate=both.mean, se=both.se, p_less=p_less, weight=both.weight)
     out_r = runs.assign(estimate=rmean, se=rse, weight=w)
-    return pd.concat([out_r, out_p]).assign(method=variant)
+    # the variants are not the study's method: their settings are not recorded (the study does not resume them)
+    return pd.concat([out_r, out_p]).assign(method=variant, settings=None)
 
 
 def main(argv=None) -> int:

@@ -80,7 +80,13 @@ def fit_trials(args) -> None:
     cache.mkdir(parents=True, exist_ok=True)
     for trial in range(args.trials):
         path = cache / f"{col.name}_{trial}.pkl"
-        if path.exists():
+        if path.exists():   # a cached trial is kept only when it holds what is asked for now
+            with open(path, "rb") as fh:
+                rec = pickle.load(fh)
+            lacking = sorted({k for e in rec["budgets"].values() for k in folds if k not in e["folds"]})
+            if lacking or (not args.no_whole and any(e["whole"] is None for e in rec["budgets"].values())):
+                raise SystemExit(f"{path}: cached without the fits asked for now (folds {lacking or '-'}"
+                                 f"{'' if args.no_whole else ', or the whole-sample fit'}); use another --cache")
             continue
         t0 = time.perf_counter()
         rng = np.random.default_rng([SEED, trial])
@@ -211,7 +217,9 @@ def evaluate_variants(args) -> None:
                 tau = stats.kendalltau(m, truth).statistic
                 judged = sum(int(s.sampled.sum()) for s in entry["sample"].values())
                 pool = sum(len(s) for s in entry["sample"].values())
-                common = (judged, pool, ev.weight, tau, secs, 1.0)   # power 1: symmetric intervals
+                # power 1: symmetric intervals; settings not recorded (a variant is not the study's method), so
+                # `bayeval experiment sampling run` refuses to add rows to this collection in such a table
+                common = (judged, pool, ev.weight, tau, secs, 1.0, None)
                 for s, name in enumerate(names):
                     rows.append((col.name, trial, SEED, budget, DEPTH, v, "run", name, "", name in manual, m[s],
                                  np.sqrt(max(var[s], 0.0)), np.nan, truth[s], *common))

@@ -41,7 +41,9 @@ def register_sampling(studies, parser_class) -> None:
                                          "relevance model alone, and the model corrected by the sample.")
     acts = smp.add_subparsers(dest="action", metavar="ACTION", parser_class=parser_class)
     r = acts.add_parser("run", help="run or resume trials, writing the trial table",
-                        description="Run (or resume) sampling trials; trials already in --out are skipped.")
+                        description="Run (or resume) sampling trials; trials already in --out with every requested "
+                                    "budget and method are skipped, those lacking some get only those; refused "
+                                    "when the settings differ from the table's (docs/sampling.md).")
     r.add_argument("collection", metavar="DIR", help="collection directory: runs/, qrels.txt[.gz], runs.tsv")
     r.add_argument("--out", required=True, metavar="TABLE", help="trial table (.parquet or .csv), resumed if present")
     r.add_argument("--trials", type=positive_int, default=20, help="number of trials 0..N-1 (default 20)")
@@ -89,6 +91,7 @@ def _run(args: argparse.Namespace) -> int:
         SamplingStudyConfig,
         read_sampling_table,
         run_sampling_trial,
+        sampling_resume_plan,
     )
     from bayeval.io.trials import write_table
 
@@ -100,17 +103,22 @@ def _run(args: argparse.Namespace) -> int:
     import os
 
     frame = read_sampling_table(args.out) if os.path.exists(args.out) else None
-    done = set()
-    if frame is not None:
-        mine = frame[(frame.collection == col.name) & (frame.seed == cfg.seed)]
-        done = set(int(t) for t in mine.trial.unique())
+    plan, warnings = sampling_resume_plan(frame, col.name, cfg, range(args.trials), table=args.out)
+    for line in warnings:
+        print(f"bayeval: warning: {line}", file=sys.stderr)
+    full = {t: len(w) for t, w in sampling_resume_plan(None, col.name, cfg, range(args.trials))[0].items()}
     for trial in range(args.trials):
-        if trial in done:
+        missing = plan[trial]
+        if not missing:
             continue
-        rows = run_sampling_trial(col, cfg, trial)
+        rows = run_sampling_trial(col, cfg, trial, only=None if len(missing) == full[trial] else missing)
         frame = rows if frame is None else pd.concat([frame, rows], ignore_index=True)
         write_table(frame, args.out, SAMPLING_COLUMNS)
-        print(f"bayeval: trial {trial} of {col.name} written", file=sys.stderr)
+        if len(missing) == full[trial]:
+            print(f"bayeval: trial {trial} of {col.name} written", file=sys.stderr)
+        else:
+            added = ", ".join(f"{m} at {b:g}" for b, m in sorted(missing))
+            print(f"bayeval: trial {trial} of {col.name} completed: {added}", file=sys.stderr)
     return 0
 
 

@@ -30,12 +30,17 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
 
 The truth is MAP at the same depth with every pooled document judged (the complete qrels). The trial table
 (:data:`SAMPLING_COLUMNS`) has one row per trial × budget × method × run (``kind = "run"``) or run pair
-(``kind = "pair"``); a study is resumable (trials already in the file are skipped). Statistics:
-:func:`sampling_statistics`; the page: docs/sampling.md.
+(``kind = "pair"``); its ``settings`` column records, per row, the settings that change the row's numbers
+(:func:`sampling_settings`). A study is resumable: :func:`sampling_resume_plan` skips a trial that holds every
+requested (budget, method), computes only the missing ones of a trial that holds some (the same sample: a
+budget's sample depends on the seed, the trial and the budget's place in ``budgets``), and refuses when the
+settings differ from those of the table's rows of the collection. Statistics: :func:`sampling_statistics`;
+the page: docs/sampling.md.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 
@@ -50,12 +55,19 @@ from bayeval.errors import BayevalInputError
 from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
 
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
-           "read_sampling_table", "run_sampling_trial", "sampling_reliability", "sampling_statistics"]
+           "read_sampling_table", "run_sampling_trial", "sampling_reliability", "sampling_resume_plan",
+           "sampling_settings", "sampling_statistics"]
 
 SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc", "sample-bcp", "combined")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds",
-                    "power")
+                    "power", "settings")
+#: columns a table written before they existed lacks, read as these defaults (``settings``: not recorded)
+SAMPLING_OPTIONAL = {"power": 1.0, "settings": None}
+#: the settings :func:`sampling_settings` records, as the ``run`` command's options
+SETTING_OPTIONS = {"depth": "--depth", "model": "--model", "pairs": "--pairs", "folds": "--folds",
+                   "variance": "--variance", "share": "--share", "run_groups": "--run-groups",
+                   "budgets": "--budgets"}
 
 
 @dataclass(frozen=True)
@@ -146,8 +158,22 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
     return StratifiedSample(out), incl
 
 
-def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> pd.DataFrame:
-    """One trial: for every budget, a fresh sample and the estimates of every method (rows of the trial table)."""
+def sampling_settings(config: SamplingStudyConfig) -> str:
+    """The settings of ``config`` that change a trial's numbers, as the table's ``settings`` column holds them:
+    JSON of ``depth, model, pairs, folds, variance, share, run_groups`` and ``budgets`` (in order: a budget's
+    sample depends on its place in the list, the random stream being drawn one budget after the other)."""
+    return json.dumps({"depth": int(config.depth), "model": str(config.model), "pairs": int(config.pairs),
+                       "folds": int(config.folds), "variance": str(config.variance), "share": float(config.share),
+                       "run_groups": bool(config.run_groups), "budgets": [float(b) for b in config.budgets]},
+                      sort_keys=True)
+
+
+def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only=None) -> pd.DataFrame:
+    """One trial: for every budget, a fresh sample and the estimates of every method (rows of the trial table).
+
+    ``only``, a set of ``(budget, method)``, limits the rows to those (every budget's sample is still drawn, in
+    order, so that each row equals the full trial's: the resumption of a trial that lacks some of them).
+    """
     from bayeval.expected import compare_systems, expected_measures
     from bayeval.measures import evaluate
     from bayeval.relevance import estimate_probabilities
@@ -156,6 +182,8 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
     from bayeval.sampling.intervals import power_exponent
 
     rng = np.random.default_rng([config.seed, trial])
+    settings = sampling_settings(config)
+    wanted = None if only is None else {(round(float(b), 12), str(m)) for b, m in only}
     runs = collection.runs(collection.run_names)
     qrels = collection.qrels()
     topics = collection.topics()
@@ -266,6 +294,8 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
         for method in config.methods:
             if method == "mtc" and trial != 0:
                 continue
+            if wanted is not None and (round(float(budget), 12), method) not in wanted:
+                continue
             t0 = time.perf_counter()
             m, v, d, dv, pl, weight, power, used, _ = compute(method)
             secs = time.perf_counter() - t0
@@ -273,13 +303,13 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int) -> p
             for s in range(S):
                 rows.append((collection.name, trial, config.seed, budget, config.depth, method, "run", names[s], "",
                              names[s] in manual, m[s], np.sqrt(max(v[s], 0.0)), np.nan, true_map[s], used,
-                             n_pool, weight, tau, secs, power))
+                             n_pool, weight, tau, secs, power, settings))
             for k in range(len(ia)):
                 a, b = ia[k], ib[k]
                 rows.append((collection.name, trial, config.seed, budget, config.depth, method, "pair", names[a],
                              names[b], (names[a] in manual) or (names[b] in manual), d[k],
                              np.sqrt(max(dv[k], 0.0)), pl[k], true_map[a] - true_map[b], used, n_pool, weight,
-                             tau, secs, 1.0))
+                             tau, secs, 1.0, settings))
     return pd.DataFrame(rows, columns=list(SAMPLING_COLUMNS))
 
 
@@ -317,15 +347,106 @@ def _probabilities_of(est):
 
 def read_sampling_table(path) -> pd.DataFrame:
     """A trial table of the sampling study (:data:`SAMPLING_COLUMNS`); a table written before the ``power``
-    column existed is read with ``power = 1`` (every interval symmetric, as it was)."""
+    column existed is read with ``power = 1`` (every interval symmetric, as it was), one written before the
+    ``settings`` column with ``settings`` missing (not recorded)."""
     from bayeval.io.trials import read_table
 
+    return read_table(path, SAMPLING_COLUMNS, optional=SAMPLING_OPTIONAL)
+
+
+def _recorded(text) -> dict | None:
+    """A row's ``settings`` as a dict; None when not recorded (an older table, or a study script's rows)."""
+    if not isinstance(text, str) or not text:
+        return None
     try:
-        return read_table(path, SAMPLING_COLUMNS)
-    except BayevalInputError as exc:
-        if "missing column(s) power" not in str(exc):
-            raise
-    return read_table(path, SAMPLING_COLUMNS[:-1]).assign(power=1.0)
+        out = json.loads(text)
+    except ValueError:
+        return None
+    return out if isinstance(out, dict) else None
+
+
+def _shown(value) -> str:
+    if isinstance(value, list):
+        return ",".join(f"{v:g}" for v in value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def sampling_resume_plan(frame: pd.DataFrame | None, collection: str, config: SamplingStudyConfig, trials,
+                         table="the table") -> tuple[dict[int, set[tuple[float, str]]], list[str]]:
+    """What resuming a trial table computes: per trial, the ``(budget, method)`` it lacks, and warnings.
+
+    A trial (of ``collection`` and ``config.seed``) is done when it holds every requested (budget, method)
+    (``mtc``: trial 0 only); one that holds some gets only the missing ones, computed on the same samples
+    (:func:`run_sampling_trial` ``only=``). Nothing is ever dropped or rewritten.
+
+    Raises
+    ------
+    BayevalInputError
+        When the settings (:func:`sampling_settings`) differ from those of the table's rows of ``collection``
+        (any seed: the statistics pool a collection's rows), naming each setting with the table's and the
+        requested value — even when nothing is left to compute, so that a table is never taken for what it
+        is not; when a trial to complete holds budgets at other places than the requested ones (a budget's
+        sample would not be the one its rows were computed on); or when something is to be computed and the
+        table's rows of ``collection`` were written before the settings were recorded (they cannot be
+        checked, so nothing is added to them; with nothing to compute, a warning).
+    """
+    budgets = [round(float(b), 12) for b in config.budgets]
+    plan = {}
+    for t in trials:
+        plan[int(t)] = {(b, m) for b in budgets for m in config.methods if m != "mtc" or int(t) == 0}
+    warnings: list[str] = []
+    if frame is None or not len(frame):
+        return plan, warnings
+    settings = frame["settings"] if "settings" in frame.columns else pd.Series(None, index=frame.index)
+    unrecorded = sorted(set(frame.collection[settings.map(_recorded).isna()].astype(str)))
+    mine = frame[frame.collection == collection]
+    same_seed = mine[mine.seed == config.seed]
+    have = {}
+    for t, b, m in zip(same_seed.trial, same_seed.budget, same_seed.method, strict=True):
+        have.setdefault(int(t), set()).add((round(float(b), 12), str(m)))
+    plan = {t: want - have.get(t, set()) for t, want in plan.items()}
+    todo = {t: w for t, w in plan.items() if w}
+    if unrecorded:
+        warnings.append(f"{table}: the rows of {', '.join(unrecorded)} have no recorded settings (written before "
+                        "the study recorded them, or by a study script); they are kept as they are")
+    if not len(mine):
+        return plan, warnings
+    if collection in unrecorded:
+        if not todo:   # nothing to compute: nothing can mix
+            return plan, warnings
+        raise BayevalInputError(
+            f"{table}: its rows of {collection} have no recorded settings (written before the study recorded "
+            f"them, or by a study script), so whether they were made with the same "
+            f"{', '.join(SETTING_OPTIONS.values())} cannot be checked and no rows are added to them "
+            f"({sum(len(w) for w in todo.values())} (budget, method) of {len(todo)} trial(s) would be computed); "
+            "write to another --out")
+    want = json.loads(sampling_settings(config))
+    recorded = [_recorded(x) for x in mine.settings.unique()]
+    diffs = []
+    for key, option in SETTING_OPTIONS.items():
+        if key == "budgets":
+            continue
+        old = sorted({json.dumps(r.get(key)) for r in recorded if json.dumps(r.get(key)) != json.dumps(want[key])})
+        if old:
+            diffs.append(f"{option} {' / '.join(_shown(json.loads(o)) for o in old)} in the table, "
+                         f"{_shown(want[key])} now")
+    # a trial to complete: its budgets' samples must be those its rows were computed on
+    partial = same_seed[same_seed.trial.isin([t for t in todo if t in have])]
+    clash = {}
+    for t, text in zip(partial.trial, partial.settings, strict=True):
+        old = tuple(round(float(b), 12) for b in _recorded(text).get("budgets", []))
+        if old[:len(budgets)] != tuple(budgets)[:len(old)]:
+            clash.setdefault(old, set()).add(int(t))
+    for old, ts in sorted(clash.items()):
+        diffs.append(f"--budgets {_shown(list(old))} in trial(s) {','.join(map(str, sorted(ts)))} of seed "
+                     f"{config.seed}, {_shown(budgets)} now (a budget's sample depends on its place in --budgets: "
+                     "to complete these trials keep the table's budgets in their places, new ones at the end)")
+    if diffs:
+        raise BayevalInputError(
+            f"{table}: the settings differ from those of its rows of {collection}: {'; '.join(diffs)}. Rows "
+            "made with other settings would be mixed in one table (the statistics pool them); write to another "
+            "--out, or resume with the table's settings")
+    return plan, warnings
 
 
 def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:

@@ -48,9 +48,10 @@ def table_format(path: str | os.PathLike) -> str:
     raise BayevalInputError(f"table: {path}: the name must end in .parquet, .pq, .csv or .csv.gz")
 
 
-def read_table(path: str | os.PathLike, columns=COLUMNS) -> pd.DataFrame:
+def read_table(path: str | os.PathLike, columns=COLUMNS, optional=None) -> pd.DataFrame:
     """Read a trial table written by :func:`write_table` (or by a study), checking its ``columns``
-    (default: the robustness study's)."""
+    (default: the robustness study's); a column named in ``optional`` (a mapping column -> default) may be
+    absent, as in a table written before it existed, and is then read as its default."""
     fmt = table_format(path)
     p = Path(path)
     if not p.is_file():
@@ -60,11 +61,13 @@ def read_table(path: str | os.PathLike, columns=COLUMNS) -> pd.DataFrame:
     except (OSError, ValueError) as exc:  # pandas' messages may span lines and quote whole fields
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BayevalInputError(f"table: {p}: not a readable {fmt} file: {quoted(reason)}") from None
-    missing = [c for c in columns if c not in frame.columns]
+    optional = dict(optional or {})
+    missing = [c for c in columns if c not in frame.columns and c not in optional]
     if missing:
         shown = ", ".join(missing[:5]) + (f" … ({len(missing)} in all)" if len(missing) > 5 else "")
         raise BayevalInputError(f"table: {p}: missing column(s) {shown}")
-    return frame[list(columns)]
+    absent = {c: optional[c] for c in columns if c not in frame.columns}
+    return (frame.assign(**absent) if absent else frame)[list(columns)]
 
 
 def write_table(frame: pd.DataFrame, path: str | os.PathLike, columns=COLUMNS) -> None:
