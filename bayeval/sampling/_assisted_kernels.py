@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayeval.sampling._stat_kernels import ap_sums
+
 __all__ = ["assisted_topic", "tuned_weight"]
 
 
@@ -59,13 +61,8 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     S, D = z_ranked.shape
     r_raw = float(r_hat)
     r_hat = max(r_raw, float(r_floor))
-    rank = np.arange(1, D + 1, dtype=np.float64)
-    cum = np.cumsum(z_ranked, axis=1)
-    above = cum - z_ranked
-    num = np.sum(z_ranked * (1.0 + above) / rank, axis=1)
+    rank, cum, above, below, num = ap_sums(z_ranked)
     ap = num / r_hat if r_hat > 0 else np.zeros(S)
-    zr = z_ranked / rank
-    below = np.cumsum(zr[:, ::-1], axis=1)[:, ::-1] - zr
     dnum = (1.0 + above) / rank + below                                 # ∂N/∂x at each rank, (S, D)
     got = rank_of_sampled > 0
     idx = np.maximum(rank_of_sampled - 1, 0)
