@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayeval.sampling._stat_kernels import ap_sums
+from bayeval.sampling._stat_kernels import ap_slopes, ap_sums
 
 __all__ = ["corrected_topic"]
 
@@ -63,8 +63,7 @@ def corrected_topic(z_ranked: np.ndarray, rank_of_sampled: np.ndarray, delta: np
     rank, _, above, below, num = ap_sums(z_ranked)
     got = rank_of_sampled > 0
     r_e = np.maximum(rank_of_sampled, 1)
-    slope = (1.0 + above) / rank + below                                      # ∂N/∂z at each rank
-    b = np.where(got, np.take_along_axis(slope, r_e - 1, axis=1), 0.0)      # (S, n)
+    b = ap_slopes(rank, above, below, rank_of_sampled)                        # ∂N/∂z_e, (S, n)
     weight = (1.0 - pi) * delta * delta
     theta = num / r_hat
     corrected = _corrected(theta, b, weight, r_hat)

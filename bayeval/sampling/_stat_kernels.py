@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ap_sums", "stat_topic"]
+__all__ = ["ap_slopes", "ap_sums", "stat_topic"]
 
 
 def ap_sums(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -39,6 +39,26 @@ def ap_sums(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     yr = y / rank
     below = np.cumsum(yr[:, ::-1], axis=1)[:, ::-1] - yr
     return rank, cum, above, below, num
+
+
+def ap_slopes(rank: np.ndarray, above: np.ndarray, below: np.ndarray, rank_of_sampled: np.ndarray) -> np.ndarray:
+    """Each sampled document's slope ``∂N̂/∂y_e = (1 + above_e) / r_e + below_e`` in every system.
+
+    Parameters
+    ----------
+    rank, above, below : ndarray
+        As :func:`ap_sums` returns them.
+    rank_of_sampled : ndarray of int, shape (S, n)
+        1-based rank ``r_e`` of each sampled document in each system, 0 where not retrieved.
+
+    Returns
+    -------
+    ndarray, shape (S, n)
+        0 where the system does not retrieve the document.
+    """
+    slope = (1.0 + above) / rank + below
+    idx = np.maximum(rank_of_sampled - 1, 0)
+    return np.where(rank_of_sampled > 0, np.take_along_axis(slope, idx, axis=1), 0.0)
 
 
 def stat_topic(y: np.ndarray, x: np.ndarray, v: np.ndarray, lengths: np.ndarray, r_hat: float, var_r: float,
