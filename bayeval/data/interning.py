@@ -125,7 +125,7 @@ def _first_repeat(offsets, data, rows, starts):  # pragma: no cover - compiled
     """First position (in ``rows`` order) whose string already occurred in its group; -1 when none.
 
     Group ``g`` is ``rows[starts[g]:starts[g+1]]`` (``rows`` empty: the strings in order); a small
-    open-addressing table of row numbers per group.
+    open-addressing table of row numbers per group, probed by :func:`_probe` with the column itself as the store.
     """
     n_groups = len(starts) - 1
     size = 16
@@ -138,27 +138,14 @@ def _first_repeat(offsets, data, rows, starts):  # pragma: no cover - compiled
         m = 16
         while m < 2 * (hi - lo):
             m *= 2
-        mask = np.uint64(m - 1)
-        table[:m] = -1
+        view = table[:m]
+        view[:] = -1
         for k in range(lo, hi):
             i = rows[k] if len(rows) else k
-            a, b = offsets[i], offsets[i + 1]
-            slot = _hash(data, a, b) & mask
-            while True:
-                j = table[slot]
-                if j == -1:
-                    table[slot] = i
-                    break
-                ja, jb = offsets[j], offsets[j + 1]
-                if jb - ja == b - a:
-                    same = True
-                    for x in range(b - a):
-                        if data[ja + x] != data[a + x]:
-                            same = False
-                            break
-                    if same:
-                        return k
-                slot = (slot + np.uint64(1)) & mask
+            slot, j = _probe(data, offsets[i], offsets[i + 1], view, offsets, data)
+            if j != -1:
+                return k
+            view[slot] = i
     return -1
 
 

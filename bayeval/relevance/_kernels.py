@@ -549,16 +549,19 @@ def logistic_logpost(beta, X, y, w, prior: CoefPrior, offset=None) -> float:
     return _bern(eta, y, w) + prior.logp(beta)
 
 
-def _halving(logpost, x, lp, step):
+def _halving(logpost, x, lp, g, step, tol):
     """The Newton step ``step`` from ``x`` halved until the log posterior does not fall (below 1e-12 relative)
-    or the step is below 1e-10 of it: (x_new, logpost(x_new), t)."""
+    or the step is below 1e-10 of it, and whether it ends the iteration (the decrement :math:`g^\\top` ``step``
+    or the step taken below ``tol``): (x_new, logpost(x_new), t, converged)."""
     t = 1.0
     while True:
         x_new = x + t * step
         lp_new = logpost(x_new)
         if lp_new >= lp - 1e-12 * max(1.0, abs(lp)) or t < 1e-10:
-            return x_new, lp_new, t
+            break
         t *= 0.5
+    dec = float(g @ step)
+    return x_new, lp_new, t, bool(dec < tol or np.max(np.abs(t * step)) < tol)
 
 
 def _newton(f_grad_hess, x0, logpost, max_iter, tol):
@@ -572,11 +575,8 @@ def _newton(f_grad_hess, x0, logpost, max_iter, tol):
             step = np.linalg.solve(H, g)
         except np.linalg.LinAlgError:
             step = np.linalg.lstsq(H, g, rcond=None)[0]
-        x_new, lp_new, t = _halving(logpost, x, lp, step)
-        dec = float(g @ step)
-        x, lp = x_new, lp_new
-        if dec < tol or np.max(np.abs(t * step)) < tol:
-            converged = True
+        x, lp, _, converged = _halving(logpost, x, lp, g, step, tol)
+        if converged:
             break
     _, H = f_grad_hess(x)
     return NewtonResult(x, H, lp, it, converged)
@@ -620,11 +620,8 @@ def _newton_lagged(gh, x0, logpost, max_iter, tol):
             step = cho_solve(chol, g)
         except np.linalg.LinAlgError:
             chol, step = None, np.linalg.lstsq(H, g, rcond=None)[0]
-        x_new, lp_new, t = _halving(logpost, x, lp, step)
-        dec = float(g @ step)
-        x, lp = x_new, lp_new
-        if dec < tol or np.max(np.abs(t * step)) < tol:
-            converged = True
+        x, lp, t, converged = _halving(logpost, x, lp, g, step, tol)
+        if converged:
             break
         if t == 1.0 and chol is not None and it < max_iter:
             xc, done, k = _chord(lambda b: gh(b, False), x, chol, tol * 1e-4, max_iter - it)

@@ -58,6 +58,7 @@ __all__ = [
     "kinds_accepting",
     "list_configs",
     "load_config",
+    "load_config_as",
     "models_dir",
 ]
 
@@ -651,3 +652,25 @@ def load_config(name_or_path):
         return config_from_dict(doc, name=path.stem, source=str(path))
     except TypeError as exc:
         raise BayevalInputError(f"{path}: {exc}") from None
+
+
+def load_config_as(config, cls: type, what: str):
+    """:func:`load_config` of ``config``, which must be a ``cls`` configuration.
+
+    Parameters
+    ----------
+    config : configuration object, name or path
+    cls : type
+        The configuration class an estimator takes (``RTCConfig``, ...).
+    what : str
+        The configuration in words for the error (``"an RTC"``).
+
+    Raises
+    ------
+    BayevalInputError
+        ``config: expected <what> configuration, got kind <kind>`` for a configuration of another kind.
+    """
+    cfg = load_config(config)
+    if not isinstance(cfg, cls):
+        raise BayevalInputError(f"config: expected {what} configuration, got kind {cfg.kind!r}")
+    return cfg

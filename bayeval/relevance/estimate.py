@@ -8,7 +8,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
-from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config
+from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config, load_config_as
 from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
@@ -29,10 +29,7 @@ class SimilarityEstimator:
     """
 
     def __init__(self, config: SimilarityConfig | str = "similarity-default") -> None:
-        cfg = load_config(config)
-        if not isinstance(cfg, SimilarityConfig):
-            raise BayevalInputError(f"config: expected a similarity configuration, got kind {cfg.kind!r}")
-        self.config = cfg
+        self.config = load_config_as(config, SimilarityConfig, "a similarity")
 
     def model(self, data: RankData, *, texts=None, embeddings=None, similarity=None, matrix=None):
 

@@ -112,7 +112,7 @@ from bayeval.relevance._kernels import (
     logistic_newton,
     member_rows,
 )
-from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config
+from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config_as
 from bayeval.relevance.hyperparameters import hyper_mode, integrated_laplace, laplace_value
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 
@@ -806,10 +806,7 @@ class HierarchicalEstimator:
     depth: int | None = None
 
     def __post_init__(self) -> None:
-        cfg = load_config(self.config)
-        if not isinstance(cfg, HierarchicalConfig):
-            raise BayevalInputError(f"config: expected a hierarchical configuration, got kind {cfg.kind!r}")
-        object.__setattr__(self, "config", cfg)
+        object.__setattr__(self, "config", load_config_as(self.config, HierarchicalConfig, "a hierarchical"))
 
     def model(self, data: RankData, rtc_fit=None):
         """(HierarchicalRelevance on the judged documents of ``data``, base RTC fit, offsets per topic)."""

@@ -28,7 +28,7 @@ from bayeval.io.probabilities import read_probabilities
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.aggregation import ExpertAggregation, expert_features
 from bayeval.relevance.calibration import PlattCalibration
-from bayeval.relevance.config import RTCConfig, load_config
+from bayeval.relevance.config import RTCConfig, load_config_as
 from bayeval.relevance.rank_coefficients import RankCoefficients
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 
@@ -324,10 +324,7 @@ class RTCEstimator:
     depth: int | None = None
 
     def __post_init__(self) -> None:
-        cfg = load_config(self.config)
-        if not isinstance(cfg, RTCConfig):
-            raise BayevalInputError(f"config: expected an RTC configuration, got kind {cfg.kind!r}")
-        object.__setattr__(self, "config", cfg)
+        object.__setattr__(self, "config", load_config_as(self.config, RTCConfig, "an RTC"))
 
     def fit(self, data: RankData, method: str = "map", *, stage_methods: Mapping[str, str] | None = None,
             extra=None, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None, cores: int | None = 1,

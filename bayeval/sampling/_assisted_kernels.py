@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayeval.sampling._stat_kernels import ap_slopes, ap_sums
+
 __all__ = ["assisted_topic", "tuned_weight"]
 
 
@@ -59,17 +61,9 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     S, D = z_ranked.shape
     r_raw = float(r_hat)
     r_hat = max(r_raw, float(r_floor))
-    rank = np.arange(1, D + 1, dtype=np.float64)
-    cum = np.cumsum(z_ranked, axis=1)
-    above = cum - z_ranked
-    num = np.sum(z_ranked * (1.0 + above) / rank, axis=1)
+    rank, cum, above, below, num = ap_sums(z_ranked)
     ap = num / r_hat if r_hat > 0 else np.zeros(S)
-    zr = z_ranked / rank
-    below = np.cumsum(zr[:, ::-1], axis=1)[:, ::-1] - zr
-    dnum = (1.0 + above) / rank + below                                 # ∂N/∂x at each rank, (S, D)
-    got = rank_of_sampled > 0
-    idx = np.maximum(rank_of_sampled - 1, 0)
-    dnum_e = np.where(got, np.take_along_axis(dnum, idx, axis=1), 0.0)  # (S, n)
+    dnum_e = ap_slopes(rank, above, below, rank_of_sampled)             # ∂N/∂x_e, (S, n)
     w = np.sqrt(coef) * resid
     out: dict[str, np.ndarray] = {"AP": ap, "R": np.array(r_hat)}
     # Each sampled document's derivative is taken with its own label at its value x_e instead of its

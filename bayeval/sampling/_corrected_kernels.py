@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayeval.sampling._stat_kernels import ap_slopes, ap_sums
+
 __all__ = ["corrected_topic"]
 
 
@@ -51,22 +53,17 @@ def corrected_topic(z_ranked: np.ndarray, rank_of_sampled: np.ndarray, delta: np
     estimate, Cochran 1977, ch. 6, here for a ratio of Horvitz-Thompson totals under Poisson sampling). With
     one sampled relevant document ``B̂ = 0``.
     """
-    S, D = z_ranked.shape
+    S = z_ranked.shape[0]
     n = len(delta)
     r_hat = float(np.sum(delta))
     if n == 0 or r_hat <= 0:
         zero = np.zeros(S)
         return {"R": np.array(r_hat), "AP": zero, "corrected": zero, "g": np.zeros((S, 0)),
                 "g_corrected": np.zeros((S, 0))}
-    rank = np.arange(1, D + 1, dtype=np.float64)
+    rank, _, above, below, num = ap_sums(z_ranked)
     got = rank_of_sampled > 0
     r_e = np.maximum(rank_of_sampled, 1)
-    above = np.cumsum(z_ranked, axis=1) - z_ranked
-    zr = z_ranked / rank
-    below = np.cumsum(zr[:, ::-1], axis=1)[:, ::-1] - zr
-    slope = (1.0 + above) / rank + below                                      # ∂N/∂z at each rank
-    b = np.where(got, np.take_along_axis(slope, r_e - 1, axis=1), 0.0)      # (S, n)
-    num = np.sum(z_ranked * (1.0 + above) / rank, axis=1)
+    b = ap_slopes(rank, above, below, rank_of_sampled)                        # ∂N/∂z_e, (S, n)
     weight = (1.0 - pi) * delta * delta
     theta = num / r_hat
     corrected = _corrected(theta, b, weight, r_hat)

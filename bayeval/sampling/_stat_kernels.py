@@ -8,7 +8,57 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["stat_topic"]
+__all__ = ["ap_slopes", "ap_sums", "stat_topic"]
+
+
+def ap_sums(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The estimated AP numerator of every system and the partial sums of its derivatives.
+
+    Parameters
+    ----------
+    y : ndarray, shape (S, D)
+        Each rank's estimated label (``x_d / π_d``, or a corrected label), 0 past the end of a list.
+
+    Returns
+    -------
+    rank : ndarray, shape (D,)
+        ``1, …, D``.
+    cum : ndarray, shape (S, D)
+        ``Σ_{r' ≤ r} y_{r'}``.
+    above : ndarray, shape (S, D)
+        ``Σ_{r' < r} y_{r'}``.
+    below : ndarray, shape (S, D)
+        ``Σ_{r' > r} y_{r'} / r'``.
+    num : ndarray, shape (S,)
+        ``N̂ = Σ_r y_r (1 + above_r) / r``.
+    """
+    rank = np.arange(1, y.shape[1] + 1, dtype=np.float64)
+    cum = np.cumsum(y, axis=1)
+    above = cum - y
+    num = np.sum(y * (1.0 + above) / rank, axis=1)
+    yr = y / rank
+    below = np.cumsum(yr[:, ::-1], axis=1)[:, ::-1] - yr
+    return rank, cum, above, below, num
+
+
+def ap_slopes(rank: np.ndarray, above: np.ndarray, below: np.ndarray, rank_of_sampled: np.ndarray) -> np.ndarray:
+    """Each sampled document's slope ``∂N̂/∂y_e = (1 + above_e) / r_e + below_e`` in every system.
+
+    Parameters
+    ----------
+    rank, above, below : ndarray
+        As :func:`ap_sums` returns them.
+    rank_of_sampled : ndarray of int, shape (S, n)
+        1-based rank ``r_e`` of each sampled document in each system, 0 where not retrieved.
+
+    Returns
+    -------
+    ndarray, shape (S, n)
+        0 where the system does not retrieve the document.
+    """
+    slope = (1.0 + above) / rank + below
+    idx = np.maximum(rank_of_sampled - 1, 0)
+    return np.where(rank_of_sampled > 0, np.take_along_axis(slope, idx, axis=1), 0.0)
 
 
 def stat_topic(y: np.ndarray, x: np.ndarray, v: np.ndarray, lengths: np.ndarray, r_hat: float, var_r: float,
@@ -44,13 +94,8 @@ def stat_topic(y: np.ndarray, x: np.ndarray, v: np.ndarray, lengths: np.ndarray,
     Σ_{d' ∈ S above e} x_{d'} / (π_{d'} r_e))`` (0 for documents the run does not retrieve).
     """
     S, D = y.shape
-    rank = np.arange(1, D + 1, dtype=np.float64)
-    cum = np.cumsum(y, axis=1)
-    above = cum - y
-    num = np.sum(y * (1.0 + above) / rank, axis=1)
+    rank, cum, above, below, num = ap_sums(y)
     ap = num / r_hat if r_hat > 0 else np.zeros(S)
-    yr = y / rank
-    below = np.cumsum(yr[:, ::-1], axis=1)[:, ::-1] - yr
     u = x * (1.0 / rank + below + above / rank)
     z = u - ap[:, None] * x
     var_ret = np.sum(v * z * z, axis=1)
