@@ -43,9 +43,10 @@ def group_shift_terms(resid: np.ndarray, c: np.ndarray, groups: np.ndarray
     for g in np.unique(groups):
         at = np.flatnonzero(groups == g)
         n = at.size
+        block = c if n == resid.size else c[np.ix_(at, at)]            # one group: no copy of C
         shift[at] = resid[at].mean()
-        common[at] = float(c[np.ix_(at, at)].sum()) / n ** 2
-        cross[at] = c[np.ix_(at, at)].sum(axis=1) / n
+        common[at] = float(block.sum()) / n ** 2
+        cross[at] = block.sum(axis=1) / n
         size[at] = n
     return shift, common, cross, size
 

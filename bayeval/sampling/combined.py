@@ -275,42 +275,21 @@ def combine_means(sample_mean, sample_covariance, model_mean, model_se, *, share
         raise BayevalInputError(f"sample_mean: at least 3 runs are needed to estimate the spread, got {n}")
     share = _share(share)
     lab = _groups(groups, n, "run")
-    if lab.max(initial=0) > 0:
-        return _combine_means_grouped(y, c, m, t, share, spread, lab)
-    s2 = np.diag(c).copy()
-    common = float(c.sum()) / n ** 2
-    cross = c.sum(axis=1) / n
-    synth0 = (m - share * y) / (1.0 - share)
-    resid = y - synth0
-    shift = float(resid.mean())
-    sig2 = _spread(resid, s2, (t / (1.0 - share)) ** 2, spread, estimator, np.zeros(n, dtype=np.int64),
-                   centred=True, common=common)
-    if np.all(np.isinf(sig2)):
-        f2 = sig2
-    else:
-        f2 = sig2 * (1.0 - 2.0 / n) + sig2.sum() / n ** 2 + common
-    mean, var, w = weigh(y, s2, synth0 + shift, f2, cross)
-    return CombinedEstimate(mean, np.sqrt(var), w, sig2, share, shift, 1.0, np.full(n, shift))
-
-
-def _combine_means_grouped(y, c, m, t, share, spread, lab) -> CombinedEstimate:
-    """:func:`combine_means` with a shift per group (formulas in its Notes)."""
     s2 = np.diag(c).copy()
     synth0 = (m - share * y) / (1.0 - share)
     resid = y - synth0
-    shift, common, cross, size = group_shift_terms(resid, c, lab)
+    shift, common, cross, size = group_shift_terms(resid, c, lab)          # one group: the common shift
     floor = (t / (1.0 - share)) ** 2
     if isinstance(spread, str):
-        _spread(resid, s2, floor, spread, "moment", np.zeros(y.size, dtype=np.int64), centred=True,
-                common=0.0)                                                   # validates the setting
-        scale = np.ones(y.size) if spread == "constant" else floor
+        _check_spread(spread, estimator)
+        scale = np.ones(n) if spread == "constant" else floor
         sig2 = np.maximum(grouped_moment_spread(resid, s2, scale, lab, common) * scale, floor)
     else:
-        sig2 = _spread(resid, s2, floor, spread, "moment", lab, centred=True, common=0.0)
+        sig2 = _spread(resid, s2, floor, spread, estimator, lab, centred=True, common=0.0)
     if np.all(np.isinf(sig2)):
         f2 = sig2
     else:
-        group_sum = np.zeros(y.size)
+        group_sum = np.zeros(n)
         for g in np.unique(lab):
             group_sum[lab == g] = sig2[lab == g].sum()
         f2 = sig2 * (1.0 - 2.0 / size) + group_sum / size ** 2 + common
@@ -351,6 +330,13 @@ def _groups(groups, n: int, what: str = "difference") -> np.ndarray:
         raise BayevalInputError(f"groups: labels of one comparable kind (e.g. all strings), got {exc}") from None
 
 
+def _check_spread(spread: str, estimator: str) -> None:
+    if spread not in SPREADS:
+        raise BayevalInputError(f"spread: one of {', '.join(SPREADS)} or a number >= 0, got {spread!r}")
+    if estimator not in ESTIMATORS:
+        raise BayevalInputError(f"estimator: one of {', '.join(ESTIMATORS)}, got {estimator!r}")
+
+
 def _spread(resid, s2, floor, spread, estimator, groups, *, centred: bool, common: float,
             covariate=None) -> np.ndarray:
     """``σ_i²`` of the model's own error: fixed, or estimated by moments within each group and floored at the
@@ -359,10 +345,7 @@ def _spread(resid, s2, floor, spread, estimator, groups, *, centred: bool, commo
         if not float(spread) >= 0.0:
             raise BayevalInputError(f"spread: 'constant', 'model' or a number >= 0, got {spread!r}")
         return np.full(resid.size, float(spread))
-    if spread not in SPREADS:
-        raise BayevalInputError(f"spread: one of {', '.join(SPREADS)} or a number >= 0, got {spread!r}")
-    if estimator not in ESTIMATORS:
-        raise BayevalInputError(f"estimator: one of {', '.join(ESTIMATORS)}, got {estimator!r}")
+    _check_spread(spread, estimator)
     out = np.empty(resid.size)
     for g in np.unique(groups):
         at = groups == g
