@@ -128,8 +128,8 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
                       fit: Callable[[Qrels], RelevanceProbabilities], *,
                       inclusion: Mapping[str, np.ndarray] | None = None, extra: Qrels | None = None,
                       folds: int = 5, seed: int = 0, depth: int = 1000, cutoffs: tuple[int, ...] = (10,),
-                      relevance_level: int = 1, variance: str = "jackknife", model: str | None = None,
-                      progress: bool | None = False) -> AssistedResult:
+                      relevance_level: int = 1, variance: str = "jackknife", weight: float | None = None,
+                      model: str | None = None, progress: bool | None = False) -> AssistedResult:
     """Model-assisted MAP, P@k and ΔMAP with design-based intervals, from a random sample and a model.
 
     Parameters
@@ -168,6 +168,8 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
         The least grade counted relevant.
     variance : {"jackknife", "own-label", "linearised"}
         AP's variance estimate (:func:`~bayeval.sampling.assisted_measures`).
+    weight : float in [0, 1], optional
+        ``λ``; default tuned, one for all topics, then shrunk per topic (:func:`~bayeval.sampling.assisted_measures`).
     model : str, optional
         The model's name in the result (default ``fit.name`` where it has one).
     progress : bool or None
@@ -240,6 +242,8 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
         raise BayevalInputError(f"depth: a positive integer, got {depth!r}")
     if variance not in VARIANCES:
         raise BayevalInputError(f"variance: one of {', '.join(VARIANCES)}, got {variance!r}")
+    if weight is not None and not 0.0 <= float(weight) <= 1.0:
+        raise BayevalInputError(f"weight: must lie in [0, 1], got {weight!r}")
     if not callable(fit):
         raise BayevalInputError(f"fit: a function judgments -> RelevanceProbabilities, got {type(fit).__name__}")
     if extra is not None and not isinstance(extra, Qrels):
@@ -282,7 +286,7 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
             pass
     finally:
         ticker.close()
-    ev = assisted_measures(runs, sample, predictions, inclusion=inclusion, cutoffs=tuple(cutoffs),
+    ev = assisted_measures(runs, sample, predictions, weight=weight, inclusion=inclusion, cutoffs=tuple(cutoffs),
                            depth=int(depth), relevance_level=level, variance=variance, expected_draws=draws)
     n_extra = 0 if extra is None else sum(len(extra[t].docnos) for t in extra.topics)
     return AssistedResult(ev, predictions, str(model if model is not None else getattr(fit, "name", "model")),
