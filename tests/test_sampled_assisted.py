@@ -339,3 +339,10 @@ def test_cli_errors_are_one_line_exit_2(files, argv, fragment):
     rc, out, err = run_cli("sampled", *[a.format(d=files) for a in argv])
     last = err.strip().splitlines()[-1]
     assert rc == 2 and last.startswith("bayeval: error: ") and fragment in last and "Traceback" not in err, err
+
+
+def test_the_default_model_is_the_packages(files, col):
+    """One default model at every door: the one-call fit and the command fit the package's default."""
+    assert PredictionFit(col.runs).name == DEFAULT_MODEL == "hier-level-shift"
+    rc, out, err = run_cli("sampled", files / "sample.txt", files / "runs", "--estimator", "assisted")
+    assert rc == 0 and f"model-assisted: {DEFAULT_MODEL} cross-fitted over 5 folds" in out, err
