@@ -85,6 +85,33 @@ def test_equals_the_study_assisted_rows(coldir, trial):
     assert res.design == "inclusion" and res.folds == 5
 
 
+def test_combined_equals_the_study_combined_rows(coldir):
+    """``AssistedResult.combined`` given the study's model-alone rows gives the study's ``combined`` rows: the
+    same empirical-Bayes combination (share 0.5), on the same pairs."""
+    collection = load_collection(coldir)
+    config = SamplingStudyConfig(budgets=(0.3,), depth=DEPTH, pairs=8, methods=("model", "assisted", "combined"),
+                                 model=DEFAULT_MODEL)
+    study = run_sampling_trial(collection, config, 1)
+    runs, sample, incl = _study_sample(collection, config, 1)
+    res = evaluate_assisted(runs, sample, PredictionFit(runs, DEFAULT_MODEL, depth=DEPTH), inclusion=incl,
+                            depth=DEPTH, seed=config.seed * 1_000_003 + 101, cutoffs=())
+    names = list(runs.names)
+    rows = {m: study[(study.method == m) & (study.kind == "run")].set_index("run_a").reindex(names)
+            for m in ("model", "combined")}
+    pairs = {m: study[(study.method == m) & (study.kind == "pair")].reset_index(drop=True)
+             for m in ("model", "combined")}
+    a = np.array([names.index(x) for x in pairs["model"].run_a])
+    b = np.array([names.index(x) for x in pairs["model"].run_b])
+    both, diffs = res.combined(rows["model"].estimate, rows["model"].se, pairs["model"].estimate,
+                               pairs["model"].se, pairs=(a, b))
+    np.testing.assert_allclose(both.mean, rows["combined"].estimate, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(both.se, rows["combined"].se, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(diffs.mean, pairs["combined"].estimate, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(diffs.se, pairs["combined"].se, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(diffs.p_less(), pairs["combined"].p_less, rtol=0, atol=1e-12)
+    assert 0 < np.mean(both.weight) < 1  # it leans on both
+
+
 def test_prels_route_equals_the_stratified_route(col):
     """Prels list only the drawn documents' π; the pool comes from the runs and the shrink's m_t from the number
     drawn. For a stratified sample read with π = n_c / N_c, Σ_d π_d = n_t, so both routes give one result."""
@@ -269,6 +296,18 @@ def test_cli_on_a_campaigns_exported_prels(files, col):
     assert rc == 0 and f"corrected by {drawn} judgments drawn at random, 6 not drawn at random" in out, err
 
 
+def test_cli_combine_says_it_is_not_design_based(files):
+    argv = ["sampled", files / "sample.txt", files / "runs", "--estimator", "assisted", "--model", "smoothed",
+            "--combine"]
+    rc, out, err = run_cli(*argv)
+    assert rc == 0 and "NOT design-based" in out and "weight" in out, err
+    rc, out, err = run_cli(*argv, "--pairs", "--format", "csv")
+    assert rc == 0, err
+    frame = pd.read_csv(io.StringIO(out))
+    assert list(frame.columns) == ["run_a", "run_b", "delta", "se", "lower", "upper", "p_less", "weight"]
+    assert len(frame) == 10 and frame.p_less.between(0, 1).all() and frame.weight.between(0, 1).all()
+
+
 # ----------------------------------------------------------------------------------------------------- errors
 def _tiny():
     runs, truth, preds, design = _collection(topics=2, pool=40, systems=2, depth=30)
@@ -330,6 +369,8 @@ def test_prediction_fit_checks_its_model():
     (["{d}/sample.txt", "{d}/runs", "--estimator", "stat", "--qrels", "{d}/truth.txt"],
      "--qrels: only with --estimator assisted"),
     (["{d}/sample.txt", "{d}/runs", "--pairs"], "--pairs: only with --estimator assisted"),
+    (["{d}/sample.txt", "{d}/runs", "--estimator", "stat", "--combine"], "--combine: only with --estimator assisted"),
+    (["{d}/sample.txt", "{d}/runs", "--estimator", "assisted", "--combine", "--per-topic"], "--per-topic:"),
     (["{d}/sample.txt", "{d}/runs", "--prels", "--estimator", "inferred"], "--estimator: inferred needs"),
     (["{d}/sample.txt", "{d}/runs", "--estimator", "assisted", "--qrels", "{d}/bad.txt"], "bad.txt:2:"),
     (["{d}/bad.txt", "{d}/runs", "--estimator", "assisted"], "bad.txt:1: expected 5 columns"),

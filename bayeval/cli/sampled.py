@@ -14,7 +14,7 @@ __all__ = ["register"]
 ESTIMATORS = ("inferred", "stat", "assisted")
 #: options of ``--estimator assisted`` only (attribute, flag)
 _ASSISTED_ONLY = (("model", "--model"), ("folds", "--folds"), ("seed", "--seed"), ("extra", "--qrels"),
-                  ("pairs", "--pairs"), ("level", "--level"))
+                  ("pairs", "--pairs"), ("level", "--level"), ("combine", "--combine"))
 
 
 def register(sub) -> None:
@@ -57,6 +57,9 @@ def register(sub) -> None:
     a.add_argument("--pairs", action="store_true",
                    help="print every pair of runs instead: ΔMAP, se, interval, P(Δ < 0)")
     a.add_argument("--level", type=confidence, default=None, help="interval level (default 0.95)")
+    a.add_argument("--combine", action="store_true",
+                   help="lean on the model alone (fitted on every judgment) as far as the sample says it errs "
+                        "(empirical Bayes, share 0.5): sharper, but NOT design-based (docs/sampling.md)")
     add_progress(a)
     add_reading_arguments(p)
     add_format_argument(p)
@@ -71,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     estimator = args.estimator or ("stat" if args.prels else "inferred")
     if args.prels and estimator == "inferred":
         raise BayevalInputError("--estimator: inferred needs a stratified sample, not --prels (use stat or assisted)")
+    if args.combine and args.per_topic:
+        raise BayevalInputError("--per-topic: the combined estimates are the runs' MAP only (drop --combine)")
     if estimator != "assisted":
         given = [flag for attr, flag in _ASSISTED_ONLY if getattr(args, attr) not in (None, False)]
         if given:
@@ -119,6 +124,8 @@ def _assisted(args: argparse.Namespace, runs, sample) -> int:
     extra = None if args.extra is None else read_qrels(args.extra, strict=args.strict)
     res = evaluate_assisted(runs, sample, fit, extra=extra, folds=folds, seed=0 if args.seed is None else args.seed,
                             depth=args.depth, progress=args.progress)
+    if args.combine:
+        return _combined(args, runs, res, fit.model, level)
     extra_note = f", {res.extra} not drawn at random only fit it" if res.extra else ""
     title = (f"{len(res.topics)} topics; model-assisted: {res.model} cross-fitted over {res.folds} folds, corrected "
              f"by {res.sampled} judgments drawn at random{extra_note}; weight on the model {res.weight:.3f}; "
@@ -144,4 +151,39 @@ def _assisted(args: argparse.Namespace, runs, sample) -> int:
             wide["lower"], wide["upper"] = f.lower.to_numpy(), f.upper.to_numpy()
     write_frame(wide, "table", title=title,
                 legend={"MAP_se": "design-based standard error", "lower": f"{level:.0%} interval of MAP"})
+    return 0
+
+
+def _combined(args: argparse.Namespace, runs, res, model, level: float) -> int:
+    """``--combine``: the model alone (fitted on every judgment, E and Var of MAP and ΔMAP by the delta method)
+    and the model-assisted estimates combined by empirical Bayes (:meth:`AssistedResult.combined`)."""
+    import numpy as np
+    import pandas as pd
+
+    from bayeval.data import RankData
+    from bayeval.expected import compare_systems, expected_measures
+    from bayeval.relevance import estimate_probabilities
+
+    data = RankData.build(runs, res.judgments, depth=args.depth, topics=res.topics)
+    est = estimate_probabilities(data, model, fit="map", p_draws=None, seed=res.seed)
+    alone = expected_measures(data, est, measures="AP", method="delta")
+    a, b = res.pairs()
+    cmp = compare_systems(data, est, pairs=list(zip(a.tolist(), b.tolist(), strict=True)), method="delta")
+    both, diffs = res.combined(alone.all_expected[0], np.sqrt(np.maximum(alone.all_variance[0], 0.0)),
+                               cmp.all_expected, np.sqrt(np.maximum(cmp.all_variance, 0.0)))
+    title = (f"{len(res.topics)} topics; model-assisted ({res.model}, {res.folds} folds, {res.sampled} judgments "
+             f"drawn at random) combined with the model alone by empirical Bayes (share {both.share:g}): "
+             f"NOT design-based; {level:.0%} interval")
+    names = np.array(res.systems, dtype=object)
+    if args.pairs:
+        lo, hi = diffs.interval(level)
+        frame = pd.DataFrame({"run_a": names[a], "run_b": names[b], "delta": diffs.mean, "se": diffs.se,
+                              "lower": lo, "upper": hi, "p_less": diffs.p_less(), "weight": diffs.weight})
+    else:
+        lo, hi = both.interval(level)
+        frame = pd.DataFrame({"run": names, "MAP": both.mean, "se": both.se, "lower": lo, "upper": hi,
+                              "weight": both.weight})
+    write_frame(frame, args.format, title=title,
+                legend={"weight": "weight of the model-assisted estimate (1: the sample alone, 0: the model)",
+                        "p_less": "P(MAP_a - MAP_b < 0)"})
     return 0

@@ -28,6 +28,7 @@ from bayeval.data.sample import NOT_SAMPLED, StratifiedSample, TopicSample
 from bayeval.errors import BayevalInputError, DataNotice
 from bayeval.progress import track
 from bayeval.sampling.assisted import VARIANCES, AssistedEvaluation, assisted_measures
+from bayeval.sampling.combined import SHARE, CombinedEstimate, combine_differences, combine_means
 from bayeval.sampling.crossfit import cross_fitted_predictions
 
 __all__ = ["AssistedResult", "evaluate_assisted"]
@@ -56,6 +57,8 @@ class AssistedResult:
     sampled, extra, pooled : int
         Judgments drawn at random (they correct the model), judgments not drawn at random that the model
         learnt from (they correct nothing), pooled documents.
+    judgments : Qrels
+        Every judgment the model learnt from, drawn and not (what the model alone would be fitted on).
     """
 
     evaluation: AssistedEvaluation
@@ -67,6 +70,7 @@ class AssistedResult:
     sampled: int
     extra: int
     pooled: int
+    judgments: Qrels
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -109,11 +113,51 @@ class AssistedResult:
             raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
         d, se, p = self.evaluation.differences(measure)
         z = stats.norm.ppf(0.5 + level / 2)
-        a, b = np.triu_indices(len(self.systems), 1)
+        a, b = self.pairs()
         names = np.array(self.systems, dtype=object)
         return pd.DataFrame({"run_a": names[a], "run_b": names[b], "delta": d[a, b], "se": se[a, b],
                              "lower": d[a, b] - z * se[a, b], "upper": d[a, b] + z * se[a, b],
                              "p_less": p[a, b]})
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(a, b)``: the run indices of the rows of :meth:`differences` (every a < b)."""
+        return np.triu_indices(len(self.systems), 1)
+
+    def combined(self, model_mean, model_se, model_delta, model_delta_se, *, pairs=None,
+                 share: float = SHARE) -> tuple[CombinedEstimate, CombinedEstimate]:
+        """The runs' MAP and the pairs' ΔMAP combined with the model alone's by empirical Bayes.
+
+        Each quantity leans on the model as far as the sample says the model errs
+        (:func:`~bayeval.sampling.combine_means`, :func:`~bayeval.sampling.combine_differences`). **Not
+        design-based**: its intervals and P(Δ < 0) hold only as far as the combination's model of the two
+        errors does (the model's error carries a share ``ρ`` of the sample's, a setting chosen on Robust 2003
+        and synthetic collections with the model fitted on the sample alone; docs/sampling.md).
+
+        Parameters
+        ----------
+        model_mean, model_se : array_like, shape (S,)
+            The model alone's E[MAP] of each run and its standard deviation (fitted on :attr:`judgments`).
+        model_delta, model_delta_se : array_like, shape (n,)
+            The model alone's E[ΔMAP] and its standard deviation for each pair of ``pairs``.
+        pairs : (ndarray, ndarray), optional
+            Run indices ``(a, b)`` of the pairs, ``Δ = MAP_a - MAP_b`` (default :meth:`pairs`, every a < b).
+            The spread is estimated from the pairs given, so the result depends on the set.
+        share : float in [0, 1)
+            ``ρ`` (default 0.5).
+
+        Returns
+        -------
+        runs, differences : CombinedEstimate
+        """
+        a, b = self.pairs() if pairs is None else (np.asarray(pairs[0], dtype=np.int64),
+                                                   np.asarray(pairs[1], dtype=np.int64))
+        d, se, _ = self.evaluation.differences("AP")
+        mean, _ = self.evaluation.mean("AP")
+        runs = combine_means(mean, self.evaluation.covariance["AP"], np.asarray(model_mean, dtype=np.float64),
+                             np.asarray(model_se, dtype=np.float64), share=share)
+        diffs = combine_differences(d[a, b], se[a, b], np.asarray(model_delta, dtype=np.float64),
+                                    np.asarray(model_delta_se, dtype=np.float64), share=share)
+        return runs, diffs
 
     def to_frame(self, per_topic: bool = False) -> pd.DataFrame:
         """Long frame ``run, topic, measure, value, se`` (``topic == "all"``: the means and their se)."""
@@ -268,15 +312,7 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
 
     def training(smp: StratifiedSample, more: Qrels | None = None) -> RelevanceProbabilities:
         next(ticker, None)
-        out = {}
-        for t, ts in smp.items():
-            keep = ts.sampled
-            docs, grades = ts.docnos[keep], ts.grades[keep]
-            if more is not None and t in more.topic_judgments:
-                docs = np.concatenate([docs, more[t].docnos])
-                grades = np.concatenate([grades, more[t].grades])
-            out[t] = TopicJudgments(docs, grades)
-        return fit(Qrels(out, level))
+        return fit(_all_judgments(smp, more, level))
 
     ticker = track(range(int(folds)), total=int(folds), description=f"fitting the model ({folds} folds)",
                    enabled=progress)
@@ -289,8 +325,23 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
     ev = assisted_measures(runs, sample, predictions, weight=weight, inclusion=inclusion, cutoffs=tuple(cutoffs),
                            depth=int(depth), relevance_level=level, variance=variance, expected_draws=draws)
     n_extra = 0 if extra is None else sum(len(extra[t].docnos) for t in extra.topics)
+    everything = _all_judgments(sample, extra, level)
     return AssistedResult(ev, predictions, str(model if model is not None else getattr(fit, "name", "model")),
-                          int(folds), int(seed), design, n_drawn, n_extra, sum(len(ts) for ts in sample.values()))
+                          int(folds), int(seed), design, n_drawn, n_extra, sum(len(ts) for ts in sample.values()),
+                          everything)
+
+
+def _all_judgments(sample: StratifiedSample, extra: Qrels | None, level: int) -> Qrels:
+    """The drawn judgments of ``sample`` and the non-random ones (disjoint from them: :func:`_checked_extra`,
+    :func:`~bayeval.sampling.crossfit.held_out_judgments`), every topic of the sample listed."""
+    out = {}
+    for t, ts in sample.items():
+        docs, grades = ts.docnos[ts.sampled], ts.grades[ts.sampled]
+        if extra is not None and t in extra.topic_judgments:
+            docs = np.concatenate([docs, extra[t].docnos])
+            grades = np.concatenate([grades, extra[t].grades])
+        out[t] = TopicJudgments(docs, grades)
+    return Qrels(out, level)
 
 
 def _prels_design(prels: Qrels, runs: RunSet, depth: int
