@@ -387,3 +387,13 @@ def test_the_default_model_is_the_packages(files, col):
     assert PredictionFit(col.runs).name == DEFAULT_MODEL == "hier-level-shift"
     rc, out, err = run_cli("sampled", files / "sample.txt", files / "runs", "--estimator", "assisted")
     assert rc == 0 and f"model-assisted: {DEFAULT_MODEL} cross-fitted over 5 folds" in out, err
+
+
+def test_expected_draws_must_cover_every_topic():
+    runs, truth, sample, fit = _tiny()
+    with pytest.raises(BayevalInputError, match="expected_draws: a number >= 0 for every topic"):
+        assisted_measures(runs, sample, None, expected_draws={"1": 3.0})
+    base = assisted_measures(runs, sample, None)
+    same = assisted_measures(runs, sample, None,
+                             expected_draws={t: float(ts.inclusion.sum()) for t, ts in sample.items()})
+    np.testing.assert_array_equal(base.values["AP"], same.values["AP"])  # the default is Σ_d π_d
