@@ -262,6 +262,20 @@ def test_cli_on_a_stratified_file(files, col):
     assert rc == 0 and "MAP" in out and "model-assisted" in out and "design-based" in out, err
 
 
+def test_cli_gives_the_rank_model_its_depth_as_every_command(files, col):
+    """``--model-depth`` (default min(--depth, 100), as evaluate/estimate/report) reaches the model's fits."""
+    argv = ["sampled", files / "sample.txt", files / "runs", "--estimator", "assisted", "--format", "csv"]
+    rc, out, err = run_cli(*argv, "--model-depth", "5")
+    assert rc == 0, err
+    got = pd.read_csv(io.StringIO(out)).set_index(["run", "measure"])
+    sample = read_stratified_sample(files / "sample.txt")
+    fit5 = PredictionFit(col.runs, depth=1000, options={"depth": 5})
+    want = evaluate_assisted(col.runs, sample, fit5).summary().set_index(["run", "measure"])
+    np.testing.assert_allclose(got.loc[want.index].value.to_numpy(), want.value.to_numpy(), rtol=1e-5)
+    full = evaluate_assisted(col.runs, sample, PredictionFit(col.runs, depth=1000)).summary()
+    assert not np.allclose(full.value.to_numpy(), want.value.to_numpy(), rtol=1e-5)
+
+
 def test_cli_on_a_campaigns_exported_prels(files, col):
     """judge init / sample / next / record / export, then ``sampled --prels --estimator assisted --qrels``: the
     selector's picks fit the model, the draw corrects it — the API's numbers on the same files."""

@@ -8,13 +8,15 @@ import argparse
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_format_argument, add_reading_arguments, confidence, number_in, positive_int
 from bayeval.cli._output import write_frame
+from bayeval.cli.estimate import add_model_depth_argument, model_options
 
 __all__ = ["register"]
 
 ESTIMATORS = ("inferred", "stat", "assisted")
 #: options of ``--estimator assisted`` only (attribute, flag)
-_ASSISTED_ONLY = (("model", "--model"), ("folds", "--folds"), ("seed", "--seed"), ("extra", "--qrels"),
-                  ("pairs", "--pairs"), ("level", "--level"), ("combine", "--combine"))
+_ASSISTED_ONLY = (("model", "--model"), ("folds", "--folds"), ("seed", "--seed"), ("extra_qrels", "--qrels"),
+                  ("pairs", "--pairs"), ("level", "--level"), ("combine", "--combine"),
+                  ("model_depth", "--model-depth"))
 
 
 def register(sub) -> None:
@@ -40,10 +42,10 @@ def register(sub) -> None:
                         "assisted: model-assisted MAP and P@10 with design-based intervals (default inferred, "
                         "stat with --prels)")
     p.add_argument("--prels", action="store_true",
-                   help="SAMPLE is a prels file with inclusion probabilities (--estimator stat or assisted)")
+                   help="SAMPLE is a prels file with inclusion probabilities (--estimator stat or assisted; "
+                        "assisted pools every document the runs rank within --depth, and every sampled one)")
     p.add_argument("--depth", type=positive_int, default=1000, metavar="D",
-                   help="keep only each run's top D documents (default 1000, as sample_eval.pl); with --prels "
-                        "the pool is every document the runs rank within D, and every sampled one")
+                   help="keep only each run's top D documents (default 1000, as sample_eval.pl)")
     p.add_argument("--per-topic", action="store_true", help="also print every topic's value")
     a = p.add_argument_group("--estimator assisted")
     a.add_argument("--model", default=None, metavar="MODEL", help=model_help())
@@ -51,11 +53,12 @@ def register(sub) -> None:
                    help="cross-fitting folds: the model is fitted K times, each time without the judgments of "
                         "the documents it predicts (default 5)")
     a.add_argument("--seed", type=int, default=None, help="seed of the folds (default 0)")
-    a.add_argument("--qrels", dest="extra", metavar="EXTRA", default=None,
+    a.add_argument("--qrels", dest="extra_qrels", metavar="EXTRA", default=None,
                    help="judgments NOT drawn at random (a selector's picks, an initial pool; a campaign's "
                         "'judge export --out' file): the model learns from them, they never correct it")
     a.add_argument("--pairs", action="store_true",
                    help="print every pair of runs instead: ΔMAP, se, interval, P(Δ < 0)")
+    add_model_depth_argument(a)
     a.add_argument("--level", type=confidence, default=None, help="interval level (default 0.95)")
     a.add_argument("--combine", action="store_true",
                    help="lean on the model alone (fitted on every judgment) as far as the sample says it errs "
@@ -114,18 +117,20 @@ def _assisted(args: argparse.Namespace, runs, sample) -> int:
     from scipy import stats
 
     from bayeval.io import read_qrels
-    from bayeval.relevance import PredictionFit
+    from bayeval.relevance import PredictionFit, load_config
     from bayeval.relevance.defaults import DEFAULT_MODEL
     from bayeval.sampling import evaluate_assisted
 
     level = 0.95 if args.level is None else args.level
     folds = 5 if args.folds is None else args.folds
-    fit = PredictionFit(runs, DEFAULT_MODEL if args.model is None else args.model, depth=args.depth)
-    extra = None if args.extra is None else read_qrels(args.extra, strict=args.strict)
+    model = DEFAULT_MODEL if args.model is None else args.model
+    options = model_options(args, load_config(model), "map")  # the rank model's depth, as every command
+    fit = PredictionFit(runs, model, depth=args.depth, options=options)
+    extra = None if args.extra_qrels is None else read_qrels(args.extra_qrels, strict=args.strict)
     res = evaluate_assisted(runs, sample, fit, extra=extra, folds=folds, seed=0 if args.seed is None else args.seed,
                             depth=args.depth, progress=args.progress)
     if args.combine:
-        return _combined(args, runs, res, fit.model, level)
+        return _combined(args, runs, res, fit, level)
     extra_note = f", {res.extra} not drawn at random only fit it" if res.extra else ""
     title = (f"{len(res.topics)} topics; model-assisted: {res.model} cross-fitted over {res.folds} folds, corrected "
              f"by {res.sampled} judgments drawn at random{extra_note}; weight on the model {res.weight:.3f}; "
@@ -154,7 +159,7 @@ def _assisted(args: argparse.Namespace, runs, sample) -> int:
     return 0
 
 
-def _combined(args: argparse.Namespace, runs, res, model, level: float) -> int:
+def _combined(args: argparse.Namespace, runs, res, fit, level: float) -> int:
     """``--combine``: the model alone (fitted on every judgment, E and Var of MAP and ΔMAP by the delta method)
     and the model-assisted estimates combined by empirical Bayes (:meth:`AssistedResult.combined`)."""
     import numpy as np
@@ -165,7 +170,7 @@ def _combined(args: argparse.Namespace, runs, res, model, level: float) -> int:
     from bayeval.relevance import estimate_probabilities
 
     data = RankData.build(runs, res.judgments, depth=args.depth, topics=res.topics)
-    est = estimate_probabilities(data, model, fit="map", p_draws=None, seed=res.seed)
+    est = estimate_probabilities(data, fit.model, fit="map", p_draws=None, seed=res.seed, **dict(fit.options))
     alone = expected_measures(data, est, measures="AP", method="delta")
     a, b = res.pairs()
     cmp = compare_systems(data, est, pairs=list(zip(a.tolist(), b.tolist(), strict=True)), method="delta")
