@@ -45,8 +45,9 @@ class PredictionFit:
         Fit method (default ``"map"``, the fast path; a sampled fit gives the posterior mean of p).
     seed : int
     options : mapping
-        Further keywords of :func:`~bayeval.relevance.estimate_probabilities` (``texts=`` of a similarity
-        model, ...).
+        Further keywords of :func:`~bayeval.relevance.estimate_probabilities`, as far as the model
+        ``accepts`` them: ``depth=`` the rank positions of an rtc or hierarchical model (without it every
+        rank of the runs; the commands give ``min(depth, 100)``), ``texts=`` of a similarity model, ...
 
     Examples
     --------
