@@ -33,10 +33,6 @@ from bayeval.sampling.crossfit import cross_fitted_predictions
 
 __all__ = ["AssistedResult", "evaluate_assisted"]
 
-#: How the sample's inclusion probabilities were known (:attr:`AssistedResult.design`).
-DESIGNS = ("strata", "inclusion", "prels")
-
-
 @dataclass(frozen=True)
 class AssistedResult:
     """Every run's model-assisted measures and every pair's difference, from :func:`evaluate_assisted`.
