@@ -411,3 +411,17 @@ def test_expected_draws_must_cover_every_topic():
     same = assisted_measures(runs, sample, None,
                              expected_draws={t: float(ts.inclusion.sum()) for t, ts in sample.items()})
     np.testing.assert_array_equal(base.values["AP"], same.values["AP"])  # the default is Σ_d π_d
+
+
+def test_the_progress_bar_changes_nothing(capsys):
+    runs, truth, sample, fit = _tiny()
+    calls = []
+
+    def counted(judgments):
+        calls.append(1)
+        return fit(judgments)
+
+    quiet = evaluate_assisted(runs, sample, counted, folds=3)
+    shown = evaluate_assisted(runs, sample, counted, folds=3, progress=True)
+    assert len(calls) == 6
+    np.testing.assert_array_equal(quiet.evaluation.values["AP"], shown.evaluation.values["AP"])
