@@ -1,36 +1,69 @@
-"""``bayeval sampled``: measures estimated from judgments sampled at random (xinfAP, infNDCG, iP@k; statAP, statP@k)."""
+"""``bayeval sampled``: measures estimated from judgments sampled at random (xinfAP, infNDCG, iP@k; statAP, statP@k;
+model-assisted MAP and P@k with design-based intervals)."""
 
 from __future__ import annotations
 
 import argparse
 
-from bayeval.cli._inputs import add_format_argument, add_reading_arguments, positive_int
+from bayeval.cli._flags import add_progress
+from bayeval.cli._inputs import add_format_argument, add_reading_arguments, confidence, number_in, positive_int
 from bayeval.cli._output import write_frame
+from bayeval.cli.estimate import add_model_depth_argument, model_options
 
 __all__ = ["register"]
 
-ESTIMATORS = ("inferred", "stat")
+ESTIMATORS = ("inferred", "stat", "assisted")
+#: options of ``--estimator assisted`` only (attribute, flag)
+_ASSISTED_ONLY = (("model", "--model"), ("folds", "--folds"), ("seed", "--seed"), ("extra_qrels", "--qrels"),
+                  ("pairs", "--pairs"), ("level", "--level"), ("combine", "--combine"),
+                  ("model_depth", "--model-depth"))
 
 
 def register(sub) -> None:
+    from bayeval.relevance.defaults import model_help
+
     p = sub.add_parser(
-        "sampled", help="measures estimated from a random sample of the pool (xinfAP, infNDCG, statAP)",
+        "sampled", help="measures estimated from a random sample of the pool (xinfAP, infNDCG, statAP, "
+                        "model-assisted MAP)",
         description="Estimate measures from judgments sampled at random with known inclusion probabilities "
                     "(docs/sampling.md). 'inferred' (default): xinfAP, infNDCG, iP@10/50/1000 and interpolated "
                     "precision, exactly as NIST's sample_eval.pl, from a stratified sample "
                     "'topic 0 docno stratum rel' (rel = -1: pooled, not sampled). 'stat': statAP and statP@k with "
                     "standard errors, from the same file (inclusion probability n_c/N_c of each stratum) or, with "
-                    "--prels, from a Million Query prels file 'topic docno grade algorithm probability'.")
+                    "--prels, from a Million Query prels file 'topic docno grade algorithm probability'. "
+                    "'assisted': a relevance model's p of every pooled document (cross-fitted) corrected by the "
+                    "random sample: MAP and P@10 with design-based standard errors and intervals, and with "
+                    "--pairs every pair's ΔMAP and P(Δ < 0); --qrels adds judgments not drawn at random, which "
+                    "the model learns from but which never correct it.")
     p.add_argument("sample", metavar="SAMPLE", help="stratified sample (or prels with --prels), plain or .gz")
     p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files or directories of them")
-    p.add_argument("--estimator", choices=ESTIMATORS, default="inferred",
-                   help="inferred: sample_eval.pl's measures; stat: statAP/statP@k with standard errors "
-                        "(default inferred)")
+    p.add_argument("--estimator", choices=ESTIMATORS, default=None,
+                   help="inferred: sample_eval.pl's measures; stat: statAP/statP@k with standard errors; "
+                        "assisted: model-assisted MAP and P@10 with design-based intervals (default inferred, "
+                        "stat with --prels)")
     p.add_argument("--prels", action="store_true",
-                   help="SAMPLE is a prels file with inclusion probabilities (implies --estimator stat)")
+                   help="SAMPLE is a prels file with inclusion probabilities (--estimator stat or assisted; "
+                        "assisted pools every document the runs rank within --depth, and every sampled one)")
     p.add_argument("--depth", type=positive_int, default=1000, metavar="D",
                    help="keep only each run's top D documents (default 1000, as sample_eval.pl)")
     p.add_argument("--per-topic", action="store_true", help="also print every topic's value")
+    a = p.add_argument_group("--estimator assisted")
+    a.add_argument("--model", default=None, metavar="MODEL", help=model_help())
+    a.add_argument("--folds", type=number_in(int, 2, what="an integer >= 2"), default=None, metavar="K",
+                   help="cross-fitting folds: the model is fitted K times, each time without the judgments of "
+                        "the documents it predicts (default 5)")
+    a.add_argument("--seed", type=int, default=None, help="seed of the folds (default 0)")
+    a.add_argument("--qrels", dest="extra_qrels", metavar="EXTRA", default=None,
+                   help="judgments NOT drawn at random (a selector's picks, an initial pool; a campaign's "
+                        "'judge export --out' file): the model learns from them, they never correct it")
+    a.add_argument("--pairs", action="store_true",
+                   help="print every pair of runs instead: ΔMAP, se, interval, P(Δ < 0)")
+    add_model_depth_argument(a)
+    a.add_argument("--level", type=confidence, default=None, help="interval level (default 0.95)")
+    a.add_argument("--combine", action="store_true",
+                   help="lean on the model alone (fitted on every judgment) as far as the sample says it errs "
+                        "(empirical Bayes, share 0.5): sharper, but NOT design-based (docs/sampling.md)")
+    add_progress(a)
     add_reading_arguments(p)
     add_format_argument(p)
     p.set_defaults(func=run)
@@ -41,6 +74,15 @@ def run(args: argparse.Namespace) -> int:
     from bayeval.io import read_prels, read_runs, read_stratified_sample
     from bayeval.sampling import inferred_measures, stat_measures
 
+    estimator = args.estimator or ("stat" if args.prels else "inferred")
+    if args.prels and estimator == "inferred":
+        raise BayevalInputError("--estimator: inferred needs a stratified sample, not --prels (use stat or assisted)")
+    if args.combine and args.per_topic:
+        raise BayevalInputError("--per-topic: the combined estimates are the runs' MAP only (drop --combine)")
+    if estimator != "assisted":
+        given = [flag for attr, flag in _ASSISTED_ONLY if getattr(args, attr) not in (None, False)]
+        if given:
+            raise BayevalInputError(f"{given[0]}: only with --estimator assisted")
     runs = read_runs(args.runs, run_names=args.run_names, strict=args.strict)
     if args.prels:
         judgments = read_prels(args.sample, strict=args.strict)
@@ -50,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
         judgments, topics = None, sample.topics
     if not set(runs.topics) & set(topics):
         raise BayevalInputError(f"{args.sample}: no topic in common with the runs")
-    if args.prels or args.estimator == "stat":
+    if estimator == "assisted":
+        return _assisted(args, runs, judgments if args.prels else sample)
+    if estimator == "stat":
         ev = stat_measures(runs, judgments if args.prels else sample.judged(), depth=args.depth)
         frame = ev.to_frame(per_topic=args.per_topic)
         title = f"{len(ev.topics)} topics; se: design-based standard error"
@@ -64,4 +108,87 @@ def run(args: argparse.Namespace) -> int:
         write_frame(wide.reset_index(), "table", title=title)
     else:
         write_frame(frame, args.format)
+    return 0
+
+
+def _assisted(args: argparse.Namespace, runs, sample) -> int:
+    """``--estimator assisted``: :func:`bayeval.sampling.evaluate_assisted` with the package's relevance model."""
+    import pandas as pd
+    from scipy import stats
+
+    from bayeval.io import read_qrels
+    from bayeval.relevance import PredictionFit, load_config
+    from bayeval.relevance.defaults import DEFAULT_MODEL
+    from bayeval.sampling import evaluate_assisted
+
+    level = 0.95 if args.level is None else args.level
+    folds = 5 if args.folds is None else args.folds
+    model = DEFAULT_MODEL if args.model is None else args.model
+    options = model_options(args, load_config(model), "map")  # the rank model's depth, as every command
+    fit = PredictionFit(runs, model, depth=args.depth, options=options)
+    extra = None if args.extra_qrels is None else read_qrels(args.extra_qrels, strict=args.strict)
+    res = evaluate_assisted(runs, sample, fit, extra=extra, folds=folds, seed=0 if args.seed is None else args.seed,
+                            depth=args.depth, progress=args.progress)
+    if args.combine:
+        return _combined(args, runs, res, fit, level)
+    extra_note = f", {res.extra} not drawn at random only fit it" if res.extra else ""
+    title = (f"{len(res.topics)} topics; model-assisted: {res.model} cross-fitted over {res.folds} folds, corrected "
+             f"by {res.sampled} judgments drawn at random{extra_note}; weight on the model {res.weight:.3f}; "
+             f"se and {level:.0%} interval: design-based")
+    if args.pairs:
+        write_frame(res.differences("AP", level), args.format, title=title,
+                    legend={"delta": "MAP_a - MAP_b", "se": "design-based standard error of delta (paired)",
+                            "p_less": "P(MAP_a - MAP_b < 0), normal with that se"})
+        return 0
+    z = stats.norm.ppf(0.5 + level / 2)
+    frame = res.to_frame(per_topic=args.per_topic)
+    frame["lower"], frame["upper"] = frame.value - z * frame.se, frame.value + z * frame.se
+    if args.format != "table" or args.per_topic:
+        write_frame(frame, args.format, title=title)
+        return 0
+    wide = pd.DataFrame({"run": list(res.systems)})
+    for m in res.measures:
+        f = frame[(frame.topic == "all") & (frame.measure == m)].set_index("run").reindex(res.systems)
+        name = "MAP" if m == "AP" else m
+        wide[name] = f.value.to_numpy()
+        wide[f"{name}_se"] = f.se.to_numpy()
+        if m == "AP":
+            wide["lower"], wide["upper"] = f.lower.to_numpy(), f.upper.to_numpy()
+    write_frame(wide, "table", title=title,
+                legend={"MAP_se": "design-based standard error", "lower": f"{level:.0%} interval of MAP"})
+    return 0
+
+
+def _combined(args: argparse.Namespace, runs, res, fit, level: float) -> int:
+    """``--combine``: the model alone (fitted on every judgment, E and Var of MAP and ΔMAP by the delta method)
+    and the model-assisted estimates combined by empirical Bayes (:meth:`AssistedResult.combined`)."""
+    import numpy as np
+    import pandas as pd
+
+    from bayeval.data import RankData
+    from bayeval.expected import compare_systems, expected_measures
+    from bayeval.relevance import estimate_probabilities
+
+    data = RankData.build(runs, res.judgments, depth=args.depth, topics=res.topics)
+    est = estimate_probabilities(data, fit.model, fit="map", p_draws=None, seed=res.seed, **dict(fit.options))
+    alone = expected_measures(data, est, measures="AP", method="delta")
+    a, b = res.pairs()
+    cmp = compare_systems(data, est, pairs=list(zip(a.tolist(), b.tolist(), strict=True)), method="delta")
+    both, diffs = res.combined(alone.all_expected[0], np.sqrt(np.maximum(alone.all_variance[0], 0.0)),
+                               cmp.all_expected, np.sqrt(np.maximum(cmp.all_variance, 0.0)))
+    title = (f"{len(res.topics)} topics; model-assisted ({res.model}, {res.folds} folds, {res.sampled} judgments "
+             f"drawn at random) combined with the model alone by empirical Bayes (share {both.share:g}): "
+             f"NOT design-based; {level:.0%} interval")
+    names = np.array(res.systems, dtype=object)
+    if args.pairs:
+        lo, hi = diffs.interval(level)
+        frame = pd.DataFrame({"run_a": names[a], "run_b": names[b], "delta": diffs.mean, "se": diffs.se,
+                              "lower": lo, "upper": hi, "p_less": diffs.p_less(), "weight": diffs.weight})
+    else:
+        lo, hi = both.interval(level)
+        frame = pd.DataFrame({"run": names, "MAP": both.mean, "se": both.se, "lower": lo, "upper": hi,
+                              "weight": both.weight})
+    write_frame(frame, args.format, title=title,
+                legend={"weight": "weight of the model-assisted estimate (1: the sample alone, 0: the model)",
+                        "p_less": "P(MAP_a - MAP_b < 0)"})
     return 0

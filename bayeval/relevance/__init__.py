@@ -47,6 +47,7 @@ from bayeval.relevance.diagnostics import (
 from bayeval.relevance.estimate import MODEL_KINDS, SimilarityEstimator, estimate_probabilities
 from bayeval.relevance.heldout import HeldOutSplit, score_probabilities, shallow_pool_split
 from bayeval.relevance.hierarchical import HierarchicalEstimator, HierarchicalFit, HierarchicalRelevance
+from bayeval.relevance.prediction_fit import PredictionFit
 from bayeval.relevance.rank_coefficients import RankCoefficients
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 from bayeval.relevance.rtc import RTCEstimator, RTCFit
@@ -66,6 +67,7 @@ __all__ = [
     "HierarchicalRelevance",
     "HierarchyPrior",
     "PlattCalibration",
+    "PredictionFit",
     "PriorComparison",
     "PriorPredictive",
     "PriorSensitivity",

@@ -12,6 +12,9 @@
   pooled document corrected by the random sample, with design-based variances, covariances and P(Δ < 0).
 * :func:`cross_fitted_predictions` — the model's p for each pooled document from a fit on the other folds'
   sampled judgments (K-fold cross-fitting), so that no prediction has seen the judgment that corrects it.
+* :func:`evaluate_assisted` — the two above in one call on one's own sample (a stratified sample or prels),
+  with non-random judgments that the model may learn from but that never correct it: every run's MAP and
+  P@k, every pair's ΔMAP, with design-based intervals and P(Δ < 0).
 * :func:`combine_differences`, :func:`combine_means` — the model's estimates and the sample's combined by
   empirical Bayes (Fay & Herriot 1979): each quantity leans on the model as far as the sample says it errs.
 * :func:`recalibrate` — the model's p recalibrated on the pool by the random sample (inverse-probability-
@@ -27,10 +30,11 @@ from bayeval.sampling.corrected import corrected_measures
 from bayeval.sampling.crossfit import cross_fitted_predictions
 from bayeval.sampling.inferred import InferredEvaluation, inferred_measures
 from bayeval.sampling.intervals import power_bounds, power_exponent, power_interval
+from bayeval.sampling.model_assisted import AssistedResult, evaluate_assisted
 from bayeval.sampling.recalibration import Recalibration, recalibrate
 from bayeval.sampling.statistical import StatEvaluation, stat_measures
 
-__all__ = ["AssistedEvaluation", "CombinedEstimate", "InferredEvaluation", "Recalibration", "StatEvaluation",
-           "assisted_measures", "combine_differences", "combine_means", "corrected_measures",
-           "cross_fitted_predictions", "inferred_measures", "power_bounds", "power_exponent", "power_interval",
-           "recalibrate", "stat_measures"]
+__all__ = ["AssistedEvaluation", "AssistedResult", "CombinedEstimate", "InferredEvaluation", "Recalibration",
+           "StatEvaluation", "assisted_measures", "combine_differences", "combine_means", "corrected_measures",
+           "cross_fitted_predictions", "evaluate_assisted", "inferred_measures", "power_bounds", "power_exponent",
+           "power_interval", "recalibrate", "stat_measures"]

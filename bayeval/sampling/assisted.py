@@ -95,7 +95,8 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
                       default: float = 0.0, inclusion: Mapping[str, np.ndarray] | None = None,
                       cutoffs: tuple[int, ...] = (10, 30, 100), depth: int = 1000,
                       relevance_level: int = 1, shrink: float = 50.0, empty: str = "impute",
-                      variance: str = "jackknife") -> AssistedEvaluation:
+                      variance: str = "jackknife",
+                      expected_draws: Mapping[str, float] | None = None) -> AssistedEvaluation:
     """Model-assisted AP and P@k of every run, with design-based variances and covariances.
 
     Parameters
@@ -136,6 +137,12 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         taken at its own label (``"own-label"``, more conservative); or the textbook linearisation
         ``Σ_e (1 - π_e)/π_e² (x_e - λ p_e)² (∂AP/∂x_e)²`` with derivatives at the corrected labels
         (``"linearised"``, smallest). P@k's is the same in every case.
+    expected_draws : mapping topic -> float, optional
+        ``m_t`` of the per-topic shrink (see ``shrink``), default ``Σ_d π_d`` over the topic's pool. For a
+        sample whose unsampled documents' ``π`` is not known (prels list only the sampled ones), the
+        number of documents drawn, the Horvitz-Thompson estimate ``Σ_{d ∈ S} π_d / π_d`` of ``Σ_d π_d``
+        (equal to it for a stratified sample read with ``π = n_c / N_c``). Only the shrink uses the
+        unsampled documents' ``π``.
     Notes
     -----
     Runs' documents outside the pool count as nonrelevant (as in trec_eval and ``sample_eval.pl``). A topic's
@@ -156,6 +163,10 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     if not 0.0 <= float(default) <= 1.0:
         raise BayevalInputError(f"default: must lie in [0, 1], got {default!r}")
     cutoffs = tuple(int(k) for k in cutoffs)
+    if expected_draws is not None:
+        bad = [t for t in sample if not float(expected_draws.get(t, np.nan)) >= 0.0]
+        if bad:
+            raise BayevalInputError(f"expected_draws: a number >= 0 for every topic of the sample, not for {bad[0]!r}")
     data = RankData.build(runs, sample.pool(), depth=int(depth))
     S, T = len(runs), len(data.topics)
     measures = ("AP", *[f"P{k}" for k in cutoffs])
@@ -189,7 +200,8 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         lam = float(weight)
     for ti, args in enumerate(prepared):
         tr = args[4]
-        expected = float(np.sum(args[3]))                              # Σ π: the topic's expected draws
+        expected = (float(np.sum(args[3])) if expected_draws is None     # Σ π: the topic's expected draws
+                    else float(expected_draws[tr.topic]))
         res = _topic_pass(lam * expected / (expected + shrink) if weight is None else lam, *args)
         ok = tr.has_results
         has[:, ti] = ok

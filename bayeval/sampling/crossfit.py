@@ -27,12 +27,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import numpy as np
+import pandas as pd
 
 from bayeval.data.probabilities import RelevanceProbabilities
+from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.sample import NOT_SAMPLED, StratifiedSample, TopicSample
 from bayeval.errors import BayevalInputError
 
-__all__ = ["assign_folds", "cross_fitted_predictions", "held_out"]
+__all__ = ["assign_folds", "cross_fitted_predictions", "held_out", "held_out_judgments"]
 
 
 def assign_folds(sample: StratifiedSample, folds: int, seed: int) -> dict[str, np.ndarray]:
@@ -59,9 +61,30 @@ def held_out(sample: StratifiedSample, fold: Mapping[str, np.ndarray], k: int) -
                              for t, ts in sample.items()})
 
 
-def cross_fitted_predictions(sample: StratifiedSample,
-                             fit: Callable[[StratifiedSample], RelevanceProbabilities], *, folds: int = 5,
-                             seed: int = 0, default: float = 0.0) -> RelevanceProbabilities:
+def held_out_judgments(extra: Qrels, sample: StratifiedSample, fold: Mapping[str, np.ndarray], k: int) -> Qrels:
+    """``extra`` without the judgments of fold ``k``'s pooled documents and of the sample's drawn ones (those are
+    the sample's: :func:`held_out` gives them to the folds that may see them); documents outside the pool, and
+    topics outside the sample, are kept."""
+    out = {}
+    for t in extra.topics:
+        tj = extra[t]
+        ts = sample.get(t)
+        if ts is None:
+            out[t] = tj
+            continue
+        pos = pd.Index(ts.docnos).get_indexer(tj.docnos)
+        inside = pos >= 0
+        at = np.maximum(pos, 0)
+        drop = inside & ((fold[t][at] == k) | ts.sampled[at])
+        keep = ~drop
+        out[t] = TopicJudgments(tj.docnos[keep], tj.grades[keep],
+                                None if tj.inclusion is None else tj.inclusion[keep])
+    return Qrels(out, extra.relevance_level)
+
+
+def cross_fitted_predictions(sample: StratifiedSample, fit: Callable[..., RelevanceProbabilities], *,
+                             folds: int = 5, seed: int = 0, default: float = 0.0,
+                             extra: Qrels | None = None) -> RelevanceProbabilities:
     """Each pooled document's p from the fit on the other folds' sampled judgments.
 
     Parameters
@@ -78,6 +101,19 @@ def cross_fitted_predictions(sample: StratifiedSample,
         Seed of the fold assignment (:func:`assign_folds`).
     default : float
         p of a pooled document the fit does not list.
+    extra : Qrels, optional
+        Judgments that were not drawn at random (a selector's adaptive picks, an initial pool): the model may
+        learn from them, they never correct it. Fit k learns from those of documents outside fold k (pooled
+        documents of other folds, and documents outside the pool) and is then called
+        ``fit(training_sample, extra_k)``; a pooled document's own judgment never reaches its prediction,
+        drawn or not (:func:`held_out_judgments`). A document of ``extra`` that was drawn must carry the
+        sample's grade and is left to the sample.
+
+    Notes
+    -----
+    Why fold k's non-random judgments are held out too: a pooled document d is non-random (in ``extra``)
+    only where it was not drawn. Were its judgment in the fit that predicts it, ``p_d`` would lean towards
+    ``x_d`` exactly when ``I_d = 0``, and ``E z_d = x_d + λ (1 - π_d) (p_d⁽⁰⁾ - p_d⁽¹⁾)``, biased.
 
     Returns
     -------
@@ -87,7 +123,8 @@ def cross_fitted_predictions(sample: StratifiedSample,
     fold = assign_folds(sample, folds, seed)
     out: dict[str, dict[str, float]] = {t: {} for t in sample}
     for k in range(folds):
-        pred = fit(held_out(sample, fold, k))
+        pred = (fit(held_out(sample, fold, k)) if extra is None
+                else fit(held_out(sample, fold, k), held_out_judgments(extra, sample, fold, k)))
         if not isinstance(pred, RelevanceProbabilities):
             raise BayevalInputError(f"fit: must return RelevanceProbabilities, got {type(pred).__name__}")
         for t, ts in sample.items():
