@@ -14,21 +14,22 @@ import numpy as np
 
 from bayeval.sampling._stat_kernels import ap_slopes, ap_sums
 
-__all__ = ["best_weight", "truth_ap_slopes", "variance_terms"]
+__all__ = ["ap_derivatives", "best_weight", "variance_terms"]
 
 
-def truth_ap_slopes(x_ranked: np.ndarray, rank_of_pool: np.ndarray, relevant: float
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """AP of every system and ``∂AP/∂x_d`` of every pooled document, at the true labels.
+def ap_derivatives(x_ranked: np.ndarray, rank_of_pool: np.ndarray, relevant: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """AP of every system and ``∂AP/∂x_d`` of the given documents, at the labels ``x`` (the truth, or any
+    real-valued stand-in for it such as a model's predictions).
 
     Parameters
     ----------
     x_ranked : ndarray, shape (S, D)
-        True labels (0/1) in each system's rank order, 0 past the end of a list.
+        Labels in each system's rank order, 0 past the end of a list.
     rank_of_pool : ndarray of int, shape (S, n)
-        1-based rank of each pooled document in each system, 0 where not retrieved.
+        1-based rank of each document whose derivative is wanted in each system, 0 where not retrieved.
     relevant : float
-        ``R``, the pool's relevant count.
+        ``R = Σ_d x_d`` over the pool.
 
     Returns
     -------

@@ -30,7 +30,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
 from bayeval.data.sample import StratifiedSample
 from bayeval.errors import BayevalInputError
-from bayeval.sampling._oracle_kernels import best_weight, truth_ap_slopes, variance_terms
+from bayeval.sampling._oracle_kernels import ap_derivatives, best_weight, variance_terms
 
 __all__ = ["TruthSlopes", "design_variance", "design_variance_terms", "oracle_weight", "truth_slopes"]
 
@@ -92,7 +92,7 @@ def truth_slopes(runs: RunSet | Sequence[Run], sample: StratifiedSample, truth: 
         x_doc = np.zeros(tr.n_docs)
         where = pd.Index(tr.docnos).get_indexer(ts.docnos)
         x_doc[where] = x
-        ap, slopes = truth_ap_slopes(tr.ranked_values(x_doc, 0.0), tr.ranks[where].T.astype(np.int64),
+        ap, slopes = ap_derivatives(tr.ranked_values(x_doc, 0.0), tr.ranks[where].T.astype(np.int64),
                                      float(x.sum()))
         labels[tr.topic], raw[tr.topic] = x, slopes
         aps.append(ap)
