@@ -92,11 +92,13 @@ def _replayed(entry: dict, trial: int, bi: int):
     return cross_fitted_predictions(sample, lambda _: next(order), folds=FOLDS, seed=seed)
 
 
-def _ratios(v: np.ndarray, v0: np.ndarray) -> tuple[float, float, float]:
+def _ratios(v: np.ndarray, v0: np.ndarray) -> tuple[float, float, float, float]:
+    """Ratio of the runs' mean standard errors, median of the per-run ratios, pooled ratio, and the runs' mean
+    standard error itself (the design one, to set beside the spread of the estimates over samples)."""
     se, se0 = np.sqrt(np.maximum(v, 0)), np.sqrt(v0)
     ok = v0 > 0
     return (float(se[ok].mean() / se0[ok].mean()), float(np.median(se[ok] / se0[ok])),
-            float(np.sqrt(v[ok].sum() / v0[ok].sum())))
+            float(np.sqrt(v[ok].sum() / v0[ok].sum())), float(se[ok].mean()))
 
 
 def _isotonic(sl, incl, preds, per_topic: bool, weighted: bool) -> dict[str, np.ndarray]:
@@ -156,7 +158,7 @@ def bound_rows(col, runs, truth, base, entry, trial, bi, budget):
         se0 = np.sqrt(np.diag(assisted_measures(runs, sample, probs, weight=0.0, inclusion=incl, cutoffs=(),
                                                  depth=DEPTH, variance=form).covariance["AP"]))
         rows.append((*key, "rank", f"est-{form}", float(lam_hat), float(se.mean() / se0.mean()),
-                     float(np.median(se / se0)), float(np.sqrt((se**2).sum() / (se0**2).sum()))))
+                     float(np.median(se / se0)), float(np.sqrt((se**2).sum() / (se0**2).sum())), float(se.mean())))
     # another design at the same budget: proportional to the AP-prior of the runs' ranks
     prior = {}
     for t in sl.topics:
@@ -218,7 +220,7 @@ def _best(tr, docnos) -> np.ndarray:
 
 
 ROW_COLUMNS = ["collection", "trial", "budget", "design", "variant", "weight", "ratio", "ratio_median",
-               "ratio_pooled"]
+               "ratio_pooled", "mean_se"]
 DECOMP_COLUMNS = ["collection", "trial", "budget", "variance", "part", "share"]
 
 
@@ -247,7 +249,8 @@ def summary(args) -> None:
     decomp = pd.concat([pd.read_csv(Path(p).with_suffix(".decomp.csv")) for p in args.tables], ignore_index=True)
     g = rows.groupby(["collection", "design", "variant", "budget"], sort=False)
     tab = g.agg(ratio=("ratio", "mean"), median=("ratio_median", "mean"), pooled=("ratio_pooled", "mean"),
-                weight=("weight", "mean"), samples=("trial", "nunique")).reset_index()
+                weight=("weight", "mean"), mean_se=("mean_se", "mean"),
+                samples=("trial", "nunique")).reset_index()
     print(tab.pivot_table(index=["collection", "design", "variant"], columns="budget", values="ratio",
                           sort=False).round(3).to_markdown())
     print()
@@ -256,6 +259,9 @@ def summary(args) -> None:
     print()
     print(tab.pivot_table(index=["collection", "design", "variant"], columns="budget", values="pooled",
                           sort=False).round(3).to_markdown())
+    print()
+    print(tab.pivot_table(index=["collection", "design", "variant"], columns="budget", values="mean_se",
+                          sort=False).round(4).to_markdown())
     print()
     d = decomp.groupby(["collection", "variance", "part", "budget"], sort=False).share.mean().reset_index()
     print(d.pivot_table(index=["collection", "variance", "part"], columns="budget", values="share",
