@@ -14,7 +14,8 @@ model-assisted MAP (:mod:`bayeval.sampling.oracle`) for:
   truth on p over the whole pool (unweighted; weighted by each document's variance weight
   ``(1 - π)/π · Σ_s (∂MAP_s/∂x)²``; per topic, weighted), then the best λ: the most any difference or
   regression estimator using this model's ranking of the documents could get;
-- ``truth`` — p = x (0: the sanity check);
+- ``truth`` — p = x (0: the sanity check); ``truth-shrunk`` p = x with λ = 1 shrunk per topic as the estimator
+  shrinks it (what the shrink alone leaves with a perfect model);
 
 as the ratio of the runs' mean standard error to statAP's (the study's ``× statAP`` is a ratio of mean widths),
 the median of the per-run ratios, and ``√(ΣV/ΣV₀)`` (pooled over runs, = √(1 − R²_w) for the oracle λ, R²_w the
@@ -137,20 +138,24 @@ def bound_rows(col, runs, truth, base, entry, trial, bi, budget):
     lam_topic = oracle_weight(sl, incl, preds, per_topic=True)
     lam_model = assisted_measures(runs, sample, probs, inclusion=incl, cutoffs=(), depth=DEPTH,
                                   tuning="model").weight
-    variants = {"statAP": (None, 0.0), "estimator": (preds, shrunk), "estimator-noshrink": (preds, lam_hat),
-                "estimator-tm": (preds, _shrunk(lam_model, incl)),
-                "oracle-shrunk": (preds, _shrunk(lam_star, incl)),
-                "oracle": (preds, lam_star), "oracle-topic": (preds, lam_topic)}
+    # (predictions, per-topic weights, the weight shown: the tuned or oracle λ before the per-topic shrink)
+    variants = {"statAP": (None, 0.0, 0.0), "estimator": (preds, shrunk, lam_hat),
+                "estimator-noshrink": (preds, lam_hat, lam_hat),
+                "estimator-tm": (preds, _shrunk(lam_model, incl), lam_model),
+                "oracle-shrunk": (preds, _shrunk(lam_star, incl), lam_star),
+                "oracle": (preds, lam_star, lam_star),
+                "oracle-topic": (preds, lam_topic, float(np.mean(list(lam_topic.values()))))}
     for name, per_topic, weighted in (("iso", False, False), ("iso-w", False, True), ("iso-topic", True, True)):
         q = _isotonic(sl, incl, preds, per_topic, weighted)
-        variants[name] = (q, oracle_weight(sl, incl, q))
-    variants["truth"] = (sl.labels, 1.0)
+        lam_q = oracle_weight(sl, incl, q)
+        variants[name] = (q, lam_q, lam_q)
+    variants["truth"] = (sl.labels, 1.0, 1.0)
+    variants["truth-shrunk"] = (sl.labels, _shrunk(1.0, incl), 1.0)    # what the shrink alone leaves
     rows, decomp = [], []
     key = (col.name, trial, budget)
-    for name, (p, lam) in variants.items():
+    for name, (p, lam, shown) in variants.items():
         v = design_variance(sl, incl, p, lam)
-        shown = float(np.mean(list(lam.values()))) if isinstance(lam, dict) else float(lam)
-        rows.append((*key, "rank", name, shown, *_ratios(v, v0)))
+        rows.append((*key, "rank", name, float(shown), *_ratios(v, v0)))
     # what the estimator's own standard errors say on this sample (estimated, not design, variances)
     for form in ("jackknife", "linearised"):
         se = np.sqrt(np.diag(assisted_measures(runs, sample, probs, inclusion=incl, cutoffs=(), depth=DEPTH,
@@ -202,6 +207,7 @@ def bound_rows(col, runs, truth, base, entry, trial, bi, budget):
     decomp.append((*key, "model", "relevant weight at p<0.1", float(w_all[rel & (p_all < 0.1)].sum() / w_rel)))
     decomp.append((*key, "model", "relevant weight at p>=0.5", float(w_all[rel & (p_all >= 0.5)].sum() / w_rel)))
     decomp.append((*key, "model", "mean p relevant (weighted)", float(np.sum(w_all[rel] * p_all[rel]) / w_rel)))
+    decomp.append((*key, "model", "mean shrink m/(m+50)", float(np.mean(list(_shrunk(1.0, incl).values())))))
     return rows, decomp
 
 
