@@ -235,10 +235,23 @@ def compute(args) -> None:
     runs, qrels, topics = col.runs(col.run_names), col.qrels(), col.topics()
     base = RankData.build(runs, None, depth=DEPTH, topics=topics)
     truth = _pool_truth(base, qrels)
+    unknown = sorted(set(args.budgets) - set(BUDGETS))
+    if unknown:
+        raise SystemExit(f"--budgets: {unknown} not among the cached budgets {list(BUDGETS)}")
+    try:
+        trials = [int(t) for t in args.trials.split(",")]
+    except ValueError:
+        raise SystemExit(f"--trials: comma-separated integers, got {args.trials!r}") from None
     rows, decomp = [], []
-    for trial in (int(t) for t in args.trials.split(",")):
-        with open(Path(args.cache) / f"{col.name}_{trial}.pkl", "rb") as fh:
+    for trial in trials:
+        path = Path(args.cache) / f"{col.name}_{trial}.pkl"
+        if not path.is_file():
+            raise SystemExit(f"--cache: {path} is missing (run studies/sampling_variants.py fit {args.collection} "
+                             f"--cache {args.cache} --folds {FOLDS} first)")
+        with open(path, "rb") as fh:
             rec = pickle.load(fh)
+        if FOLDS not in next(iter(rec["budgets"].values()))["folds"]:
+            raise SystemExit(f"--cache: {path} holds no {FOLDS}-fold fits")
         for bi, budget in enumerate(BUDGETS):
             if budget not in args.budgets:
                 continue
