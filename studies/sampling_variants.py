@@ -18,7 +18,9 @@ A variant is ``SOURCE-PREDICTION-VARIANCE[-OPTION]``, or ``sample-VARIANCE`` for
   fitted on the fold's training sample). Both adjustments use only the other folds' judgments, so the
   estimate stays design-unbiased;
 - VARIANCE: ``jackknife``, ``own`` (own-label) or ``linearised`` (:func:`bayeval.sampling.assisted_measures`);
-- OPTION: ``w0.5`` (a fixed λ, no per-topic shrinkage) or ``ns`` (tuned λ without per-topic shrinkage).
+- OPTION: ``w0.5`` (a fixed λ, no per-topic shrinkage), ``ns`` (tuned λ without per-topic shrinkage) or
+  ``tm`` (tuned λ with each document's derivatives at the model's predictions, ``tuning="model"`` of
+  :func:`bayeval.sampling.assisted_measures`).
 
 Choose on Robust 2003 and the synthetic collection; TREC-8 is the report::
 
@@ -180,7 +182,7 @@ def evaluate_variants(args) -> None:
         ok = (len(parts) == 2 and parts[0] == "sample" and parts[1] in VARIANCE_NAMES) or (
             3 <= len(parts) <= 4 and (parts[0] == "whole" or (parts[0][:1] == "K" and parts[0][1:].isdigit()))
             and parts[1] in ("raw", "recal", "rank") and parts[2] in VARIANCE_NAMES
-            and (len(parts) == 3 or parts[3] == "ns" or parts[3][:1] == "w"))
+            and (len(parts) == 3 or parts[3] in ("ns", "tm") or parts[3][:1] == "w"))
         if not ok:
             raise SystemExit(f"--variants: cannot read {v!r} (see the module docstring for the names)")
     files = sorted(Path(args.cache).glob(f"{col.name}_*.pkl"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
@@ -195,7 +197,7 @@ def evaluate_variants(args) -> None:
             for v in variants:
                 parts = v.split("-")
                 t0 = time.perf_counter()
-                shrink, weight = 50.0, None
+                shrink, weight, tuning = 50.0, None, "corrected"
                 if parts[0] == "sample":
                     probs, variance, weight = None, VARIANCE_NAMES[parts[1]], 0.0
                 else:
@@ -205,12 +207,14 @@ def evaluate_variants(args) -> None:
                         weight = float(option[1:])
                     elif option == "ns":
                         shrink = 0.0
+                    elif option == "tm":
+                        tuning = "model"
                     if (source, kind) not in preds:
                         preds[source, kind] = (entry["whole"] if source == "whole"
                                                else _cross_fitted(entry, int(source[1:]), kind, best))
                     probs = preds[source, kind]
                 ev = assisted_measures(runs, entry["sample"], probs, weight=weight, inclusion=entry["incl"],
-                                       cutoffs=(), depth=DEPTH, variance=variance, shrink=shrink)
+                                       cutoffs=(), depth=DEPTH, variance=variance, shrink=shrink, tuning=tuning)
                 m, var = ev.mean("AP")
                 d, se, p = ev.differences("AP")
                 secs = time.perf_counter() - t0

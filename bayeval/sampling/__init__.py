@@ -20,7 +20,8 @@
 * :func:`recalibrate` — the model's p recalibrated on the pool by the random sample (inverse-probability-
   weighted logistic recalibration).
 
-Designs that draw such samples (rank strata, proportional to p): :mod:`bayeval.sampling.design`.
+Designs that draw such samples (rank strata, proportional to p): :mod:`bayeval.sampling.design`. How narrow a
+model-assisted interval can be with given predictions and design, the truth known: :mod:`bayeval.sampling.oracle`.
 Formulas and papers: docs/sampling.md.
 """
 

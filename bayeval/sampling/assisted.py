@@ -24,12 +24,15 @@ from bayeval.data.run import Run, RunSet
 from bayeval.data.sample import StratifiedSample
 from bayeval.errors import BayevalInputError
 from bayeval.sampling._assisted_kernels import assisted_topic, tuned_weight
+from bayeval.sampling._oracle_kernels import ap_derivatives
 from bayeval.sampling.statistical import StatEvaluation
 
-__all__ = ["VARIANCES", "AssistedEvaluation", "assisted_measures"]
+__all__ = ["TUNINGS", "VARIANCES", "AssistedEvaluation", "assisted_measures"]
 
 #: AP's variance estimates :func:`assisted_measures` offers (docs/sampling.md compares them).
 VARIANCES = ("jackknife", "own-label", "linearised")
+#: Where the tuned weight takes each sampled document's derivatives (``tuning`` of :func:`assisted_measures`).
+TUNINGS = ("corrected", "model")
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
                       default: float = 0.0, inclusion: Mapping[str, np.ndarray] | None = None,
                       cutoffs: tuple[int, ...] = (10, 30, 100), depth: int = 1000,
                       relevance_level: int = 1, shrink: float = 50.0, empty: str = "impute",
-                      variance: str = "jackknife",
+                      variance: str = "jackknife", tuning: str = "corrected",
                       expected_draws: Mapping[str, float] | None = None) -> AssistedEvaluation:
     """Model-assisted AP and P@k of every run, with design-based variances and covariances.
 
@@ -137,6 +140,13 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         taken at its own label (``"own-label"``, more conservative); or the textbook linearisation
         ``Σ_e (1 - π_e)/π_e² (x_e - λ p_e)² (∂AP/∂x_e)²`` with derivatives at the corrected labels
         (``"linearised"``, smallest). P@k's is the same in every case.
+    tuning : {"corrected", "model"}
+        With a tuned weight, where each sampled document's derivatives ``spread_e = Σ_s (∂AP_s/∂x_e)²`` are
+        taken: ``"corrected"`` — AP's influences at λ = 1 (the corrected labels of the difference estimator)
+        divided by the document's residual; ``"model"`` — AP's derivatives at the model's predictions
+        (``x = p`` for every pooled document, ``R = Σ p``), which do not depend on the draws and stay finite
+        where the difference estimator's ``R̂`` of a topic comes near 0 (docs/sampling.md, "how narrow can the
+        model-assisted interval be?"). Ignored when ``weight`` is given.
     expected_draws : mapping topic -> float, optional
         ``m_t`` of the per-topic shrink (see ``shrink``), default ``Σ_d π_d`` over the topic's pool. For a
         sample whose unsampled documents' ``π`` is not known (prels list only the sampled ones), the
@@ -158,6 +168,8 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     shrink = float(shrink)
     if variance not in VARIANCES:
         raise BayevalInputError(f"variance: one of {', '.join(VARIANCES)}, got {variance!r}")
+    if tuning not in TUNINGS:
+        raise BayevalInputError(f"tuning: one of {', '.join(TUNINGS)}, got {tuning!r}")
     if empty not in ("impute", "zero"):
         raise BayevalInputError(f"empty: 'impute' or 'zero', got {empty!r}")
     if not 0.0 <= float(default) <= 1.0:
@@ -175,7 +187,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     influence: dict[str, list[np.ndarray]] = {m: [] for m in measures}
     has = np.zeros((S, T), dtype=bool)
     informative = np.ones(T, dtype=bool)
-    prepared, tuning = [], []
+    prepared, tune_parts = [], []
     for tr in data:
         ts = sample[tr.topic]
         pi = _inclusion(ts, inclusion, tr.topic)
@@ -188,14 +200,19 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         coef = (1.0 - pi[smp]) / pi[smp] ** 2
 
         prepared.append((p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance))
-        if weight is None:  # the variance's sensitivity to each sampled document, at λ = 1
+        if weight is None and tuning == "model":  # AP's derivatives at the model's predictions
+            p_doc = np.zeros(tr.n_docs)
+            p_doc[where] = p
+            spread = np.sum(ap_derivatives(tr.ranked_values(p_doc, 0.0), ranks, float(p.sum()))[1] ** 2, axis=0)
+            tune_parts.append((x[smp], p[smp], coef, spread))
+        elif weight is None:  # the variance's sensitivity to each sampled document, at λ = 1
             first = _topic_pass(1.0, *prepared[-1])
             resid = (x - p)[smp]
             safe = np.where(resid != 0, resid, 1.0) * np.sqrt(coef)
             spread = np.sum((first["AP_g"] / np.where(safe != 0, safe, 1.0)) ** 2, axis=0)
-            tuning.append((x[smp], p[smp], coef, spread))
+            tune_parts.append((x[smp], p[smp], coef, spread))
     if weight is None:
-        lam = tuned_weight(*(np.concatenate(parts) for parts in zip(*tuning, strict=True)))
+        lam = tuned_weight(*(np.concatenate(parts) for parts in zip(*tune_parts, strict=True)))
     else:
         lam = float(weight)
     for ti, args in enumerate(prepared):
