@@ -66,7 +66,7 @@ def register_sampling(studies, parser_class) -> None:
                         "instead of one for all runs (docs/sampling.md)")
     r.add_argument("--methods", type=_methods, default=None,
                    help="comma-separated subset of sample,sample-bc,sample-bcp,model,assisted,model-recal,mtc,"
-                        "combined,sample-hajek (default "
+                        "combined (default "
                         "sample,model,assisted; "
                         "mtc: trial 0 only)")
     r.set_defaults(func=_run)

@@ -20,9 +20,6 @@ judgments is the budget — and estimates every run's MAP and a random set of ru
 - ``sample-bcp``: ``sample-bc``'s estimate and standard error with the interval normal on the power scale
   ``m^γ`` that the runs' standard errors call for (:func:`bayeval.sampling.power_exponent`; ``γ`` in the
   table's ``power`` column, 1 for every other method's symmetric interval);
-- ``sample-hajek``: the sample alone, statAP with every precision a Hájek ratio (bounded by 1, no ratio
-  correction; :func:`bayeval.sampling.corrected_measures` ``precision="hajek"``), jackknife variance over every
-  sampled document, and ``sample-bcp``'s power-scale interval — a candidate (docs/sampling.md);
 - ``combined``: ``model`` and ``assisted`` of the same sample combined by empirical Bayes
   (:func:`bayeval.sampling.combine_means`, :func:`bayeval.sampling.combine_differences`): each run's MAP and each
   pair's ΔMAP leans on the model as far as the sample says the model errs (no further fit; the table's
@@ -61,8 +58,7 @@ __all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_
            "read_sampling_table", "run_sampling_trial", "sampling_reliability", "sampling_resume_plan",
            "sampling_settings", "sampling_statistics"]
 
-SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc", "sample-bcp", "combined",
-                    "sample-hajek")
+SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc", "sample-bcp", "combined")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds",
                     "power", "settings")
@@ -283,13 +279,11 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only
                     if corrected is None:
                         corrected = corrected_measures(runs, sample, inclusion=incl, depth=config.depth)
                     ev = corrected
-                elif method == "sample-hajek":
-                    ev = corrected_measures(runs, sample, inclusion=incl, depth=config.depth, precision="hajek")
                 else:
                     ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
                                            inclusion=incl, cutoffs=(), depth=config.depth, variance=config.variance)
                 m, v = ev.mean("AP")
-                if method in ("sample-bcp", "sample-hajek"):
+                if method == "sample-bcp":
                     power = power_exponent(m, np.sqrt(np.maximum(v, 0.0)))
                 dd, se, p = ev.differences("AP")
                 d, dv, pl = dd[ia, ib], se[ia, ib] ** 2, p[ia, ib]

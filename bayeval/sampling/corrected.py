@@ -20,7 +20,6 @@ from bayeval.data.run import Run, RunSet
 from bayeval.data.sample import StratifiedSample
 from bayeval.errors import BayevalInputError
 from bayeval.sampling._corrected_kernels import corrected_topic
-from bayeval.sampling._hajek_kernels import hajek_topic
 from bayeval.sampling.assisted import AssistedEvaluation, _bounded, _inclusion, _mean_covariance
 
 __all__ = ["corrected_measures"]
@@ -28,7 +27,7 @@ __all__ = ["corrected_measures"]
 
 def corrected_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample, *,
                        inclusion: Mapping[str, np.ndarray] | None = None, depth: int = 1000,
-                       relevance_level: int = 1, correction: str | None = None, precision: str = "ht",
+                       relevance_level: int = 1, correction: str = "taylor",
                        empty: str = "impute") -> AssistedEvaluation:
     """Every run's AP from the sample alone, statAP with its ratio bias removed, with design-based variances.
 
@@ -42,22 +41,11 @@ def corrected_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample, *
         stratum's sampling rate ``n_c / N_c``. Sampling is taken to be Poisson (independent draws).
     depth, relevance_level
         Ranks kept; the least grade counted relevant.
-    correction : {"taylor", "none"}, optional
-        ``"taylor"`` (the default with ``precision="ht"``): per topic ``θ̂ - B̂`` with
-        ``B̂ = Σ_{e ∈ S} (1 - π_e) π_e⁻² (θ̂ - b_e) / R̂²`` the estimated second-order bias of the ratio
-        ``θ̂ = N̂/R̂`` (``b_e = ∂N̂/∂z_e``; sums over the sampled relevant documents). ``"none"``: statAP, exactly
-        as :func:`bayeval.sampling.assisted_measures` gives it at weight 0 (the only choice, and the default,
-        with ``precision="hajek"``).
-    precision : {"ht", "hajek"}
-        Each sampled relevant document's precision: ``"ht"`` (default), statAP's Horvitz-Thompson
-        ``(1 + A_x(d)) / r_d``; ``"hajek"``, the ratio ``(1 + A_x(d)) / (1 + A_w(d))`` of the Horvitz-Thompson
-        counts of the relevant documents and of all documents at or above d (``A_x``, ``A_w`` the sampled ones
-        above d weighted ``1/π``, d counting 1), so that a topic's AP lies in [0, 1] by construction
-        (:func:`bayeval.sampling._hajek_kernels.hajek_topic`). Its variance is the jackknife over every sampled
-        document, relevant or not (the nonrelevant ones enter through ``A_w``). The second-order correction
-        does not apply to it: ``B̂`` is the bias of a ratio whose numerator is unbiased and linear in each
-        draw, which the Hájek numerator ``Σ_d (1/π_d) P̂_d`` is not (each ``P̂_d`` is itself a ratio), and any
-        additive correction would take the bounded estimate out of [0, 1] again.
+    correction : {"taylor", "none"}
+        ``"taylor"`` (default): per topic ``θ̂ - B̂`` with ``B̂ = Σ_{e ∈ S} (1 - π_e) π_e⁻² (θ̂ - b_e) / R̂²`` the
+        estimated second-order bias of the ratio ``θ̂ = N̂/R̂`` (``b_e = ∂N̂/∂z_e``; sums over the sampled
+        relevant documents). ``"none"``: statAP, exactly as :func:`bayeval.sampling.assisted_measures` gives it
+        at weight 0.
     empty : {"impute", "zero"}
         Topics without a sampled relevant document, as in :func:`bayeval.sampling.assisted_measures`: MAP over
         the informative topics with the between-topic term for the others (default), or AP = 0 there.
@@ -77,15 +65,8 @@ def corrected_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample, *
     Runs' documents outside the pool count as nonrelevant. Formulas, and what was tried: docs/sampling.md.
     """
     runs = runs if isinstance(runs, RunSet) else RunSet(tuple(runs))
-    if precision not in ("ht", "hajek"):
-        raise BayevalInputError(f"precision: 'ht' or 'hajek', got {precision!r}")
-    if correction is None:
-        correction = "taylor" if precision == "ht" else "none"
     if correction not in ("taylor", "none"):
         raise BayevalInputError(f"correction: 'taylor' or 'none', got {correction!r}")
-    if precision == "hajek" and correction != "none":
-        raise BayevalInputError("correction: only 'none' with precision='hajek' (the second-order correction "
-                                f"is derived for statAP's precision), got {correction!r}")
     if empty not in ("impute", "zero"):
         raise BayevalInputError(f"empty: 'impute' or 'zero', got {empty!r}")
     if not isinstance(depth, (int, np.integer)) or depth < 1:
@@ -104,15 +85,8 @@ def corrected_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample, *
         where = pd.Index(tr.docnos).get_indexer(ts.docnos)
         z_doc = np.zeros(tr.n_docs)
         z_doc[where[rel]] = 1.0 / pi[rel]
-        if precision == "hajek":
-            smp = ts.sampled
-            w_doc = np.ones(tr.n_docs)                       # ranked outside the pool: known nonrelevant
-            w_doc[where] = np.where(smp, 1.0 / np.where(smp, pi, 1.0), 0.0)
-            res = hajek_topic(tr.ranked_values(z_doc, 0.0), tr.ranked_values(w_doc, 0.0),
-                              tr.ranks[where[smp]].T.astype(np.int64), rel[smp], pi[smp])
-        else:
-            res = corrected_topic(tr.ranked_values(z_doc, 0.0), tr.ranks[where[rel]].T.astype(np.int64),
-                                  1.0 / pi[rel], pi[rel])
+        res = corrected_topic(tr.ranked_values(z_doc, 0.0), tr.ranks[where[rel]].T.astype(np.int64),
+                              1.0 / pi[rel], pi[rel])
         ok = tr.has_results
         has[:, ti] = ok
         informative[ti] = empty == "zero" or bool(rel.any())
