@@ -18,9 +18,11 @@ A variant is ``SOURCE-PREDICTION-VARIANCE[-OPTION]``, or ``sample-VARIANCE`` for
   fitted on the fold's training sample). Both adjustments use only the other folds' judgments, so the
   estimate stays design-unbiased;
 - VARIANCE: ``jackknife``, ``own`` (own-label) or ``linearised`` (:func:`bayeval.sampling.assisted_measures`);
-- OPTION: ``w0.5`` (a fixed λ, no per-topic shrinkage), ``ns`` (tuned λ without per-topic shrinkage) or
-  ``tm`` (tuned λ with each document's derivatives at the model's predictions, ``tuning="model"`` of
-  :func:`bayeval.sampling.assisted_measures`).
+- OPTION: ``w0.5`` (a fixed λ, no per-topic shrinkage), ``ns`` (tuned λ without per-topic shrinkage, the
+  same as ``s0``), ``s25`` … (tuned λ shrunk per topic by ``m_t / (m_t + 25)``: ``shrink`` of
+  :func:`bayeval.sampling.assisted_measures`; without an ``s`` option the shrink is 50) or ``tm`` (tuned λ with
+  each document's derivatives at the model's predictions, ``tuning="model"``). ``tm`` combines with a shrink:
+  ``K5-raw-jackknife-tm-s25``.
 
 Choose on Robust 2003 and the synthetic collection; TREC-8 is the report::
 
@@ -170,6 +172,31 @@ def _cross_fitted(entry, k, kind, best):
     return RelevanceProbabilities(out)
 
 
+def _options(options):
+    """``(weight, shrink, tuning)`` of a variant's OPTION parts (``w0.5``, ``ns``, ``s25``, ``tm``; at most one
+    of ``w``/``ns``/``s``, ``tm`` not with ``w``), or None when they cannot be read."""
+    weight, shrink, tuning, fixed = None, 50.0, "corrected", 0
+    for o in options:
+        try:
+            if o == "tm":
+                tuning = "model"
+                continue
+            if o == "ns":
+                shrink = 0.0
+            elif o[:1] == "s" and 0.0 <= float(o[1:]) < np.inf:
+                shrink = float(o[1:])
+            elif o[:1] == "w" and 0.0 <= float(o[1:]) <= 1.0:
+                weight = float(o[1:])
+            else:
+                return None
+        except ValueError:
+            return None
+        fixed += 1
+    if fixed > 1 or len(set(options)) < len(options) or (weight is not None and tuning == "model"):
+        return None
+    return weight, shrink, tuning
+
+
 def evaluate_variants(args) -> None:
     col = load_collection(args.collection, name=args.name)
     runs = col.runs(col.run_names)
@@ -180,9 +207,9 @@ def evaluate_variants(args) -> None:
     for v in variants:
         parts = v.split("-")
         ok = (len(parts) == 2 and parts[0] == "sample" and parts[1] in VARIANCE_NAMES) or (
-            3 <= len(parts) <= 4 and (parts[0] == "whole" or (parts[0][:1] == "K" and parts[0][1:].isdigit()))
+            len(parts) >= 3 and (parts[0] == "whole" or (parts[0][:1] == "K" and parts[0][1:].isdigit()))
             and parts[1] in ("raw", "recal", "rank") and parts[2] in VARIANCE_NAMES
-            and (len(parts) == 3 or parts[3] in ("ns", "tm") or parts[3][:1] == "w"))
+            and _options(parts[3:]) is not None)
         if not ok:
             raise SystemExit(f"--variants: cannot read {v!r} (see the module docstring for the names)")
     files = sorted(Path(args.cache).glob(f"{col.name}_*.pkl"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
@@ -202,13 +229,7 @@ def evaluate_variants(args) -> None:
                     probs, variance, weight = None, VARIANCE_NAMES[parts[1]], 0.0
                 else:
                     source, kind, variance = parts[0], parts[1], VARIANCE_NAMES[parts[2]]
-                    option = parts[3] if len(parts) > 3 else ""
-                    if option.startswith("w"):
-                        weight = float(option[1:])
-                    elif option == "ns":
-                        shrink = 0.0
-                    elif option == "tm":
-                        tuning = "model"
+                    weight, shrink, tuning = _options(parts[3:])
                     if (source, kind) not in preds:
                         preds[source, kind] = (entry["whole"] if source == "whole"
                                                else _cross_fitted(entry, int(source[1:]), kind, best))
