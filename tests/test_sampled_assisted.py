@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import run_cli
-from test_sampling_assisted import _collection, _draw
+from test_sampling_assisted import _collection, _draw, _true_map_p30
 
 from bayeval.data import Qrels, RankData, RelevanceProbabilities, TopicJudgments
 from bayeval.data.sample import StratifiedSample, TopicSample
@@ -19,7 +19,6 @@ from bayeval.errors import BayevalInputError
 from bayeval.experiments import load_collection
 from bayeval.experiments.sampling import SamplingStudyConfig, draw_pool_sample, run_sampling_trial
 from bayeval.io import read_prels, read_qrels, read_stratified_sample, write_qrels, write_run, write_stratified_sample
-from bayeval.measures import evaluate
 from bayeval.relevance import PredictionFit
 from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.sampling import assisted_measures, evaluate_assisted
@@ -203,11 +202,7 @@ def test_non_random_judgments_keep_the_estimate_unbiased():
     intervals cover. Red if a fold's own non-random judgments reach its fit (p_d = x_d exactly where d was not
     drawn) or if they are given a correction term of their own as if drawn."""
     runs, truth, preds, design = _collection()
-    true_q = Qrels({t: TopicJudgments(d, x) for t, (d, x) in truth.items()})
-    frame = evaluate(RankData.build(runs, true_q), ("AP", "P@30")).to_frame()
-    frame = frame[frame.topic == "all"]
-    true_map = frame[frame.measure == "AP"].set_index("run").value.reindex(runs.names).to_numpy()
-    true_p30 = frame[frame.measure == "P@30"].set_index("run").value.reindex(runs.names).to_numpy()
+    true_map, true_p30 = _true_map_p30(runs, truth)
     incl = {t: design[t] for t in truth}
     fit = _memoriser({t: (truth[t][0], preds[t]) for t in truth})
     rng = np.random.default_rng(11)

@@ -83,6 +83,14 @@ def _collection(seed=3, topics=4, pool=150, systems=4, depth=100):
     return runs, truth, preds, design
 
 
+def _true_map_p30(runs, truth):
+    """Every run's true MAP and P@30 (over all topics) from the complete labels of ``_collection``."""
+    true_q = Qrels({t: TopicJudgments(d, x) for t, (d, x) in truth.items()})
+    frame = evaluate(RankData.build(runs, true_q), ("AP", "P@30")).to_frame()
+    frame = frame[frame.topic == "all"]
+    return tuple(frame[frame.measure == m].set_index("run").value.reindex(runs.names).to_numpy()
+                 for m in ("AP", "P@30"))
+
 def _draw(truth, design, rng):
     out = {}
     for t, (docs, x) in truth.items():
@@ -136,9 +144,7 @@ def test_pool_prevalence_matches_ppi_python():
 
 def test_monte_carlo_coverage_width_and_pairs():
     runs, truth, preds, design = _collection()
-    true_q = Qrels({t: TopicJudgments(d, x) for t, (d, x) in truth.items()})
-    true_ap = evaluate(RankData.build(runs, true_q), "AP").to_frame()
-    true_map = true_ap[true_ap.topic == "all"].set_index("run").value.reindex(runs.names).to_numpy()
+    true_map, _ = _true_map_p30(runs, truth)
     probs = RelevanceProbabilities({t: dict(zip(truth[t][0], preds[t], strict=True)) for t in truth})
     incl = {t: design[t] for t in truth}
     rng = np.random.default_rng(11)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_sampling_assisted import _collection, _draw
+from test_sampling_assisted import _collection, _draw, _true_map_p30
 
-from bayeval.data import Qrels, RankData, RelevanceProbabilities, TopicJudgments
+from bayeval.data import RelevanceProbabilities
 from bayeval.errors import BayevalInputError
-from bayeval.measures import evaluate
 from bayeval.sampling import assisted_measures, cross_fitted_predictions
 from bayeval.sampling.crossfit import assign_folds, held_out
 
@@ -63,11 +62,7 @@ def test_no_fit_sees_the_documents_it_predicts(folds):
 
 def test_cross_fitting_keeps_the_estimate_unbiased_and_covering():
     runs, truth, preds, design = _collection()
-    true_q = Qrels({t: TopicJudgments(d, x) for t, (d, x) in truth.items()})
-    frame = evaluate(RankData.build(runs, true_q), ("AP", "P@30")).to_frame()
-    frame = frame[frame.topic == "all"]
-    true_map = frame[frame.measure == "AP"].set_index("run").value.reindex(runs.names).to_numpy()
-    true_p30 = frame[frame.measure == "P@30"].set_index("run").value.reindex(runs.names).to_numpy()
+    true_map, true_p30 = _true_map_p30(runs, truth)
     incl = {t: design[t] for t in truth}
     fit = _memoriser(preds)
     rng = np.random.default_rng(7)
