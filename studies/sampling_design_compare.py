@@ -105,11 +105,17 @@ def main() -> None:
     ap.add_argument("--rule", action="store_true")
     ap.add_argument("--cells", default="robust03:all;synthetic:all;synth-manual:automatic,manual")
     ap.add_argument("--csv", default=None)
+    ap.add_argument("--markdown", action="store_true", help="print the table as docs/sampling.md's markdown rows")
     args = ap.parse_args()
     frame = load(args.tables, args.pool)
     st = table(frame, args.methods.split(","))
     if args.csv:
         st.to_csv(args.csv, index=False)
+    if args.markdown:
+        for r in st.itertuples(index=False):
+            print(f"| {r.collection} | {r.group} | {r.budget:.0%} | {r.method} | {r.design} | {r.trials} | "
+                  f"{r.coverage:.1%} ± {100 * r.coverage_se:.1f} | {r.bias:+.4f} | {r.rmse:.4f} | {r.width:.4f} | "
+                  f"{r.x_own_statAP:.2f} | {r.x_rank_statAP:.2f} |".replace("+", "+").replace("-0.", "−0."))
     with pd.option_context("display.width", 250, "display.max_rows", 500, "display.float_format", "{:.4f}".format):
         print(st.to_string(index=False))
     if args.rule:
