@@ -7,7 +7,7 @@
 * :func:`prior_inclusion` — proportional to the AP-prior of the runs' ranks (:func:`ap_prior`, Aslam, Pavlu &
   Savell 2003), the prior statAP's own experiments sample with.
 
-Both scale the probabilities so that their sum, the expected number of documents drawn, is ``share`` times the
+All three scale the probabilities so that their sum, the expected number of documents drawn, is ``share`` times the
 pool, capping at 1 (the excess of a capped document goes to the others). :func:`poisson_draw` draws each
 document independently with its probability (Poisson sampling, the design every estimator of
 :mod:`bayeval.sampling` assumes).
@@ -84,7 +84,7 @@ def ap_prior(ranks: np.ndarray, depth: int) -> np.ndarray:
 
       a(r) = (1 / 2Z) · (1 + Σ_{i=r}^{Z} 1/i),
 
-    the share of AP's pairwise terms (the precision above each relevant document) that rank ``r`` takes part in;
+    derived by Aslam, Pavlu & Savell from AP's form as a sum over pairs of ranks, ``(1/R) Σ_{i ≤ j} x_i x_j / j``;
     ``Σ_{r=1}^{Z} a(r) = 1``. A document that a run does not retrieve within ``Z`` gets 0 from it, and the prior
     of a document is the mean of its weights over the runs (Aslam, Pavlu & Yilmaz 2006 sample in proportion to it).
 
