@@ -22,7 +22,8 @@ the median of the per-run ratios, and ``√(ΣV/ΣV₀)`` (pooled over runs, = �
 uncentred R² of x on p weighted by the variance weights). Beside them the *estimated* ratio on the same sample:
 the estimator's standard errors against statAP's (``est-jackknife``: the study's; ``est-linearised``: the
 textbook linearisation). A second design at the same budget, ``prior`` (probabilities proportional to Aslam,
-Pavlu & Savell's AP-prior of the documents' ranks averaged over runs, floor 0.05, :func:`proportional_inclusion`),
+Pavlu & Savell's AP-prior of the documents' ranks averaged over runs, floor 0.05:
+:func:`bayeval.sampling.design.prior_inclusion`),
 gets statAP and oracle rows too (needs no sample: the design variance is closed form). The decomposition table
 splits ``V₀`` and ``V(λ*)`` (summed over runs) by rank stratum, by relevance and by topic.
 
@@ -50,20 +51,12 @@ from bayeval.data.rankdata import RankData
 from bayeval.experiments import load_collection
 from bayeval.sampling import assisted_measures, cross_fitted_predictions
 from bayeval.sampling.crossfit import assign_folds
-from bayeval.sampling.design import proportional_inclusion, rank_inclusion
+from bayeval.sampling.design import prior_inclusion, rank_inclusion
 from bayeval.sampling.oracle import design_variance, design_variance_terms, oracle_weight, truth_slopes
 
 SEED, DEPTH, FOLDS, SHRINK = 1, 100, 5, 50.0
 BUDGETS = (0.05, 0.1, 0.2)          # the place of each budget in studies/sampling_variants.py's draws
 STRATA = ("ranks 1-10", "ranks 11-30", "ranks 31-100")
-
-
-def ap_prior(ranks: np.ndarray, depth: int) -> np.ndarray:
-    """Aslam, Pavlu & Savell's AP-prior of each document (rows of ``ranks``, 1-based per run, 0 = not
-    retrieved), averaged over runs: ``(1/2Z)(1 + Σ_{i=r}^{Z} 1/i)`` at rank r of a list of depth Z."""
-    tail = np.cumsum((1.0 / np.arange(1, depth + 1))[::-1])[::-1]          # Σ_{i=r}^{Z} 1/i
-    w = np.where(ranks > 0, (1.0 + tail[np.maximum(ranks, 1) - 1]) / (2.0 * depth), 0.0)
-    return w.mean(axis=1)
 
 
 def _pool_truth(base: RankData, qrels: Qrels) -> Qrels:
@@ -167,8 +160,7 @@ def bound_rows(col, runs, truth, base, entry, trial, bi, budget):
     # another design at the same budget: proportional to the AP-prior of the runs' ranks
     prior = {}
     for t in sl.topics:
-        a = ap_prior(_ranks(base[t], sample[t].docnos), DEPTH)
-        prior[t] = proportional_inclusion(a / a.max(), budget)
+        prior[t] = prior_inclusion(_ranks(base[t], sample[t].docnos), budget, DEPTH)
     vp0 = design_variance(sl, prior, None)
     lam_p = oracle_weight(sl, prior, preds)
     vp = design_variance(sl, prior, preds, lam_p)

@@ -19,6 +19,7 @@ from bayeval.data import RelevanceProbabilities
 from bayeval.errors import BayevalInputError
 from bayeval.io import read_prels, read_stratified_sample, write_qrels, write_run
 from bayeval.sampling import inferred_measures, stat_measures
+from bayeval.sampling.design import prior_inclusion, rank_inclusion
 from bayeval.selection import Campaign, QrelsAssessor
 from bayeval.synthetic import make_collection
 
@@ -91,23 +92,52 @@ def test_p_proportional_draw(tmp_path, col):
     camp.close()
 
 
+def test_prior_draw_follows_the_ap_prior_of_the_runs_ranks(tmp_path, col):
+    camp = _camp(tmp_path, col)
+    n = camp.draw_sample(0.2, scheme="prior", seed=5)
+    s = camp.samples()
+    assert (s.scheme == "prior").all() and n == int(s.drawn.sum()) and 0 < n < len(s)
+    for t, g in s.groupby("topic"):
+        docs = g.docno.to_numpy()
+        ranks = np.zeros((len(docs), len(col.runs)), dtype=np.int64)
+        for k, run in enumerate(col.runs):
+            where = {d: r + 1 for r, d in enumerate(run.ranking(t)[:40])}
+            ranks[:, k] = [where.get(d, 0) for d in docs]
+        np.testing.assert_allclose(g.inclusion.to_numpy(), prior_inclusion(ranks, 0.2, 40))
+        assert g.inclusion.sum() == pytest.approx(0.2 * len(g))
+        # not the rank design's probabilities
+        assert not np.allclose(g.inclusion.to_numpy(), rank_inclusion(ranks_best(ranks), 0.2))
+    camp.judge(QrelsAssessor(col.qrels), budget=n)
+    assert camp.export_prels(tmp_path / "p.txt") == n
+    q = read_prels(tmp_path / "p.txt")
+    assert stat_measures(col.runs, q).values["statAP"].shape == (3, 3)
+    with pytest.raises(BayevalInputError, match="AP-prior"):
+        camp.export_sample(tmp_path / "s.txt")
+    camp.close()
+
+
+def ranks_best(ranks):
+    return np.where(ranks > 0, ranks, 10 ** 9).min(axis=1)
+
+
 _DRAW = textwrap.dedent("""
     import sys
     from bayeval.selection import Campaign
     camp = Campaign.open(sys.argv[1])
     print("ready", flush=True)
-    camp.draw_sample(0.3, seed=4)
+    camp.draw_sample(0.3, seed=4, scheme=sys.argv[2])
     print("done", flush=True)
 """)
 
 
-def _start_draw(script, path):
-    proc = subprocess.Popen([sys.executable, str(script), str(path)], stdout=subprocess.PIPE, text=True)
+def _start_draw(script, path, scheme="rank"):
+    proc = subprocess.Popen([sys.executable, str(script), str(path), scheme], stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "ready"
     return proc
 
 
-def test_kill_while_drawing_leaves_all_or_nothing(tmp_path, col):
+@pytest.mark.parametrize("scheme", ["rank", "prior"])
+def test_kill_while_drawing_leaves_all_or_nothing(tmp_path, col, scheme):
     base = _camp(tmp_path, col, "base.sqlite")
     pool = len(base._conn.execute("SELECT DISTINCT topic, docno FROM rankings").fetchall())
     base.close()
@@ -115,7 +145,7 @@ def test_kill_while_drawing_leaves_all_or_nothing(tmp_path, col):
     script.write_text(_DRAW)
     # how long a draw takes here, then kills late inside that window (where the rows are written)
     shutil.copy(tmp_path / "base.sqlite", tmp_path / "t.sqlite")
-    proc = _start_draw(script, tmp_path / "t.sqlite")
+    proc = _start_draw(script, tmp_path / "t.sqlite", scheme)
     t0 = time.perf_counter()
     assert proc.stdout.readline().strip() == "done"
     span = time.perf_counter() - t0
@@ -125,7 +155,7 @@ def test_kill_while_drawing_leaves_all_or_nothing(tmp_path, col):
     for k, frac in enumerate((0.5, 0.75, 0.9, 0.97)):
         path = tmp_path / f"k{k}.sqlite"
         shutil.copy(tmp_path / "base.sqlite", path)
-        proc = _start_draw(script, path)
+        proc = _start_draw(script, path, scheme)
         time.sleep(frac * span)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -135,7 +165,7 @@ def test_kill_while_drawing_leaves_all_or_nothing(tmp_path, col):
         assert n in (0, pool)  # the draw is complete or absent
         outcomes.append(n)
         if n == 0:  # a draw that did not land can be made again
-            assert camp.draw_sample(0.3, seed=4) > 0
+            assert camp.draw_sample(0.3, seed=4, scheme=scheme) > 0
         camp.close()
     assert 0 in outcomes  # a kill landed before the draw committed
 
@@ -159,3 +189,8 @@ def test_cli_sample_and_export(tmp_path, col):
     assert rc == 2 and "already holds" in err
     rc, _, err = run_cli("judge", "sample", tmp_path / "c.sqlite", "--share", "0")
     assert rc == 2 and "--share" in err
+    _camp(tmp_path, col, "c2.sqlite").close()
+    rc, out, err = run_cli("judge", "sample", tmp_path / "c2.sqlite", "--share", "0.2", "--scheme", "prior")
+    assert rc == 0 and "prior scheme" in out, err
+    with Campaign.open(tmp_path / "c2.sqlite") as c:
+        assert (c.samples().scheme == "prior").all()

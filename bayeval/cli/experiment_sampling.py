@@ -64,6 +64,10 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--run-groups", action="store_true",
                    help="combined: one shift of the model per run type (runs.tsv's type: manual/automatic) "
                         "instead of one for all runs (docs/sampling.md)")
+    r.add_argument("--design", choices=("rank", "prior"), default="rank",
+                   help="how each budget's sample is drawn: rank (default) strata by best rank 1-10/11-30/deeper "
+                        "at rates 10:5:2; prior: in proportion to the AP-prior of the runs' ranks (statAP's design; "
+                        "docs/sampling.md)")
     r.add_argument("--methods", type=_methods, default=None,
                    help="comma-separated subset of sample,sample-bc,sample-bcp,model,assisted,model-recal,mtc,"
                         "combined (default "
@@ -98,7 +102,7 @@ def _run(args: argparse.Namespace) -> int:
     col = load_collection(args.collection, name=args.name)
     cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
                               seed=args.seed, folds=args.folds, variance=args.variance, share=args.share,
-                              run_groups=args.run_groups,
+                              run_groups=args.run_groups, design=args.design,
                               **({} if args.methods is None else {"methods": args.methods}))
     import os
 

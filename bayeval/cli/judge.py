@@ -107,11 +107,13 @@ def register(sub) -> None:
     s = cmds.add_parser("sample", help="draw a random share of each topic's pool to judge (docs/sampling.md)",
                         description="Draw documents at random with known inclusion probabilities, served by "
                                     "'next' before the selector's picks: stratified by best rank (as xinfAP) "
-                                    "or proportional to a probability file (as statAP).")
+                                    "or proportional to a probability file or to the AP-prior of the runs' ranks "
+                                    "(as statAP).")
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
     s.add_argument("--share", type=probability, required=True, help="expected share of each topic's pool drawn")
-    s.add_argument("--scheme", choices=("rank", "p"), default="rank",
-                   help="rank: strata by best rank, rates 10:5:2; p: proportional to --probabilities (default rank)")
+    s.add_argument("--scheme", choices=("rank", "p", "prior"), default="rank",
+                   help="rank: strata by best rank, rates 10:5:2; p: proportional to --probabilities; prior: "
+                        "proportional to the AP-prior of the runs' ranks, statAP's design (default rank)")
     s.add_argument("--probabilities", metavar="FILE", default=None,
                    help="probabilities of relevance 'topic docno p' for --scheme p (default: the campaign's "
                         "default p, i.e. equal chances)")

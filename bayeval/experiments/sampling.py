@@ -3,7 +3,9 @@
 One trial draws, for one budget (a share of each topic's depth-``depth`` pool), a stratified Bernoulli sample
 of the pool — strata by the best rank any run gives a document (1-10, 11-30, 31-depth), sampled at rates in
 the ratio 10 : 5 : 2 (as the TREC-8 sample of docs/sampling.md), scaled so that the expected number of
-judgments is the budget — and estimates every run's MAP and a random set of run pairs' ΔMAP three ways:
+judgments is the budget; with ``design="prior"`` instead a Poisson sample in proportion to the AP-prior of the
+runs' ranks, statAP's design (:func:`draw_pool_sample`) — and estimates every run's MAP and a random set of
+run pairs' ΔMAP three ways:
 
 - ``sample``: statAP (the sample alone; :func:`bayeval.sampling.assisted_measures` with weight 0);
 - ``model``: the relevance model fitted on the sampled judgments alone, E and Var of MAP and P(ΔMAP < 0) from
@@ -52,9 +54,9 @@ from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.data.sample import StratifiedSample, TopicSample
 from bayeval.errors import BayevalInputError
-from bayeval.sampling.design import poisson_draw, rank_inclusion, rank_stratum
+from bayeval.sampling.design import poisson_draw, prior_inclusion, rank_inclusion, rank_stratum
 
-__all__ = ["SAMPLING_COLUMNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
+__all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
            "read_sampling_table", "run_sampling_trial", "sampling_reliability", "sampling_resume_plan",
            "sampling_settings", "sampling_statistics"]
 
@@ -67,7 +69,12 @@ SAMPLING_OPTIONAL = {"power": 1.0, "settings": None}
 #: the settings :func:`sampling_settings` records, as the ``run`` command's options
 SETTING_OPTIONS = {"depth": "--depth", "model": "--model", "pairs": "--pairs", "folds": "--folds",
                    "variance": "--variance", "share": "--share", "run_groups": "--run-groups",
-                   "budgets": "--budgets"}
+                   "design": "--design", "budgets": "--budgets"}
+#: settings added after tables recorded them: the value a row without the key was made with (a row made with it
+#: does not record it either, so that the default's rows are the same as before the setting existed)
+SETTING_DEFAULTS = {"design": "rank"}
+#: the sampling designs of the study (:func:`draw_pool_sample`)
+SAMPLING_DESIGNS = ("rank", "prior")
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,10 @@ class SamplingStudyConfig:
         ``combined``: give the model one shift per run type (the collection's runs.tsv ``type``, manual or
         automatic; :func:`bayeval.sampling.combine_means` ``groups=``) instead of one for all runs (default
         False; a collection without manual runs has one group either way; docs/sampling.md).
+    design : {"rank", "prior"}
+        How each budget's sample is drawn (:func:`draw_pool_sample`): ``"rank"`` (default) strata by best rank
+        at rates 10 : 5 : 2, as xinfAP samples; ``"prior"`` in proportion to the AP-prior of the runs' ranks, as
+        statAP samples (:func:`bayeval.sampling.design.prior_inclusion`).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
@@ -112,9 +123,13 @@ class SamplingStudyConfig:
     variance: str = "jackknife"
     share: float = 0.5
     run_groups: bool = False
+    design: str = "rank"
 
     def __post_init__(self) -> None:
         from bayeval.sampling.assisted import VARIANCES
+
+        if self.design not in SAMPLING_DESIGNS:
+            raise BayevalInputError(f"design: one of {', '.join(SAMPLING_DESIGNS)}, got {self.design!r}")
 
         if not isinstance(self.run_groups, (bool, np.bool_)):
             raise BayevalInputError(f"run_groups: True or False, got {self.run_groups!r}")
@@ -135,10 +150,21 @@ class SamplingStudyConfig:
             raise BayevalInputError(f"methods: unknown {sorted(unknown)}; choose from {', '.join(SAMPLING_METHODS)}")
 
 
-def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random.Generator
+def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random.Generator, design: str = "rank"
                      ) -> tuple[StratifiedSample, dict[str, np.ndarray]]:
-    """A stratified Bernoulli sample of each topic's pool (every document some run ranks within ``data.depth``)
-    and the inclusion probabilities, aligned with ``sample[t].docnos``."""
+    """A Poisson sample of each topic's pool (every document some run ranks within ``data.depth``) and the
+    inclusion probabilities, aligned with ``sample[t].docnos``.
+
+    ``design="rank"``: strata by best rank 1-10 / 11-30 / deeper at rates 10 : 5 : 2
+    (:func:`bayeval.sampling.design.rank_inclusion`: a stratified Bernoulli sample); ``"prior"``: in proportion
+    to the AP-prior of the runs' ranks (:func:`bayeval.sampling.design.prior_inclusion`, floor 0.05). Both draw
+    one uniform number per pooled document from ``rng`` (:func:`bayeval.sampling.design.poisson_draw`), so the
+    two designs of one seed are coupled. The sample's strata are the best-rank strata under either design: under
+    ``"prior"`` they describe the documents but are not the design, so an estimator must be given the returned
+    probabilities (``inclusion=``; every method of the study is), not the strata's rates ``n_c / N_c``.
+    """
+    if design not in SAMPLING_DESIGNS:
+        raise BayevalInputError(f"design: one of {', '.join(SAMPLING_DESIGNS)}, got {design!r}")
     out, incl = {}, {}
     for tr in data:
         ranks = tr.ranks
@@ -150,7 +176,8 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
         if tj is not None:
             pos = pd.Index(tj.docnos).get_indexer(docs)
             grades = np.where(pos >= 0, np.maximum(tj.grades[np.maximum(pos, 0)], 0), 0)
-        pi = rank_inclusion(best, budget)
+        pi = rank_inclusion(best, budget) if design == "rank" else prior_inclusion(ranks[retrieved], budget,
+                                                                                     data.depth)
         take = poisson_draw(pi, rng)
         stratum = rank_stratum(best)
         out[tr.topic] = TopicSample(docs, stratum, ("1", "2", "3"), np.where(take, grades, -1))
@@ -160,12 +187,16 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
 
 def sampling_settings(config: SamplingStudyConfig) -> str:
     """The settings of ``config`` that change a trial's numbers, as the table's ``settings`` column holds them:
-    JSON of ``depth, model, pairs, folds, variance, share, run_groups`` and ``budgets`` (in order: a budget's
-    sample depends on its place in the list, the random stream being drawn one budget after the other)."""
-    return json.dumps({"depth": int(config.depth), "model": str(config.model), "pairs": int(config.pairs),
-                       "folds": int(config.folds), "variance": str(config.variance), "share": float(config.share),
-                       "run_groups": bool(config.run_groups), "budgets": [float(b) for b in config.budgets]},
-                      sort_keys=True)
+    JSON of ``depth, model, pairs, folds, variance, share, run_groups``, ``design`` unless it is the default
+    (:data:`SETTING_DEFAULTS`: the default's rows are those of tables written before the setting existed) and
+    ``budgets`` (in order: a budget's sample depends on its place in the list, the random stream being drawn one
+    budget after the other)."""
+    out = {"depth": int(config.depth), "model": str(config.model), "pairs": int(config.pairs),
+           "folds": int(config.folds), "variance": str(config.variance), "share": float(config.share),
+           "run_groups": bool(config.run_groups), "budgets": [float(b) for b in config.budgets]}
+    if config.design != SETTING_DEFAULTS["design"]:
+        out["design"] = str(config.design)
+    return json.dumps(out, sort_keys=True)
 
 
 def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only=None) -> pd.DataFrame:
@@ -212,7 +243,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only
                                                         config.model, fit="map", p_draws=None, seed=trial))
 
     for bi, budget in enumerate(config.budgets):
-        sample, incl = draw_pool_sample(base, qrels, budget, rng)
+        sample, incl = draw_pool_sample(base, qrels, budget, rng, design=config.design)
         judged = judged_of(sample)
         n_judged = sum(int(s.sampled.sum()) for s in sample.values())
         n_pool = sum(len(s) for s in sample.values())
@@ -426,10 +457,12 @@ def sampling_resume_plan(frame: pd.DataFrame | None, collection: str, config: Sa
     for key, option in SETTING_OPTIONS.items():
         if key == "budgets":
             continue
-        old = sorted({json.dumps(r.get(key)) for r in recorded if json.dumps(r.get(key)) != json.dumps(want[key])})
+        new = want.get(key, SETTING_DEFAULTS.get(key))
+        old = sorted({json.dumps(r.get(key, SETTING_DEFAULTS.get(key))) for r in recorded
+                      if json.dumps(r.get(key, SETTING_DEFAULTS.get(key))) != json.dumps(new)})
         if old:
             diffs.append(f"{option} {' / '.join(_shown(json.loads(o)) for o in old)} in the table, "
-                         f"{_shown(want[key])} now")
+                         f"{_shown(new)} now")
     # a trial to complete: its budgets' samples must be those its rows were computed on
     partial = same_seed[same_seed.trial.isin([t for t in todo if t in have])]
     clash = {}

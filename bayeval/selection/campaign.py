@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS samples (topic TEXT NOT NULL, docno TEXT NOT NULL, st
                                     inclusion REAL NOT NULL, drawn INTEGER NOT NULL, scheme TEXT NOT NULL,
                                     position INTEGER NOT NULL, time TEXT NOT NULL, PRIMARY KEY (topic, docno))
 """
-SAMPLE_SCHEMES = ("rank", "p")
+SAMPLE_SCHEMES = ("rank", "p", "prior")
 
 _SETTINGS = ("measure", "alpha", "method", "depth", "default_p", "refit_every", "config", "seed", "moments",
              "gain", "max_grade", "pool_depth", "relevance_level")
@@ -462,11 +462,21 @@ class Campaign:
         The pool is every document of the stored rankings. ``scheme="rank"``: strata by the best rank any target
         run gives the document, rates 10 : 5 : 2 (as xinfAP samples); ``scheme="p"``: proportional to
         ``probabilities`` (a :class:`~bayeval.data.RelevanceProbabilities`, ``default_p`` where absent) with a
-        ``floor``, as statAP samples (:mod:`bayeval.sampling.design`). Every pooled document's stratum and
-        inclusion probability, and whether it was drawn, are written in one transaction (table ``samples``): a
-        process killed while drawing leaves the draw complete or absent. A campaign holds one draw.
+        ``floor``, as statAP samples (:mod:`bayeval.sampling.design`); ``scheme="prior"``: proportional to the
+        AP-prior of the target runs' ranks (:func:`bayeval.sampling.design.prior_inclusion`, depth the campaign's
+        ``depth`` or, without one, the deepest stored rank; relative ``floor``), statAP's own design — its
+        recorded stratum is the best-rank stratum, a label only (the draw is not stratified). Every pooled
+        document's stratum and inclusion probability, and whether it was drawn, are written in one transaction
+        (table ``samples``): a process killed while drawing leaves the draw complete or absent. A campaign holds
+        one draw.
         """
-        from bayeval.sampling.design import poisson_draw, proportional_inclusion, rank_inclusion, rank_stratum
+        from bayeval.sampling.design import (
+            poisson_draw,
+            prior_inclusion,
+            proportional_inclusion,
+            rank_inclusion,
+            rank_stratum,
+        )
 
         if scheme not in SAMPLE_SCHEMES:
             raise BayevalInputError(f"scheme: must be one of {', '.join(SAMPLE_SCHEMES)}, got {scheme!r}")
@@ -475,12 +485,22 @@ class Campaign:
             raise BayevalInputError(f"campaign: {self.path} already holds a random sample")
         frame = pd.read_sql_query("SELECT topic, docno, MIN(rank) AS best FROM rankings GROUP BY topic, docno "
                                   "ORDER BY topic, docno", conn)
+        if scheme == "prior":
+            ranked = pd.read_sql_query("SELECT run, topic, rank, docno FROM rankings", conn)
+            n_runs = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            depth = self.settings.get("depth")
+            depth = int(ranked["rank"].max()) if depth is None else int(depth)
         rng = np.random.default_rng(seed)
         rows = []
         for topic, g in frame.groupby("topic", sort=True):
             docs, best = g["docno"].to_numpy(), g["best"].to_numpy()
             if scheme == "rank":
                 pi, stratum = rank_inclusion(best, share), rank_stratum(best) + 1
+            elif scheme == "prior":
+                r = ranked[ranked["topic"] == topic]
+                ranks = np.zeros((len(docs), n_runs), dtype=np.int64)
+                ranks[pd.Index(docs).get_indexer(r["docno"]), r["run"].to_numpy()] = r["rank"].to_numpy()
+                pi, stratum = prior_inclusion(ranks, share, depth, floor), rank_stratum(best) + 1
             else:
                 p = (np.full(len(docs), float(self.settings["default_p"])) if probabilities is None
                      else probabilities.lookup(topic, docs, float(self.settings["default_p"])))
@@ -548,7 +568,8 @@ class Campaign:
         if not len(s):
             raise BayevalInputError(f"campaign: {self.path} holds no random sample (draw one first)")
         if (s["scheme"] != "rank").any():
-            raise BayevalInputError("campaign: the sample is proportional to p, not stratified: export prels")
+            what = "the AP-prior of the runs' ranks" if (s["scheme"] == "prior").any() else "p"
+            raise BayevalInputError(f"campaign: the sample is proportional to {what}, not stratified: export prels")
         with open(path, "w", encoding="utf-8") as fh:
             for r in s.itertuples(index=False):
                 rel = int(r.grade) if r.drawn == 1 and pd.notna(r.grade) else -1
