@@ -46,9 +46,9 @@ import numpy as np
 import pandas as pd
 from sklearn.isotonic import IsotonicRegression
 
-from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.experiments import load_collection
+from bayeval.experiments.sampling import pool_judgments
 from bayeval.sampling import assisted_measures, cross_fitted_predictions
 from bayeval.sampling.crossfit import assign_folds
 from bayeval.sampling.design import prior_inclusion, rank_inclusion
@@ -57,20 +57,6 @@ from bayeval.sampling.oracle import design_variance, design_variance_terms, orac
 SEED, DEPTH, FOLDS, SHRINK = 1, 100, 5, 50.0
 BUDGETS = (0.05, 0.1, 0.2)          # the place of each budget in studies/sampling_variants.py's draws
 STRATA = ("ranks 1-10", "ranks 11-30", "ranks 31-100")
-
-
-def _pool_truth(base: RankData, qrels: Qrels) -> Qrels:
-    """The complete judgments of the pool (a pooled document the qrels do not list is nonrelevant)."""
-    out = {}
-    for tr in base:
-        docs = tr.docnos[(tr.ranks > 0).any(axis=1)]
-        tj = qrels.topic_judgments.get(tr.topic)
-        grades = np.zeros(len(docs), dtype=np.int64)
-        if tj is not None:
-            pos = pd.Index(tj.docnos).get_indexer(docs)
-            grades = np.where(pos >= 0, tj.grades[np.maximum(pos, 0)], 0)
-        out[tr.topic] = TopicJudgments(docs, grades)
-    return Qrels(out, qrels.relevance_level)
 
 
 def _replayed(entry: dict, trial: int, bi: int):
@@ -226,7 +212,7 @@ def compute(args) -> None:
     col = load_collection(args.collection, name=args.name)
     runs, qrels, topics = col.runs(col.run_names), col.qrels(), col.topics()
     base = RankData.build(runs, None, depth=DEPTH, topics=topics)
-    truth = _pool_truth(base, qrels)
+    truth = pool_judgments(base, qrels)
     unknown = sorted(set(args.budgets) - set(BUDGETS))
     if unknown:
         raise SystemExit(f"--budgets: {unknown} not among the cached budgets {list(BUDGETS)}")
@@ -262,18 +248,10 @@ def summary(args) -> None:
     tab = g.agg(ratio=("ratio", "mean"), median=("ratio_median", "mean"), pooled=("ratio_pooled", "mean"),
                 weight=("weight", "mean"), mean_se=("mean_se", "mean"),
                 samples=("trial", "nunique")).reset_index()
-    print(tab.pivot_table(index=["collection", "design", "variant"], columns="budget", values="ratio",
-                          sort=False).round(3).to_markdown())
-    print()
-    print(tab.pivot_table(index=["collection", "design", "variant"], columns="budget", values="weight",
-                          sort=False).round(3).to_markdown())
-    print()
-    print(tab.pivot_table(index=["collection", "design", "variant"], columns="budget", values="pooled",
-                          sort=False).round(3).to_markdown())
-    print()
-    print(tab.pivot_table(index=["collection", "design", "variant"], columns="budget", values="mean_se",
-                          sort=False).round(4).to_markdown())
-    print()
+    for value, digits in (("ratio", 3), ("weight", 3), ("pooled", 3), ("mean_se", 4)):
+        print(tab.pivot_table(index=["collection", "design", "variant"], columns="budget", values=value,
+                              sort=False).round(digits).to_markdown())
+        print()
     d = decomp.groupby(["collection", "variance", "part", "budget"], sort=False).share.mean().reset_index()
     print(d.pivot_table(index=["collection", "variance", "part"], columns="budget", values="share",
                         sort=False).round(3).to_markdown())

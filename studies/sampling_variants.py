@@ -48,7 +48,7 @@ from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.experiments import load_collection
-from bayeval.experiments.sampling import SAMPLING_COLUMNS, draw_pool_sample
+from bayeval.experiments.sampling import SAMPLING_COLUMNS, draw_pool_sample, pool_judgments
 from bayeval.measures import evaluate
 from bayeval.relevance import estimate_probabilities
 from bayeval.sampling import assisted_measures, recalibrate
@@ -61,16 +61,7 @@ VARIANCE_NAMES = {"own": "own-label", "jackknife": "jackknife", "linearised": "l
 def _pool_truth(runs, qrels, topics):
     """The study's RankData of the pool and every run's true MAP (complete judgments of the depth-100 pool)."""
     base = RankData.build(runs, None, depth=DEPTH, topics=topics)
-    pool = {}
-    for tr in base:
-        docs = tr.docnos[(tr.ranks > 0).any(axis=1)]
-        tj = qrels.topic_judgments.get(tr.topic)
-        grades = np.zeros(len(docs), dtype=np.int64)
-        if tj is not None:
-            pos = pd.Index(tj.docnos).get_indexer(docs)
-            grades = np.where(pos >= 0, tj.grades[np.maximum(pos, 0)], 0)
-        pool[tr.topic] = TopicJudgments(docs, grades)
-    frame = evaluate(RankData.build(runs, Qrels(pool, qrels.relevance_level), depth=DEPTH, topics=topics),
+    frame = evaluate(RankData.build(runs, pool_judgments(base, qrels), depth=DEPTH, topics=topics),
                      "AP").to_frame()
     return base, frame[frame.topic == "all"].set_index("run").value.reindex(runs.names).to_numpy()
 

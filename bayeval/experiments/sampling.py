@@ -57,8 +57,8 @@ from bayeval.errors import BayevalInputError
 from bayeval.sampling.design import poisson_draw, prior_inclusion, rank_inclusion, rank_stratum
 
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
-           "read_sampling_table", "run_sampling_trial", "sampling_reliability", "sampling_resume_plan",
-           "sampling_settings", "sampling_statistics"]
+           "pool_judgments", "read_sampling_table", "run_sampling_trial", "sampling_reliability",
+           "sampling_resume_plan", "sampling_settings", "sampling_statistics"]
 
 SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc", "sample-bcp", "combined")
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
@@ -222,11 +222,8 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only
     manual = set(collection.manual)
     names = runs.names
     S = len(names)
-    pool_q = Qrels({tr.topic: TopicJudgments(tr.docnos[(tr.ranks > 0).any(axis=1)],
-                                             np.zeros(int((tr.ranks > 0).any(axis=1).sum()), np.int64))
-                    for tr in base}, qrels.relevance_level)
-    truth_frame = evaluate(RankData.build(runs, _restrict(qrels, pool_q), depth=config.depth, topics=topics),
-                           "AP").to_frame()
+    truth_q = pool_judgments(base, qrels)
+    truth_frame = evaluate(RankData.build(runs, truth_q, depth=config.depth, topics=topics), "AP").to_frame()
     true_map = truth_frame[truth_frame.topic == "all"].set_index("run").value.reindex(names).to_numpy()
     ia, ib = np.triu_indices(S, 1)
     pick = rng.choice(len(ia), size=min(config.pairs, len(ia)), replace=False)
@@ -282,7 +279,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only
                                              config.model, fit="map", p_draws=None, seed=trial)
             if method in ("model", "model-recal", "mtc"):
                 own = judged if method != "mtc" else _mtc_judgments(
-                    base, _restrict(qrels, pool_q), [(names[a], names[b]) for a, b in zip(ia, ib, strict=True)],
+                    base, truth_q, [(names[a], names[b]) for a, b in zip(ia, ib, strict=True)],
                     n_judged)
                 data = RankData.build(runs, own, depth=config.depth, topics=topics)
                 if method == "mtc":
@@ -354,17 +351,19 @@ def _mtc_judgments(base: RankData, truth: Qrels, pairs: list[tuple[str, str]], b
     return selector.judged_qrels(truth.relevance_level)
 
 
-def _restrict(qrels: Qrels, pool: Qrels) -> Qrels:
-    """The complete judgments of the pool's documents (documents outside the pool dropped)."""
+def pool_judgments(base: RankData, qrels: Qrels) -> Qrels:
+    """The complete judgments of the pool of ``base``: every document some run ranks within the depth, with its
+    grade in ``qrels`` (a pooled document the qrels do not list is nonrelevant, grade 0; documents outside the
+    pool are dropped). The study's truth is every run's measure on these judgments."""
     out = {}
-    for t in pool.topics:
-        docs = pool[t].docnos
-        tj = qrels.topic_judgments.get(t)
+    for tr in base:
+        docs = tr.docnos[(tr.ranks > 0).any(axis=1)]
+        tj = qrels.topic_judgments.get(tr.topic)
         grades = np.zeros(len(docs), dtype=np.int64)
         if tj is not None:
             pos = pd.Index(tj.docnos).get_indexer(docs)
             grades = np.where(pos >= 0, tj.grades[np.maximum(pos, 0)], 0)
-        out[t] = TopicJudgments(docs, grades)
+        out[tr.topic] = TopicJudgments(docs, grades)
     return Qrels(out, qrels.relevance_level)
 
 
