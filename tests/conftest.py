@@ -50,6 +50,16 @@ def collection_dir_writer():
     return write_collection_dir
 
 
+@pytest.fixture(scope="module")
+def coldir(tmp_path_factory):
+    """The small synthetic collection directory of the sampling-study tests (6 topics, 5 runs; module scope, so
+    each test module gets its own copy). A module may define its own ``coldir`` instead."""
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=6, n_systems=5, n_docs=120, depth=40, judged_depth=40, seed=3)
+    return write_collection_dir(col, tmp_path_factory.mktemp("col"))
+
+
 def run_cli(*argv) -> tuple[int, str, str]:
     """``bayeval ARGV...`` in this process: exit code (argparse usage errors included), stdout, stderr.
 

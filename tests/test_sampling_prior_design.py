@@ -21,13 +21,6 @@ from bayeval.experiments.sampling import (
     sampling_settings,
 )
 from bayeval.sampling.design import ap_prior, poisson_draw, prior_inclusion, rank_inclusion, rank_stratum
-from bayeval.synthetic import make_collection
-
-
-@pytest.fixture(scope="module")
-def coldir(tmp_path_factory, collection_dir_writer):
-    col = make_collection(n_topics=6, n_systems=5, n_docs=120, depth=40, judged_depth=40, seed=3)
-    return collection_dir_writer(col, tmp_path_factory.mktemp("col"))
 
 
 # ----------------------------------------------------------------------------------------------- the library

@@ -9,16 +9,9 @@ import pytest
 from conftest import run_cli
 
 from bayeval.experiments.sampling import SAMPLING_COLUMNS, read_sampling_table, sampling_statistics
-from bayeval.synthetic import make_collection
 
 # every column but the time a method took
 SAME = [c for c in SAMPLING_COLUMNS if c != "seconds"]
-
-
-@pytest.fixture(scope="module")
-def coldir(tmp_path_factory, collection_dir_writer):
-    col = make_collection(n_topics=6, n_systems=5, n_docs=120, depth=40, judged_depth=40, seed=3)
-    return collection_dir_writer(col, tmp_path_factory.mktemp("col"))
 
 
 def _run(coldir, out, *extra, methods="sample", budgets="0.3", trials="1"):

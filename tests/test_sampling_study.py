@@ -20,12 +20,6 @@ from bayeval.sampling.design import proportional_inclusion, rank_inclusion
 from bayeval.synthetic import make_collection
 
 
-@pytest.fixture(scope="module")
-def coldir(tmp_path_factory, collection_dir_writer):
-    col = make_collection(n_topics=6, n_systems=5, n_docs=120, depth=40, judged_depth=40, seed=3)
-    return collection_dir_writer(col, tmp_path_factory.mktemp("col"))
-
-
 @pytest.mark.parametrize("budget", [0.02, 0.1, 0.5, 0.9])
 def test_inclusion_meets_the_budget_in_the_stratum_ratio(budget):
     best = np.r_[np.arange(1, 11), np.repeat(np.arange(11, 31), 2), np.repeat(np.arange(31, 101), 3)]

@@ -457,8 +457,7 @@ def sampling_resume_plan(frame: pd.DataFrame | None, collection: str, config: Sa
         if key == "budgets":
             continue
         new = want.get(key, SETTING_DEFAULTS.get(key))
-        old = sorted({json.dumps(r.get(key, SETTING_DEFAULTS.get(key))) for r in recorded
-                      if json.dumps(r.get(key, SETTING_DEFAULTS.get(key))) != json.dumps(new)})
+        old = sorted({json.dumps(r.get(key, SETTING_DEFAULTS.get(key))) for r in recorded} - {json.dumps(new)})
         if old:
             diffs.append(f"{option} {' / '.join(_shown(json.loads(o)) for o in old)} in the table, "
                          f"{_shown(new)} now")

@@ -490,6 +490,7 @@ class Campaign:
             n_runs = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
             depth = self.settings.get("depth")
             depth = int(ranked["rank"].max()) if depth is None else int(depth)
+            ranked_of = dict(tuple(ranked.groupby("topic", sort=False)))  # one pass, not a scan per topic
         rng = np.random.default_rng(seed)
         rows = []
         for topic, g in frame.groupby("topic", sort=True):
@@ -497,7 +498,7 @@ class Campaign:
             if scheme == "rank":
                 pi, stratum = rank_inclusion(best, share), rank_stratum(best) + 1
             elif scheme == "prior":
-                r = ranked[ranked["topic"] == topic]
+                r = ranked_of[topic]
                 ranks = np.zeros((len(docs), n_runs), dtype=np.int64)
                 ranks[pd.Index(docs).get_indexer(r["docno"]), r["run"].to_numpy()] = r["rank"].to_numpy()
                 pi, stratum = prior_inclusion(ranks, share, depth, floor), rank_stratum(best) + 1
