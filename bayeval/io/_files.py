@@ -10,24 +10,31 @@ last member that are not zero padding are refused. A byte-order mark at the star
 two files that each begin with one) is dropped with one :class:`~bayeval.errors.DataNotice` (refused under
 ``strict``). :func:`identifier` reads a topic id or docno: UTF-8 with no control character (U+0000–U+001F,
 U+007F–U+009F) and no byte-order mark. :func:`quoted` quotes a field in a message, at most 80 characters.
+
+What is read is bounded: a regular file up to :func:`file_limit` bytes of text (:data:`FILE_LIMIT`, 1 GiB,
+or ``$BAYEVAL_FILE_LIMIT``), a pipe up to :data:`PIPE_LIMIT` (64 MiB); devices such as ``/dev/zero`` and sockets
+are refused at once, so an endless input ends in one line, not in exhausted memory. Text is held once
+(gzip is decompressed in pieces into one growing buffer), never as a second copy of the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import io
 import os
 import re
+import stat
 import warnings
 import zlib
-from pathlib import Path
 
 import numba
 import numpy as np
 
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
 
-__all__ = ["QUOTE_LIMIT", "decode", "first_data_line", "identifier", "is_comment", "quoted", "read_bytes",
-           "read_text", "scan_fields", "split_lines"]
+__all__ = ["FILE_LIMIT", "FILE_LIMIT_VARIABLE", "PIPE_LIMIT", "QUOTE_LIMIT", "decode", "file_limit", "first_data_line",
+           "identifier", "is_comment", "quoted", "read_bytes", "read_text", "scan_fields", "split_lines"]
 
 QUOTE_LIMIT = 80
 # control characters (C0, DEL, C1 as UTF-8) and the byte-order mark: refused inside identifiers
@@ -35,6 +42,14 @@ _CONTROL_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\ufeff]")
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
+_CHUNK = 1 << 20  # bytes read, or decompressed, at a time
+_SNIFF = 1 << 16  # bytes of a first line that deciding a layout reads
+
+FILE_LIMIT = 1 << 30
+"""The most bytes of text read from one file (after decompression), unless ``$BAYEVAL_FILE_LIMIT`` says otherwise."""
+FILE_LIMIT_VARIABLE = "BAYEVAL_FILE_LIMIT"
+PIPE_LIMIT = 64 << 20
+"""The most bytes read from a pipe (a FIFO, a process substitution ``<(zcat run.gz)``): save more to a file."""
 
 
 def quoted(field: object, limit: int = QUOTE_LIMIT) -> str:
@@ -53,25 +68,167 @@ def quoted(field: object, limit: int = QUOTE_LIMIT) -> str:
     return f"{field[:limit]!r}… ({len(field)} ch.)"
 
 
-def _gunzip(raw: bytes, path: str) -> bytes:
-    """Every member of a gzip file, concatenated; trailing bytes other than zero padding refused."""
-    out = []
-    rest = raw
+def file_limit() -> int:
+    """The most bytes of text bayeval reads from one file: :data:`FILE_LIMIT`, or ``$BAYEVAL_FILE_LIMIT``.
+
+    The variable takes a number of bytes with an optional ``K``, ``M`` or ``G`` (powers of 1024): ``4G``.
+
+    Raises
+    ------
+    BayevalInputError
+        Naming the variable when its value is not such a size.
+    """
+    text = os.environ.get(FILE_LIMIT_VARIABLE, "").strip()
+    if not text:
+        return FILE_LIMIT
+    m = re.fullmatch(r"([0-9]{1,15})\s*([KMG]?)i?B?", text, flags=re.IGNORECASE)
+    if m is None or int(m.group(1)) == 0:
+        raise BayevalInputError(f"{FILE_LIMIT_VARIABLE}: expected a size such as 4G or 500M, got {quoted(text)}")
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2).upper()]
+
+
+def _size_text(n: int) -> str:
+    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):g} {unit}"
+    return f"{n} bytes"
+
+
+def _too_large(path: str, limit: int, what: str) -> FileFormatError:
+    if what == "from a pipe":
+        return FileFormatError(path, None, f"more than {_size_text(limit)} from a pipe (the limit for pipes; save "
+                                           "the data to a file)")
+    return FileFormatError(path, None, f"more than {_size_text(limit)} of text{what} (the limit per file; "
+                                       f"{FILE_LIMIT_VARIABLE}=4G raises it)")
+
+
+_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _open(path: str | os.PathLike, *, pipes: bool = True):
+    """``(file, size)``: ``path`` opened for reading, ``size`` its size (``None`` for a pipe).
+
+    A regular file larger than :func:`file_limit` is refused before anything is read; devices (``/dev/zero``),
+    sockets and directories are refused, and pipes (a FIFO, a process substitution ``<(zcat x.gz)``) unless
+    ``pipes``.
+    """
+    name = str(path)
     try:
-        while True:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise BayevalInputError(f"{name}: no such file") from None
+    except OSError as exc:
+        raise BayevalInputError(f"{name}: cannot read ({exc.strerror})") from None
+    mode = st.st_mode
+    if stat.S_ISDIR(mode):
+        raise BayevalInputError(f"{name}: is a directory, expected a file")
+    if stat.S_ISREG(mode):
+        limit = file_limit()
+        if st.st_size > limit:
+            raise _too_large(name, limit, "")
+        size = st.st_size
+    elif stat.S_ISFIFO(mode):
+        if not pipes:
+            raise BayevalInputError(f"{name}: a pipe, which can be read only once here; save it to a file")
+        size = None
+    else:
+        kind = next((k for test, k in _KINDS if test(mode)), "not a file")
+        raise BayevalInputError(f"{name}: not a regular file ({kind}); give a file")
+    try:
+        return open(path, "rb"), size  # noqa: SIM115 - closed by the caller
+    except OSError as exc:
+        raise BayevalInputError(f"{name}: cannot read ({exc.strerror})") from None
+
+
+def _read_capped(fh, cap: int, size: int | None = None) -> bytes | None:
+    """The rest of ``fh``, or ``None`` when it holds more than ``cap`` bytes (never more than ``cap`` held).
+
+    ``size`` (what is left of a regular file) makes the common case one allocation of that size; otherwise
+    chunks are appended to one growing buffer (:class:`io.BytesIO`, whose value is returned without a copy).
+    """
+    first = b""
+    if size is not None:
+        first = fh.read(min(size, cap) + 1)
+        if len(first) <= min(size, cap):
+            return first
+        if len(first) > cap:
+            return None
+    buf = io.BytesIO()
+    buf.write(first)
+    del first
+    while True:
+        chunk = fh.read(_CHUNK)
+        if not chunk:
+            return buf.getvalue()
+        if buf.tell() + len(chunk) > cap:
+            return None
+        buf.write(chunk)
+
+
+class _Text:
+    """Decompressed text gathered into ``sink`` (``None``: counted only), its leading byte-order mark dropped,
+    refused beyond ``cap`` bytes."""
+
+    def __init__(self, sink: io.BytesIO | None, cap: int, path: str, what: str) -> None:
+        self.sink, self.cap, self.path, self.what = sink, cap, path, what
+        self.head: bytes | None = b""  # the first bytes, until three are known (None once decided)
+        self.size = 0
+
+    def add(self, piece: bytes) -> None:
+        if self.head is not None:
+            self.head += piece
+            if len(self.head) < 3:
+                return
+            piece = self.head[3:] if self.head[:3] == _BOM else self.head
+            self.head = None
+        self.size += len(piece)
+        if self.size > self.cap:
+            raise _too_large(self.path, self.cap, self.what)
+        if self.sink is not None:
+            self.sink.write(piece)
+
+    def close(self) -> None:
+        if self.head:  # a text of one or two bytes
+            head, self.head = self.head, None
+            self.add(head)
+
+
+def _gunzip(fh, path: str, text: _Text) -> None:
+    """Decompress every gzip member of ``fh`` into ``text``; refuse trailing bytes other than zero padding and a
+    member cut short. Reads ``fh`` and writes the text in pieces of at most :data:`_CHUNK` bytes."""
+    pending = fh.read(_CHUNK)
+    try:
+        while True:  # one member per pass
             d = zlib.decompressobj(47)  # gzip (or zlib) header
-            out.append(d.decompress(rest))
-            if not d.eof:
-                raise FileFormatError(path, None, "corrupt gzip data (truncated: the compressed stream ends early)")
+            while not d.eof:
+                piece = d.decompress(pending, _CHUNK)
+                pending = d.unconsumed_tail
+                if piece:
+                    text.add(piece)
+                elif not pending and not d.eof:
+                    pending = fh.read(_CHUNK)
+                    if not pending:
+                        raise FileFormatError(path, None, "corrupt gzip data (truncated: the compressed stream "
+                                                          "ends early)")
             rest = d.unused_data
+            while len(rest) < 2:
+                more = fh.read(_CHUNK)
+                if not more:
+                    break
+                rest += more
             if rest[:2] == _GZIP_MAGIC:
+                pending = rest
                 continue
-            if rest.strip(b"\x00"):
-                raise FileFormatError(path, None, f"{len(rest)} byte(s) of trailing garbage after the gzip data")
+            trailing, garbage = len(rest), bool(rest.strip(b"\x00"))
+            while more := fh.read(_CHUNK):
+                trailing += len(more)
+                garbage = garbage or bool(more.strip(b"\x00"))
+            if garbage:
+                raise FileFormatError(path, None, f"{trailing} byte(s) of trailing garbage after the gzip data")
             break
     except zlib.error as exc:
         raise FileFormatError(path, None, f"corrupt gzip data ({exc})") from None
-    return b"".join(out)
+    text.close()
 
 
 def _bom_lines(data: bytes, path: str, strict: bool) -> bytes:
@@ -96,25 +253,53 @@ def read_bytes(path: str | os.PathLike, *, strict: bool = False) -> bytes:
     Every gzip member is read. A byte-order mark at the start of a later line is dropped with a
     :class:`~bayeval.errors.DataNotice`, or refused with ``strict``.
 
+    At most :func:`file_limit` bytes of text are read from a file (1 GiB unless ``$BAYEVAL_FILE_LIMIT`` says
+    otherwise) and :data:`PIPE_LIMIT` from a pipe (a FIFO, a process substitution): a larger file is refused
+    before it is read, a gzip file as soon as its text passes the limit (before any is held when its gzip
+    trailer says so). Devices (``/dev/zero``) and sockets are refused. The text is held once: no second copy
+    of the file is made on the way (docs/data.md).
+
     Raises
     ------
     BayevalInputError
-        When the file is missing or is a directory.
+        When the file is missing, a directory, a device or a socket.
     FileFormatError
-        On corrupt or truncated gzip data.
+        On corrupt or truncated gzip data, or text beyond the limit.
     """
-    p = Path(path)
-    if not p.exists():
-        raise BayevalInputError(f"{p}: no such file")
-    if p.is_dir():
-        raise BayevalInputError(f"{p}: is a directory, expected a file")
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise BayevalInputError(f"{p}: cannot read ({exc.strerror})") from None
-    if raw[:2] == _GZIP_MAGIC:
-        raw = _gunzip(raw, str(p))
-    return _bom_lines(raw[3:] if raw[:3] == _BOM else raw, str(p), strict)
+    name = str(path)
+    fh, size = _open(path)
+    with fh:
+        if size is None:  # a pipe: read once, within its limit, then as a file
+            cap, what = PIPE_LIMIT, "from a pipe"
+            raw = _read_capped(fh, cap)
+            if raw is None:
+                raise _too_large(name, cap, what)
+            fh, size = io.BytesIO(raw), len(raw)
+            del raw
+        else:
+            cap, what = file_limit(), ""
+        head = fh.read(3)
+        if head[:2] == _GZIP_MAGIC:
+            what = what if what else " once decompressed"
+            if size >= 18:  # the last member's length mod 2**32 (ISIZE): a lower bound of the text
+                fh.seek(-4, os.SEEK_END)
+                if int.from_bytes(fh.read(4), "little") > cap + len(_BOM):
+                    fh.seek(0)
+                    _gunzip(fh, name, _Text(None, cap, name, what))  # counts, holding nothing: refuses
+            fh.seek(0)
+            sink = io.BytesIO()
+            _gunzip(fh, name, _Text(sink, cap, name, what))
+            data = sink.getvalue()
+            del sink
+        elif isinstance(fh, io.BytesIO):  # a pipe's bytes, already within the limit
+            data = fh.getvalue() if head != _BOM else fh.read()
+        else:
+            if head != _BOM:
+                fh.seek(0)
+            data = _read_capped(fh, cap, size - fh.tell())
+            if data is None:
+                raise _too_large(name, cap, what)
+    return _bom_lines(data, name, strict)
 
 
 def read_text(path: str | os.PathLike, *, strict: bool = False) -> str:
@@ -248,22 +433,31 @@ def identifier(field: bytes | str, what: str, path: str, lineno: int) -> str:
 def first_data_line(path: str | os.PathLike) -> bytes:
     """The first line of ``path`` that is not a comment (``b""`` if none), reading no further (gzip streamed).
 
+    At most the first 64 KiB of that line are returned (what deciding a file's layout needs), and no more of
+    the file is held. The file is checked as :func:`read_bytes` checks it; a pipe is refused (it could not be
+    read again).
+
     Raises
     ------
     BayevalInputError
-        When the file is missing or is a directory; :class:`FileFormatError` on corrupt gzip data.
+        When the file is missing, a directory, a device, a pipe or beyond the limit; :class:`FileFormatError`
+        on corrupt gzip data.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise BayevalInputError(f"{p}: {'is a directory, expected a file' if p.is_dir() else 'no such file'}")
-    with open(p, "rb") as fh:
+    fh, _ = _open(path, pipes=False)
+    with fh:
         gz = fh.read(2) == _GZIP_MAGIC
-    try:
-        with (gzip.open(p, "rb") if gz else open(p, "rb")) as fh:
-            for k, raw in enumerate(fh):
-                raw = raw[3:] if k == 0 and raw[:3] == _BOM else raw
-                if not is_comment(raw):
-                    return raw
-    except (OSError, EOFError, zlib.error) as exc:
-        raise FileFormatError(str(p), None, f"corrupt gzip data ({exc})") from None
+        fh.seek(0)
+        try:
+            with gzip.GzipFile(fileobj=fh, mode="rb") if gz else contextlib.nullcontext(fh) as src:
+                first = True
+                while raw := src.readline(_SNIFF):
+                    raw = raw[3:] if first and raw[:3] == _BOM else raw
+                    first = False
+                    whole = raw.endswith(b"\n")
+                    if not is_comment(raw):
+                        return raw
+                    while not whole and (rest := src.readline(_SNIFF)):  # the rest of a long comment line
+                        whole = rest.endswith(b"\n")
+        except (OSError, EOFError, zlib.error) as exc:
+            raise FileFormatError(str(path), None, f"corrupt gzip data ({exc})") from None
     return b""

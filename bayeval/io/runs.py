@@ -49,6 +49,7 @@ from bayeval.io._files import (
     scan_fields,
     split_lines,
 )
+from bayeval.io._numbers import as_integer, as_number
 from bayeval.io.columnar import parse_msmarco, trec_eval_order
 from bayeval.progress import track
 
@@ -364,18 +365,17 @@ def _layout_of(data: bytes) -> str | None:
             continue
         fields = raw.split()
         layout = _LAYOUTS.get(len(fields))
+        if layout == TREC:
+            fits = as_number(fields[4]) is not None
+        else:
+            fits = layout is not None and as_integer(fields[2]) is not None and (
+                layout == MSMARCO or as_number(fields[3]) is not None)
         try:
-            if layout == TREC:
-                float(fields[4])
-            elif layout is not None:
-                int(fields[2])
-                if layout == MSMARCO_SCORE:
-                    float(fields[3])
             for f in fields:
                 f.decode("utf-8")
-        except (ValueError, UnicodeDecodeError):
+        except UnicodeDecodeError:
             return None
-        return layout
+        return layout if fits else None
     return None
 
 
@@ -502,9 +502,10 @@ def _parse_checked(data: bytes, path: str, strict: bool) -> _Parsed:
                 mixed = True
         else:
             docno = identifier(fields[1], "docno", path, lineno)
+            rank = as_integer(fields[2])
             try:
-                score = -float(int(fields[2]))
-            except (ValueError, OverflowError):
+                score = -float(rank)
+            except (TypeError, OverflowError):
                 raise FileFormatError(path, lineno, f"rank {quoted(fields[2])} is not an integer") from None
             if layout == MSMARCO_SCORE:
                 _number(fields[3], "score", path, lineno)
@@ -549,7 +550,7 @@ _LAYOUTS_BY_NAME = {TREC: _COLUMNS, MSMARCO: ["topic", "docno", "rank"],
 
 
 def _number(field: bytes, what: str, path: str, lineno: int) -> float:
-    try:
-        return float(field)
-    except ValueError:
-        raise FileFormatError(path, lineno, f"{what} {quoted(field)} is not a number") from None
+    value = as_number(field)
+    if value is None:
+        raise FileFormatError(path, lineno, f"{what} {quoted(field)} is not a number")
+    return value

@@ -1,10 +1,11 @@
 """Reading and writing NIST's stratified-sample qrels, the file ``sample_eval.pl`` reads.
 
 Five whitespace-separated columns ``topic iteration docno stratum rel``: one line per *pooled* document;
-``rel`` is the judged grade (an integer >= 0) where the document was sampled and ``-1`` where it was pooled but
-not sampled; ``stratum`` is any label. Files may be gzip-compressed (the :mod:`bayeval.io` helpers); blank lines
-and ``#`` lines are skipped. Errors are one line naming file and line: a wrong number of columns, a grade that is
-not an integer >= -1, a document listed twice for a topic, an empty file.
+``rel`` is the judged grade (an integer >= 0, read as qrels grades are: ``2.0`` is 2, ``1_0`` is refused) where
+the document was sampled and ``-1`` where it was pooled but not sampled; ``stratum`` is any label. Files may be
+gzip-compressed (the :mod:`bayeval.io` helpers); blank lines and ``#`` lines are skipped. Errors are one line
+naming file and line: a wrong number of columns, a grade that is not an integer >= -1, a document listed twice
+for a topic, an empty file.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from bayeval.data.sample import NOT_SAMPLED, StratifiedSample, TopicSample
 from bayeval.errors import FileFormatError
 from bayeval.io._files import decode, identifier, is_comment, quoted, read_bytes, split_lines
+from bayeval.io._numbers import as_grade
 
 __all__ = ["read_stratified_sample", "write_stratified_sample"]
 
@@ -39,10 +41,7 @@ def read_stratified_sample(path: str | os.PathLike) -> StratifiedSample:
         fields = raw.split()
         if len(fields) != 5:
             raise FileFormatError(path, lineno, f"expected 5 columns '{_LAYOUT}', found {len(fields)}")
-        try:
-            grade = int(fields[4])
-        except ValueError:
-            grade = None
+        grade = as_grade(fields[4])
         if grade is None or grade < NOT_SAMPLED or grade >= 2**62:
             raise FileFormatError(path, lineno, f"rel {quoted(fields[4], 20)} is not an integer >= -1 "
                                                 "(-1: pooled, not sampled)")
