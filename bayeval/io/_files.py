@@ -33,8 +33,9 @@ import numpy as np
 
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
 
-__all__ = ["FILE_LIMIT", "FILE_LIMIT_VARIABLE", "PIPE_LIMIT", "QUOTE_LIMIT", "decode", "file_limit", "first_data_line",
-           "identifier", "is_comment", "quoted", "read_bytes", "read_text", "scan_fields", "split_lines"]
+__all__ = ["FILE_LIMIT", "FILE_LIMIT_VARIABLE", "PIPE_LIMIT", "QUOTE_LIMIT", "data_lines", "decode", "file_limit",
+           "first_data_line", "first_line_fields", "identifier", "is_comment", "line_numbers", "quoted",
+           "read_bytes", "read_text", "scan_lines", "split_lines"]
 
 QUOTE_LIMIT = 80
 # control characters (C0, DEL, C1 as UTF-8) and the byte-order mark: refused inside identifiers
@@ -347,71 +348,180 @@ _BYTE_CLASS[[32, 9, 10, 13, 0xC2, 0xEF]] = [_SEP_SPACE, _SEP_TAB, _NEWLINE, _CR,
 
 
 @numba.njit(cache=True, nogil=True)
-def _scan(b, cls):  # pragma: no cover - compiled
-    """One pass: (spaces, tabs, lone CR, control character or BOM, empty field). See :func:`scan_fields`."""
+def _line_kind(b, i):  # pragma: no cover - compiled
+    """``(kind, end)`` of the line starting at ``i``: kind 0 data, 1 empty (nothing or a carriage return),
+    2 blank with spaces or tabs, 3 comment (first non-blank byte ``#``); ``end`` is its line feed (or ``len(b)``)."""
     n = len(b)
-    n_space = n_tab = 0
+    k = i
+    while k < n and (b[k] == 32 or b[k] == 9):
+        k += 1
+    end = k
+    while end < n and b[end] != 10:
+        end += 1
+    if k == n or b[k] == 10 or (b[k] == 13 and k + 1 < n and b[k + 1] == 10):
+        return (1 if k == i else 2), end
+    if b[k] == 35:
+        return 3, end
+    return 0, end
+
+
+@numba.njit(cache=True, nogil=True)
+def _scan(b, cls):  # pragma: no cover - compiled
+    """One pass: (spaces, tabs, lone CR, control character or BOM, empty field, lines to drop) over the data
+    lines. See :func:`scan_lines`."""
+    n = len(b)
+    n_space = n_tab = skipped = 0
     lone_cr = control = empty = False
-    after_field = False  # the previous byte ends a field's text (not a separator, not a line end)
-    for i in range(n):
-        k = cls[b[i]]
-        if k == 0:
+    i = 0
+    while i < n:
+        kind, end = _line_kind(b, i)
+        if kind != 0:
+            skipped += kind >= 2
+            i = end + 1
+            continue
+        after_field = False  # the previous byte ends a field's text (not a separator, not a line end)
+        for j in range(i, end):
+            k = cls[b[j]]
+            if k == 0:
+                after_field = True
+                continue
+            if k == _SEP_SPACE or k == _SEP_TAB:
+                if k == _SEP_SPACE:
+                    n_space += 1
+                else:
+                    n_tab += 1
+                if not after_field:
+                    empty = True  # a separator at a line's start or after another one
+                after_field = False
+                continue
+            if k == _CR:
+                if j > i and (cls[b[j - 1]] == _SEP_SPACE or cls[b[j - 1]] == _SEP_TAB):
+                    empty = True  # a separator ending a line
+                if j + 1 >= n or b[j + 1] != 10:
+                    lone_cr = True
+                after_field = False
+                continue
+            if k == _CONTROL:
+                control = True
+            elif k == _LEAD_C2:
+                if j + 1 < n and 0x80 <= b[j + 1] <= 0x9F:
+                    control = True
+            elif k == _LEAD_EF:
+                if j + 2 < n and b[j + 1] == 0xBB and b[j + 2] == 0xBF:
+                    control = True
             after_field = True
-            continue
-        if k == _SEP_SPACE or k == _SEP_TAB:
-            if k == _SEP_SPACE:
-                n_space += 1
-            else:
-                n_tab += 1
-            if not after_field:
-                empty = True  # a separator at a line's start or after another one
-            after_field = False
-            continue
-        if k == _NEWLINE or k == _CR:
-            if i > 0 and (cls[b[i - 1]] == _SEP_SPACE or cls[b[i - 1]] == _SEP_TAB):
-                empty = True  # a separator ending a line
-            if k == _CR and (i + 1 >= n or b[i + 1] != 10):
-                lone_cr = True
-            after_field = False
-            continue
-        if k == _CONTROL:
-            control = True
-        elif k == _LEAD_C2:
-            if i + 1 < n and 0x80 <= b[i + 1] <= 0x9F:
-                control = True
-        elif k == _LEAD_EF:
-            if i + 2 < n and b[i + 1] == 0xBB and b[i + 2] == 0xBF:
-                control = True
-        after_field = True
-    if n and (cls[b[n - 1]] == _SEP_SPACE or cls[b[n - 1]] == _SEP_TAB):
-        empty = True
-    return n_space, n_tab, lone_cr, control, empty
+        if end > i and (cls[b[end - 1]] == _SEP_SPACE or cls[b[end - 1]] == _SEP_TAB):
+            empty = True  # a separator ending a line
+        i = end + 1
+    return n_space, n_tab, lone_cr, control, empty, skipped
 
 
-def scan_fields(data: bytes) -> tuple[str | None, bool]:
-    """What Arrow's CSV reader needs to know of a run or qrels file before it may parse it, in one pass.
+@numba.njit(cache=True, nogil=True)
+def _drop(b, out):  # pragma: no cover - compiled
+    """Copy ``b`` into ``out`` without its blank lines holding spaces or tabs and its comment lines."""
+    n = len(b)
+    i = o = 0
+    while i < n:
+        kind, end = _line_kind(b, i)
+        stop = min(end + 1, n)
+        if kind < 2:
+            out[o:o + stop - i] = b[i:stop]
+            o += stop - i
+        i = stop
+    return o
+
+
+@numba.njit(cache=True, nogil=True)
+def _line_numbers(b, rows, out):  # pragma: no cover - compiled
+    """``out[k]``: the file line (1-based) of data line ``rows[k]`` (0-based; ``rows`` ascending)."""
+    n = len(b)
+    i = 0
+    line = row = k = 0
+    while i < n and k < len(rows):
+        kind, end = _line_kind(b, i)
+        line += 1
+        if kind == 0:
+            while k < len(rows) and rows[k] == row:
+                out[k] = line
+                k += 1
+            row += 1
+        i = end + 1
+
+
+def first_line_fields(data: bytes) -> int:
+    """The number of whitespace-separated fields of the first non-blank line of ``data`` (0: none).
+
+    >>> first_line_fields(b"\\n  \\nq1 d1 1\\n")
+    3
+    """
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        fields = data[start:end].split()
+        if fields:
+            return len(fields)
+        start = end + 1
+    return 0
+
+
+def scan_lines(data: bytes) -> tuple[str | None, bool, int]:
+    """What Arrow's CSV reader needs to know of a run file before it may parse it, in one pass.
+
+    Data lines are the lines that are not blank and whose first non-blank byte is not ``#`` (docs/data.md);
+    the others carry nothing.
 
     Returns
     -------
     separator : str or None
-        ``" "`` or ``"\\t"`` when the file uses one field separator only; ``None`` when it mixes spaces
-        and tabs or holds a lone carriage return (Arrow ends a line there): the careful parsers decide.
+        ``" "`` or ``"\\t"`` when the data lines use one field separator only; ``None`` when they mix spaces
+        and tabs or hold a lone carriage return (Arrow ends a line there): the careful parsers decide.
     plain : bool
-        No control character other than tab, line feed and carriage return (C0, DEL, C1 as UTF-8), no
-        byte-order mark, and no empty field: no separator at the start or end of a line or next to another
-        one. Whitespace splitting (the careful parsers, docs/data.md) reads such a line with fewer columns
-        than Arrow does, so only a plain file may take the Arrow path.
+        No data line holds a control character other than tab, line feed and carriage return (C0, DEL, C1 as
+        UTF-8), a byte-order mark, or an empty field (a separator at the start or end of the line or next to
+        another one). Whitespace splitting (the careful parsers) reads such a line with fewer columns than
+        Arrow does, so only a plain file may take the Arrow path.
+    skipped : int
+        Lines Arrow would read as rows although they carry no data: comment lines, and blank lines holding
+        spaces or tabs (Arrow skips empty lines itself). :func:`data_lines` copies the file without them.
 
     Examples
     --------
-    >>> scan_fields(b"1 Q0 d1 1 2.5 r\\n"), scan_fields(b"1\\td1\\t1\\r\\n")
-    ((' ', True), ('\\t', True))
-    >>> scan_fields(b"1  d1 1\\n"), scan_fields(b"1 d1\\t1\\n"), scan_fields(b"1 d\\x01 1\\n")
-    ((' ', False), (None, True), (' ', False))
+    >>> scan_lines(b"1 Q0 d1 1 2.5 r\\n"), scan_lines(b"# c\\n1\\td1\\t1\\r\\n  \\n")
+    ((' ', True, 0), ('\\t', True, 2))
+    >>> scan_lines(b"1  d1 1\\n"), scan_lines(b"1 d1\\t1\\n"), scan_lines(b"1 d\\x01 1\\n")
+    ((' ', False, 0), (None, True, 0), (' ', False, 0))
     """
-    n_space, n_tab, lone_cr, control, empty = _scan(np.frombuffer(data, dtype=np.uint8), _BYTE_CLASS)
+    n_space, n_tab, lone_cr, control, empty, skipped = _scan(np.frombuffer(data, dtype=np.uint8), _BYTE_CLASS)
     sep = None if lone_cr or (n_space and n_tab) else ("\t" if n_tab else " ")
-    return sep, not (control or empty)
+    return sep, not (control or empty), int(skipped)
+
+
+def data_lines(data: bytes) -> bytes:
+    """``data`` without the lines :func:`scan_lines` counts as ``skipped`` (comments, blank lines with spaces).
+
+    >>> data_lines(b"# c\\n1 d1 1\\n  \\n\\n2 d2 1")
+    b'1 d1 1\\n\\n2 d2 1'
+    """
+    b = np.frombuffer(data, dtype=np.uint8)
+    out = np.empty(len(b), dtype=np.uint8)
+    return out[:_drop(b, out)].tobytes()
+
+
+def line_numbers(data: bytes, rows) -> np.ndarray:
+    """The file lines (1-based) of data lines ``rows`` (0-based, in order: the rows Arrow reads from
+    :func:`data_lines`), found in one pass that stops at the last one asked for.
+
+    >>> line_numbers(b"# c\\n1 d1 1\\n\\n2 d2 1\\n", [0, 1]).tolist()
+    [2, 4]
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    order = np.argsort(rows, kind="stable")
+    out = np.zeros(len(rows), dtype=np.int64)
+    found = np.zeros(len(rows), dtype=np.int64)
+    _line_numbers(np.frombuffer(data, dtype=np.uint8), rows[order], found)
+    out[order] = found
+    return out
 
 
 def identifier(field: bytes | str, what: str, path: str, lineno: int) -> str:

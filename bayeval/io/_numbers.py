@@ -19,7 +19,8 @@ import re
 __all__ = ["as_grade", "as_integer", "as_number"]
 
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
-_NUMBER = re.compile(rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))")
+# each digit belongs to one group only (no "[0-9]+[0-9]*"), so a long field is refused in linear time
+_NUMBER = re.compile(rb"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))")
 
 
 def _bytes(field: bytes | str) -> bytes:
