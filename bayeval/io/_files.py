@@ -33,9 +33,9 @@ import numpy as np
 
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
 
-__all__ = ["FILE_LIMIT", "FILE_LIMIT_VARIABLE", "PIPE_LIMIT", "QUOTE_LIMIT", "data_lines", "decode", "file_limit",
-           "first_data_line", "first_line_fields", "identifier", "is_comment", "line_numbers", "quoted",
-           "read_bytes", "read_text", "scan_lines", "split_lines"]
+__all__ = ["FILE_LIMIT", "FILE_LIMIT_VARIABLE", "PIPE_LIMIT", "QUOTE_LIMIT", "check_file", "data_lines", "decode",
+           "file_limit", "first_data_line", "first_line_fields", "identifier", "is_comment", "line_numbers",
+           "quoted", "read_bytes", "read_text", "scan_lines", "split_lines"]
 
 QUOTE_LIMIT = 80
 # control characters (C0, DEL, C1 as UTF-8) and the byte-order mark: refused inside identifiers
@@ -106,7 +106,19 @@ def _too_large(path: str, limit: int, what: str) -> FileFormatError:
 _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def _open(path: str | os.PathLike, *, pipes: bool = True):
+def check_file(path: str | os.PathLike, *, size_limit: bool = True) -> None:
+    """Refuse, in one line, what no reader can take: a missing path, a directory, a device, a socket, a pipe, and
+    (``size_limit``) a file beyond :func:`file_limit`. For readers that open the file themselves (npz, parquet).
+
+    Raises
+    ------
+    BayevalInputError
+    """
+    fh, _ = _open(path, pipes=False, size_limit=size_limit)
+    fh.close()
+
+
+def _open(path: str | os.PathLike, *, pipes: bool = True, size_limit: bool = True):
     """``(file, size)``: ``path`` opened for reading, ``size`` its size (``None`` for a pipe).
 
     A regular file larger than :func:`file_limit` is refused before anything is read; devices (``/dev/zero``),
@@ -125,7 +137,7 @@ def _open(path: str | os.PathLike, *, pipes: bool = True):
         raise BayevalInputError(f"{name}: is a directory, expected a file")
     if stat.S_ISREG(mode):
         limit = file_limit()
-        if st.st_size > limit:
+        if size_limit and st.st_size > limit:
             raise _too_large(name, limit, "")
         size = st.st_size
     elif stat.S_ISFIFO(mode):
