@@ -90,8 +90,8 @@ def file_limit() -> int:
 
 def _size_text(n: int) -> str:
     for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
-        if n >= 1 << shift:
-            return f"{n / (1 << shift):g} {unit}"
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
     return f"{n} bytes"
 
 
@@ -137,7 +137,7 @@ def _open(path: str | os.PathLike, *, pipes: bool = True, size_limit: bool = Tru
         raise BayevalInputError(f"{name}: is a directory, expected a file")
     if stat.S_ISREG(mode):
         limit = file_limit()
-        if size_limit and st.st_size > limit:
+        if size_limit and st.st_size > limit + len(_BOM):  # a leading byte-order mark is not text
             raise _too_large(name, limit, "")
         size = st.st_size
     elif stat.S_ISFIFO(mode):
