@@ -43,7 +43,8 @@ _CONTROL_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\ufeff]")
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
-_CHUNK = 1 << 20  # bytes read, or decompressed, at a time
+_CHUNK = 1 << 20  # bytes read at a time
+_PIECE = 8 << 20  # bytes decompressed at a time
 _SNIFF = 1 << 16  # bytes of a first line that deciding a layout reads
 
 FILE_LIMIT = 1 << 30
@@ -179,45 +180,69 @@ def _read_capped(fh, cap: int, size: int | None = None) -> bytes | None:
 
 
 class _Text:
-    """Decompressed text gathered into ``sink`` (``None``: counted only), its leading byte-order mark dropped,
-    refused beyond ``cap`` bytes."""
+    """Decompressed text, its leading byte-order mark dropped, refused beyond ``cap`` bytes; kept (``keep``) or only
+    counted. One piece is kept as it is; a second starts a buffer that takes over the first without copying it
+    (:class:`io.BytesIO` on the only reference to a bytes object grows it in place)."""
 
-    def __init__(self, sink: io.BytesIO | None, cap: int, path: str, what: str) -> None:
-        self.sink, self.cap, self.path, self.what = sink, cap, path, what
-        self.head: bytes | None = b""  # the first bytes, until three are known (None once decided)
+    def __init__(self, cap: int, path: str, what: str, keep: bool = True) -> None:
+        self.cap, self.path, self.what, self.keep = cap, path, what, keep
+        self.head = b""  # the first bytes while fewer than three are known
+        self.decided = False  # whether the byte-order mark is decided
+        self.first: bytes | None = None
+        self.buf: io.BytesIO | None = None
         self.size = 0
 
+    def room(self) -> int:
+        """How many more bytes may come (three more before the mark is decided)."""
+        return max(self.cap - self.size + (0 if self.decided else len(_BOM)), 0) + 1
+
     def add(self, piece: bytes) -> None:
-        if self.head is not None:
-            self.head += piece
-            if len(self.head) < 3:
-                return
-            piece = self.head[3:] if self.head[:3] == _BOM else self.head
-            self.head = None
+        if not self.decided:
+            if self.head or len(piece) < len(_BOM):
+                self.head += piece
+                if len(self.head) < len(_BOM):
+                    return
+                piece, self.head = self.head, b""
+            self.decided = True
+            if piece[:3] == _BOM:
+                piece = piece[3:]
         self.size += len(piece)
         if self.size > self.cap:
             raise _too_large(self.path, self.cap, self.what)
-        if self.sink is not None:
-            self.sink.write(piece)
+        if not self.keep or not piece:
+            return
+        if self.first is None and self.buf is None:
+            self.first = piece
+            return
+        if self.buf is None:
+            self.buf, self.first = io.BytesIO(self.first), None  # the buffer holds the only reference
+            self.buf.seek(0, io.SEEK_END)
+        self.buf.write(piece)
 
-    def close(self) -> None:
+    def value(self) -> bytes:
         if self.head:  # a text of one or two bytes
-            head, self.head = self.head, None
+            head, self.head, self.decided = self.head, b"", True
             self.add(head)
+        if self.buf is not None:
+            return self.buf.getvalue()
+        return self.first if self.first is not None else b""
 
 
-def _gunzip(fh, path: str, text: _Text) -> None:
-    """Decompress every gzip member of ``fh`` into ``text``; refuse trailing bytes other than zero padding and a
-    member cut short. Reads ``fh`` and writes the text in pieces of at most :data:`_CHUNK` bytes."""
-    pending = fh.read(_CHUNK)
+def _gunzip(fh, path: str, text: _Text) -> bytes:
+    """Decompress every gzip member of ``fh`` into ``text`` and return it; refuse trailing bytes other than zero
+    padding and a member cut short. The text comes in pieces of at most 8 MiB (as fast as one piece per member, and
+    never a second copy of the text: zlib's one-piece output is assembled from blocks); the compressed bytes are
+    read at once when the text is kept, in pieces of 1 MiB as they are needed when it is only counted."""
+    pending = fh.read() if text.keep else fh.read(_CHUNK)
     try:
         while True:  # one member per pass
             d = zlib.decompressobj(47)  # gzip (or zlib) header
             while not d.eof:
-                piece = d.decompress(pending, _CHUNK)
+                piece = d.decompress(pending, min(text.room(), _PIECE))
                 pending = d.unconsumed_tail
                 if piece:
                     text.add(piece)
+                    del piece
                 elif not pending and not d.eof:
                     pending = fh.read(_CHUNK)
                     if not pending:
@@ -241,7 +266,7 @@ def _gunzip(fh, path: str, text: _Text) -> None:
             break
     except zlib.error as exc:
         raise FileFormatError(path, None, f"corrupt gzip data ({exc})") from None
-    text.close()
+    return text.value()
 
 
 def _bom_lines(data: bytes, path: str, strict: bool) -> bytes:
@@ -298,12 +323,9 @@ def read_bytes(path: str | os.PathLike, *, strict: bool = False) -> bytes:
                 fh.seek(-4, os.SEEK_END)
                 if int.from_bytes(fh.read(4), "little") > cap + len(_BOM):
                     fh.seek(0)
-                    _gunzip(fh, name, _Text(None, cap, name, what))  # counts, holding nothing: refuses
+                    _gunzip(fh, name, _Text(cap, name, what, keep=False))  # counts, holding nothing: refuses
             fh.seek(0)
-            sink = io.BytesIO()
-            _gunzip(fh, name, _Text(sink, cap, name, what))
-            data = sink.getvalue()
-            del sink
+            data = _gunzip(fh, name, _Text(cap, name, what))
         elif isinstance(fh, io.BytesIO):  # a pipe's bytes, already within the limit
             data = fh.getvalue() if head != _BOM else fh.read()
         else:
@@ -380,49 +402,66 @@ def _line_kind(b, i):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def _scan(b, cls):  # pragma: no cover - compiled
     """One pass: (spaces, tabs, lone CR, control character or BOM, empty field, lines to drop) over the data
-    lines. See :func:`scan_lines`."""
+    lines (:func:`_line_kind`'s classes, decided at each line's first non-blank byte). See :func:`scan_lines`."""
     n = len(b)
     n_space = n_tab = skipped = 0
     lone_cr = control = empty = False
     i = 0
     while i < n:
-        kind, end = _line_kind(b, i)
-        if kind != 0:
-            skipped += kind >= 2
-            i = end + 1
+        k = i
+        while k < n and (b[k] == 32 or b[k] == 9):
+            k += 1
+        c = b[k] if k < n else 10
+        if c == 10 or c == 35 or (c == 13 and k + 1 < n and b[k + 1] == 10):  # blank or comment: no data
+            if c == 35 or k > i:
+                skipped += 1  # Arrow would read it as a row
+            while k < n and b[k] != 10:
+                k += 1
+            i = k + 1
             continue
+        if k > i:
+            empty = True  # a separator at a line's start
+            for j in range(i, k):
+                if b[j] == 32:
+                    n_space += 1
+                else:
+                    n_tab += 1
         after_field = False  # the previous byte ends a field's text (not a separator, not a line end)
-        for j in range(i, end):
-            k = cls[b[j]]
-            if k == 0:
+        end = n
+        for j in range(k, n):
+            kind = cls[b[j]]
+            if kind == 0:
                 after_field = True
                 continue
-            if k == _SEP_SPACE or k == _SEP_TAB:
-                if k == _SEP_SPACE:
+            if kind == _NEWLINE:
+                end = j
+                break
+            if kind == _SEP_SPACE or kind == _SEP_TAB:
+                if kind == _SEP_SPACE:
                     n_space += 1
                 else:
                     n_tab += 1
                 if not after_field:
-                    empty = True  # a separator at a line's start or after another one
+                    empty = True  # a separator after another one
                 after_field = False
                 continue
-            if k == _CR:
-                if j > i and (cls[b[j - 1]] == _SEP_SPACE or cls[b[j - 1]] == _SEP_TAB):
+            if kind == _CR:
+                if j > k and (cls[b[j - 1]] == _SEP_SPACE or cls[b[j - 1]] == _SEP_TAB):
                     empty = True  # a separator ending a line
                 if j + 1 >= n or b[j + 1] != 10:
                     lone_cr = True
                 after_field = False
                 continue
-            if k == _CONTROL:
+            if kind == _CONTROL:
                 control = True
-            elif k == _LEAD_C2:
+            elif kind == _LEAD_C2:
                 if j + 1 < n and 0x80 <= b[j + 1] <= 0x9F:
                     control = True
-            elif k == _LEAD_EF:
+            elif kind == _LEAD_EF:
                 if j + 2 < n and b[j + 1] == 0xBB and b[j + 2] == 0xBF:
                     control = True
             after_field = True
-        if end > i and (cls[b[end - 1]] == _SEP_SPACE or cls[b[end - 1]] == _SEP_TAB):
+        if end > k and (cls[b[end - 1]] == _SEP_SPACE or cls[b[end - 1]] == _SEP_TAB):
             empty = True  # a separator ending a line
         i = end + 1
     return n_space, n_tab, lone_cr, control, empty, skipped
