@@ -297,6 +297,21 @@ def _buffers(strings: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarra
     return offsets, data
 
 
+def _grouped(
+    strings: pa.Array | pa.ChunkedArray, starts: np.ndarray, rows: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The string buffers, ``rows`` and the group bounds of :func:`repeats_within_groups`, checked."""
+    offsets, data = _buffers(strings)
+    n = len(offsets) - 1
+    rows = np.zeros(0, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    if len(rows) not in (0, n) or (n == 0 and len(rows)):
+        raise ValueError("rows: must have one entry per string")
+    bounds = np.append(np.asarray(starts, dtype=np.int64), n)
+    if len(bounds) > 1 and (bounds[0] != 0 or np.any(np.diff(bounds) < 0)):
+        raise ValueError("starts: must start at 0 and not decrease")
+    return offsets, data, rows, bounds
+
+
 def repeats_within_groups(strings: pa.Array | pa.ChunkedArray, starts: np.ndarray,
                           rows: np.ndarray | None = None) -> int:
     """The first position whose string already occurred in its group, or -1 when no group repeats a string.
@@ -323,14 +338,8 @@ def repeats_within_groups(strings: pa.Array | pa.ChunkedArray, starts: np.ndarra
     >>> repeats_within_groups(pa.array(["a", "b", "c", "b"]), np.array([0]))
     3
     """
-    offsets, data = _buffers(strings)
+    offsets, data, rows, bounds = _grouped(strings, starts, rows)
     n = len(offsets) - 1
-    rows = np.zeros(0, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
-    if len(rows) not in (0, n) or (n == 0 and len(rows)):
-        raise ValueError("rows: must have one entry per string")
-    bounds = np.append(np.asarray(starts, dtype=np.int64), n)
-    if len(bounds) > 1 and (bounds[0] != 0 or np.any(np.diff(bounds) < 0)):
-        raise ValueError("starts: must start at 0 and not decrease")
     return int(_repeats(offsets, data, rows, bounds, np.zeros(0, dtype=np.bool_), True)) if n else -1
 
 
@@ -351,14 +360,8 @@ def repeat_mask(strings: pa.Array | pa.ChunkedArray, starts: np.ndarray, rows: n
     >>> repeat_mask(pa.array(["a", "b", "a", "a", "c", "c"]), np.array([0, 4])).tolist()
     [False, False, True, True, False, True]
     """
-    offsets, data = _buffers(strings)
+    offsets, data, rows, bounds = _grouped(strings, starts, rows)
     n = len(offsets) - 1
-    rows = np.zeros(0, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
-    if len(rows) not in (0, n) or (n == 0 and len(rows)):
-        raise ValueError("rows: must have one entry per string")
-    bounds = np.append(np.asarray(starts, dtype=np.int64), n)
-    if len(bounds) > 1 and (bounds[0] != 0 or np.any(np.diff(bounds) < 0)):
-        raise ValueError("starts: must start at 0 and not decrease")
     out = np.zeros(n, dtype=np.bool_)
     if n:
         _repeats(offsets, data, rows, bounds, out, False)
