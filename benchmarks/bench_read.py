@@ -1,4 +1,16 @@
-"""Reading at MS MARCO scale, before and after: the same files read by two source trees, one after the other.
+"""Reading at MS MARCO scale: a file with one repeated document against a clean one (``--repeat``), and before
+and after (the same files read by two source trees, one after the other).
+
+``--repeat``: writes a run of ``--queries`` × ``--depth`` lines (TREC layout, and with ``--layout msmarco`` the
+MS MARCO one) to ``--out``/repeat, the same run with one document listed twice, and the repeated run with one line
+separated by tabs instead of spaces (a file the Arrow path leaves to the careful line-by-line parser: what the
+repeated run cost before the Arrow path kept it, docs/benchmarks.md). It reads the three with
+:func:`bayeval.io.read_run`, alternately, ``--times`` rounds, and prints the best wall and CPU time of each and the
+ratios repeated / clean and careful / repeated, measured in the same run:
+
+    python benchmarks/bench_read.py --repeat --out /tmp/bayeval-read --queries 6980 --depth 1000
+
+Before and after:
 
 Reads the 10 runs × 6,980 queries × depth 1,000 of ``bench_scale.py``'s collection (``--out``/deep, TREC or MS
 MARCO layout) into a :class:`~bayeval.data.rankcube.RankCube` and computes RR@10, nDCG@10, AP and recall@1000
@@ -22,11 +34,70 @@ import resource
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _write_runs(out: Path, queries: int, depth: int, layout: str) -> tuple[Path, Path, Path]:
+    """The clean run, the run with one document listed twice (query 0's document at rank 2 again, last in its
+    list), and that run with one line separated by tabs (the careful parser's file). Written once, then reused."""
+    out.mkdir(parents=True, exist_ok=True)
+    ext = "trec" if layout == "trec" else "tsv"
+    paths = tuple(out / f"{name}-{queries}x{depth}.{ext}" for name in ("clean", "repeat", "careful"))
+    if all(p.exists() for p in paths):
+        return paths
+    rng = np.random.default_rng(0)
+    with open(paths[0], "w") as clean, open(paths[1], "w") as rep, open(paths[2], "w") as careful:
+        for q in range(queries):
+            docs = rng.choice(8_800_000, depth, replace=False)
+            scores = np.sort(rng.normal(10, 3, depth))[::-1]
+            if layout == "trec":
+                lines = [f"{q + 1} Q0 D{d} {r + 1} {s:.4f} bench\n"
+                         for r, (d, s) in enumerate(zip(docs, scores, strict=True))]
+                extra = f"{q + 1} Q0 D{docs[1]} {depth + 1} {scores[-1] - 1:.4f} bench\n"
+                tabbed = lines[0].replace(" ", "\t")
+            else:
+                lines = [f"{q + 1}\tD{d}\t{r + 1}\n" for r, d in enumerate(docs)]
+                extra = f"{q + 1}\tD{docs[1]}\t{depth + 1}\n"
+                tabbed = lines[0].replace("\t", " ", 1)
+            text = "".join(lines)
+            clean.write(text)
+            rep.write(text + (extra if q == 0 else ""))
+            careful.write((tabbed + "".join(lines[1:]) if q == 0 else text) + (extra if q == 0 else ""))
+    return paths
+
+
+def _repeat(args) -> None:
+    from bayeval.io import read_run
+
+    paths = _write_runs(Path(args.out) / "repeat", args.queries, args.depth, args.layout)
+    labels = ("clean file", "one repeated document", "careful parser (the same file, one line tab-separated)")
+    best = {label: (np.inf, np.inf) for label in labels}
+    rankings = {}
+    for k in range(args.times):
+        turn = [(labels[(i + k) % 3], paths[(i + k) % 3]) for i in range(3)]  # each file first in one round
+        for label, path in turn:
+            w0, c0 = time.perf_counter(), time.process_time()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                run = read_run(path)
+            wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+            best[label] = (min(best[label][0], wall), min(best[label][1], cpu))
+            rankings[label] = (run.ranking(run.topics[0]).tolist(), len(run.docno_array))
+            del run
+    print(f"{args.queries} queries x {args.depth} ({args.layout}), best of {args.times}, load average "
+          f"{os.getloadavg()[0]:.1f}:")
+    for label in labels:
+        print(f"  {label:56s} {best[label][0]:7.2f} s wall {best[label][1]:7.2f} s CPU")
+    (cw, cc), (rw, rc), (kw, kc) = (best[label] for label in labels)
+    print(f"ratio repeated / clean: wall {rw / cw:.2f}, CPU {rc / cc:.2f}; careful / repeated: wall {kw / rw:.1f}, "
+          f"CPU {kc / rc:.1f}")
+    same = rankings[labels[1]] == rankings[labels[2]] and rankings[labels[1]][1] == rankings[labels[0]][1]
+    print(f"same rows from the Arrow path and the careful parser: {same}")
 
 
 def _one(out: str, layout: str, runs: int) -> dict:
@@ -52,8 +123,15 @@ def main() -> None:
     ap.add_argument("--baseline", help="a source tree with the bayeval package to compare with")
     ap.add_argument("--layout", choices=("trec", "msmarco"), default="trec")
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--repeat", action="store_true", help="a file with one repeated document against a clean one")
+    ap.add_argument("--queries", type=int, default=6980, help="--repeat: queries of the generated run")
+    ap.add_argument("--depth", type=int, default=1000, help="--repeat: documents per query")
+    ap.add_argument("--times", type=int, default=3, help="--repeat: rounds (best of), each file first in one")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.repeat:
+        _repeat(args)
+        return
     if args.child:
         print(json.dumps(_one(args.out, args.layout, args.runs)))
         return

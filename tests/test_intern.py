@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from bayeval.data.interning import StringCodes, repeats_within_groups
+from bayeval.data.interning import StringCodes, repeat_mask, repeats_within_groups
 
 
 def test_codes_match_a_dict_across_growth_and_slices():
@@ -77,3 +77,22 @@ def test_repeats_within_groups_against_sets():
             if want >= 0:
                 break
         assert repeats_within_groups(pa.array(words), starts, rows=rows) == want
+
+
+def test_repeat_mask_against_sets():
+    rng = np.random.default_rng(6)
+    for trial in range(200):
+        n = int(rng.integers(1, 40))
+        words = [f"d{x}" for x in rng.integers(0, 25, n)]
+        starts = np.r_[0, np.sort(rng.choice(np.arange(1, n + 1), min(n, int(rng.integers(0, 5))), replace=False))]
+        starts = np.unique(starts[starts < n])
+        rows = rng.permutation(n) if trial % 2 else None
+        seq = [words[i] for i in (range(n) if rows is None else rows)]
+        want = []
+        for g, lo in enumerate(starts):
+            hi = starts[g + 1] if g + 1 < len(starts) else n
+            seen = set()
+            for k in range(lo, hi):
+                want.append(seq[k] in seen)
+                seen.add(seq[k])
+        assert repeat_mask(pa.array(words), starts, rows=rows).tolist() == want

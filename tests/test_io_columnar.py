@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -71,6 +73,36 @@ def test_vectorised_reader_matches_simple_parser(tmp_path_factory, text):
 @pytest.mark.parametrize("text", [
     "# comment\nq1\td1\t1\n",           # comment line
     "q1\td1\t1\nq1\td1\t2\n",          # a document twice for one query
+    "q1\td1\t2\n  # c\n\t\nq1\td1\t1\n",  # an indented comment, a blank line with a tab, a repeat ranked above
+])
+def test_tolerated_irregularities_read_by_the_vectorised_reader(tmp_path, text):
+    """Comment lines and a document listed twice stay on the vectorised path (docs/data.md): the careful parser's
+    rows, and the same note naming the same line."""
+    from bayeval.io.runs import _parse_checked
+
+    c = parse_msmarco(text.encode())
+    assert c is not None
+    careful = _parse_checked(text.encode(), "x", strict=False)
+    assert c.docnos.to_pylist() == careful.docnos.tolist() and c.scores.tolist() == careful.scores.tolist()
+    assert len(c.dropped) == careful.duplicates
+    path = tmp_path / "run.tsv"
+    path.write_text(text)
+    with warnings.catch_warnings(record=True) as fast_notes:
+        warnings.simplefilter("always")
+        run = read_run(path)
+    assert as_dict(run) == {t: _dedup(v) for t, v in simple_parse(text).items()}
+    with warnings.catch_warnings(record=True) as careful_notes:
+        warnings.simplefilter("always")
+        path.write_text("q0 first 1 2\n" + text)  # four columns, then three: only the careful parser reads it
+        with pytest.raises(FileFormatError):
+            read_run(path)
+    assert [str(w.message) for w in fast_notes] == [f"{path}:{careful.duplicate_line}: {careful.duplicates} "
+                                                    "repeated document(s) within a topic; kept the first in ranked "
+                                                    "order (trec_eval refuses such files)"] * bool(careful.duplicates)
+    assert not careful_notes
+
+
+@pytest.mark.parametrize("text", [
     "q1\td1\t1\nq1 d2\t2\n",           # mixed separators
     "q1\td1\t1.5\n",                   # rank not an integer
     "q1\t\td1\n",                      # empty field
@@ -150,32 +182,59 @@ def test_trec_eval_order_against_a_python_sort():
 
 
 def _reference_scan(data: bytes):
-    """The checks scan_fields replaces, written plainly with regular expressions."""
+    """The checks scan_lines makes, written plainly with regular expressions over the lines: a data line is one
+    that is not blank and whose first non-blank byte is not '#'."""
     import re
 
-    lone_cr = data.count(b"\r") != data.count(b"\r\n")
-    sep = None if lone_cr or (b" " in data and b"\t" in data) else ("\t" if b"\t" in data else " ")
-    control = re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbb\xbf", data) is not None
-    empty = re.search(rb"(^|[\n\r])[ \t]|[ \t][ \t]|[ \t]($|[\r\n])", data) is not None
-    return sep, not (control or empty)
+    lines = data.split(b"\n")
+
+    def kind(k, ln):  # data, empty, blank with spaces or tabs, comment (a CR ends a line only before a LF)
+        if k == len(lines) - 1 and re.fullmatch(rb"[ \t]*\r", ln):
+            return "data"  # a lone CR at the end of the file
+        if re.fullmatch(rb"\r?", ln):
+            return "empty"
+        if re.fullmatch(rb"[ \t]+\r?", ln):
+            return "blank"
+        return "comment" if ln.lstrip(b" \t")[:1] == b"#" else "data"
+
+    kinds = [kind(k, ln) for k, ln in enumerate(lines)]
+    data_lines = [ln for ln, c in zip(lines, kinds, strict=True) if c == "data"]
+    skipped = sum(c in ("blank", "comment") for c in kinds)
+    joined = b"\n".join(data_lines)
+    lone_cr = any(re.search(rb"\r(?!$)", ln) for ln in data_lines) or (kinds[-1] == "data" and lines[-1][-1:] == b"\r")
+    sep = None if lone_cr or (b" " in joined and b"\t" in joined) else ("\t" if b"\t" in joined else " ")
+    control = any(re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbb\xbf", ln)
+                  for ln in data_lines)
+    empty = any(re.search(rb"(^|\r)[ \t]|[ \t][ \t]|[ \t](\r|$)", ln) for ln in data_lines)
+    return sep, not (control or empty), skipped
 
 
-def test_scan_fields_against_regular_expressions():
-    from bayeval.io._files import scan_fields
+def test_scan_lines_against_regular_expressions():
+    from bayeval.io._files import data_lines, line_numbers, scan_lines
 
     rng = np.random.default_rng(2)
     alphabet = [b"a", b"1", b" ", b"\t", b"\n", b"\r\n", b"\r", b"\x01", b"\x0b", b"\xc2\x80", b"\xc2\x9f", b"\xc2\xa0",
                 b"\xef\xbb\xbf", b"\xef\xbc\x81", b"\x7f", b"#"]
-    weights = np.array([20, 20, 6, 6, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], float)
-    for _ in range(2000):
+    weights = np.array([20, 20, 6, 6, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3], float)
+    for _ in range(3000):
         k = int(rng.integers(0, 14))
         data = b"".join(alphabet[i] for i in rng.choice(len(alphabet), k, p=weights / weights.sum()))
-        assert scan_fields(data) == _reference_scan(data), data
+        sep, plain, skipped = scan_lines(data)
+        want = _reference_scan(data)
+        assert (sep, plain, skipped) == want, data
+        if sep is not None and plain:
+            kept = data_lines(data)
+            # the rows Arrow reads are the data lines, and line_numbers finds them in the file
+            rows = [ln for ln in kept.split(b"\n") if ln not in (b"", b"\r")]
+            lines = data.split(b"\n")
+            numbers = [i + 1 for i, ln in enumerate(lines) if ln.strip() and ln.lstrip()[:1] != b"#"]
+            assert rows == [lines[i - 1] for i in numbers], data
+            assert line_numbers(data, list(range(len(numbers)))).tolist() == numbers, data
 
 
 def test_trec_fast_path_takes_tied_and_shuffled_files():
     """Tied scores out of docno order and shuffled lines stay on the Arrow path, with the careful parser's result."""
-    from bayeval.io.runs import _parse_checked, _parse_fast
+    from bayeval.io.runs import _parse_arrow, _parse_checked
 
     rng = np.random.default_rng(8)
     for trial in range(40):
@@ -187,7 +246,7 @@ def test_trec_fast_path_takes_tied_and_shuffled_files():
         if trial % 2:
             lines = [lines[i] for i in rng.permutation(len(lines))]
         data = ("\n".join(lines) + "\n").encode()
-        fast, careful = _parse_fast(data), _parse_checked(data, "x", strict=True)
+        fast, careful = _parse_arrow(data, "x", True), _parse_checked(data, "x", strict=True)
         assert fast is not None  # groups may come in another order (the Run puts topics in natural order)
 
         def groups(p, docnos):
@@ -197,14 +256,15 @@ def test_trec_fast_path_takes_tied_and_shuffled_files():
         assert groups(fast, fast.docnos.to_pylist()) == groups(careful, careful.docnos.tolist())
 
 
-@pytest.mark.parametrize("rank, ok", [("0x1", False), ("1_0", True), ("+1", True), ("-1", True), ("٣", False)])
+@pytest.mark.parametrize("rank, ok", [("0x1", False), ("1_0", False), ("+1", True), ("-1", True), ("٣", False)])
 def test_rank_forms_arrow_reads_otherwise_go_to_the_careful_parser(tmp_path, rank, ok):
-    """Arrow's integer parser reads "0x1" as 1 where Python's int() refuses it: only plain digits take the fast path."""
+    """Arrow's integer parser reads "0x1" as 1: only plain digits take the fast path, and the careful parser reads the
+    rest by the number rule of docs/data.md (a sign allowed; no "1_0", which Python's int() reads as 10)."""
     data = f"q1\td1\t2\nq1\td2\t{rank}\n".encode()
     assert parse_msmarco(data) is None
     p = tmp_path / "run.tsv"
     p.write_bytes(data)
-    if ok:  # the careful parser reads it as int() does
+    if ok:  # the careful parser reads a signed integer
         assert read_run(p).topic_scores("q1").tolist() == sorted([-2.0, -float(int(rank))], reverse=True)
     else:
         with pytest.raises(FileFormatError, match=r"run.tsv:2: rank"):

@@ -12,7 +12,7 @@ import pytest
 from conftest import run_cli
 
 from bayeval.errors import DataNotice, FileFormatError
-from bayeval.io import quoted, read_prels, read_probabilities, read_qrels, read_run, read_texts
+from bayeval.io import quoted, read_prels, read_probabilities, read_qrels, read_run, read_stratified_sample, read_texts
 from bayeval.measures import average_precision
 from bayeval.selection import Campaign, read_judgments
 from bayeval.synthetic import make_collection
@@ -215,3 +215,181 @@ def test_design_and_trial_table_refusals_are_one_line(tmp_path):
     with pytest.raises(BayevalInputError) as e:
         read_table(t)
     assert "\n" not in str(e.value) and len(str(e.value)) - len(str(t)) <= 200
+
+
+# ---------------------------------------------------------------------- one number rule (docs/data.md, "Numbers")
+@pytest.mark.parametrize("name, text, reader", [
+    ("sample.txt", "401 0 d1 1 1\n401 0 d2 1 1_0\n", "sample"),
+    ("sample.txt", "401 0 d1 1 1\n401 0 d2 1 1_0.0\n", "sample"),
+    ("prels.txt", "401 d1 1 a 0.5\n401 d2 1_0 a 0.5\n", "prels"),
+    ("prels.txt", "401 d1 1 a 0.5\n401 d2 1 a 0.2_5\n", "prels"),
+    ("qrels.txt", "401 0 d1 1\n401 0 d2 1_0\n", "qrels"),
+    ("probs.txt", "401 Q0 d1 0.5\n401 Q0 d2 0.2_5\n", "probabilities"),
+    ("r.run", "401 Q0 d1 1 0.5 t\n401 Q0 d2 2 1_0 t\n", "run"),
+    ("r.tsv", "401\td1\t1\n401\td2\t1_0\n", "run"),
+    ("r.tsv", "401\td1\t1\t0.5\n401\td2\t2\tnan(1)\n", "run"),
+    ("r.tsv", "401\td1\t1\t0.5\n401\td2\t2\t0x1p3\n", "run"),
+    ("answers.csv", "topic,docno,grade\n401,d1,1\n401,d2,1_0\n", "judgments"),
+    ("answers.csv", "topic,docno,grade\n401,d1,1\n401,d2,٣\n", "judgments"),
+], ids=["sample-rel", "sample-rel-float", "prels-grade", "prels-probability", "qrels-grade", "probability",
+        "trec-score", "msmarco-rank", "msmarco-nan-payload", "msmarco-hex-float", "judgment", "judgment-arabic-digit"])
+def test_numbers_follow_one_rule_in_every_reader(tmp_path, name, text, reader):
+    """Python's int() and float() read "1_0" as 10 and "٣" as 3, Arrow reads "nan(1)" as NaN: a file holding them
+    was read with numbers its writer never meant (a sample's "1_0" took infAP from 0.5 to 1). Each is refused at
+    its line."""
+    readers = {"sample": read_stratified_sample, "prels": read_prels, "qrels": read_qrels,
+               "probabilities": read_probabilities, "run": read_run, "judgments": read_judgments}
+    p = tmp_path / name
+    p.write_text(text)
+    with pytest.raises(FileFormatError) as e:
+        readers[reader](p)
+    last = text.count("\n")  # the number is on the last line
+    assert str(e.value).startswith(f"{p}:{last}: ") and "\n" not in str(e.value), str(e.value)
+
+
+def test_msmarco_score_read_the_same_by_both_paths(tmp_path):
+    """A four-column MS MARCO run's score is ignored but must be a number: "nan" is one (both paths read the file),
+    "nan(1)" is not (both refuse it), whether or not a comment line is there."""
+    from bayeval.io.runs import _parse_arrow, _parse_checked
+
+    for score, ok in (("nan", True), ("-inf", True), ("nan(1)", False), ("1_0", False)):
+        for head in ("", "# a comment\n"):
+            data = f"{head}q1\td1\t1\t0.5\nq1\td2\t2\t{score}\n".encode()
+            p = tmp_path / "m.tsv"
+            p.write_bytes(data)
+            fast = _parse_arrow(data, str(p), False)
+            if ok:  # read alike (Arrow reads "nan" as a null: it leaves that file to the careful parser)
+                careful = _parse_checked(data, str(p), False)
+                assert careful.docnos.tolist() == ["d1", "d2"]
+                assert fast is None or fast.docnos.to_pylist() == ["d1", "d2"]
+                assert read_run(p).ranking("q1").tolist() == ["d1", "d2"]
+            else:
+                assert fast is None  # left to the careful parser, which refuses it
+                with pytest.raises(FileFormatError, match=r"m.tsv:\d: score .* is not a number"):
+                    read_run(p)
+
+
+# ---------------------------------------------------------------------- prels: one document, two probabilities
+def test_prels_document_with_two_inclusion_probabilities_is_refused(tmp_path):
+    """``401 d1 1 a 0.01`` then ``401 d1 1 a 0.5`` kept the first π with a note about "the same grade": statP@10 = 10.
+    Which π is right cannot be chosen for the user."""
+    p = tmp_path / "prels.txt"
+    p.write_text("401 d1 1 a 0.01\n401 d2 0 a 0.5\n401 d1 1 a 0.5\n")
+    with pytest.raises(FileFormatError) as e:
+        read_prels(p)
+    assert str(e.value) == (f"{p}:3: document 'd1' already judged for topic '401' on line 1 with inclusion "
+                            "probability 0.01")
+    p.write_text("401 d1 1 a 0.5\n401 d2 0 a 0.5\n401 d1 1 b 0.50\n")  # the same judgment again: kept once
+    with pytest.warns(DataNotice, match=r"prels.txt:3: 1 repeated judgment\(s\) with the same grade and inclusion "
+                                        r"probability; kept one of each"):
+        q = read_prels(p)
+    assert q["401"].docnos.tolist() == ["d1", "d2"] and q["401"].inclusion.tolist() == [0.5, 0.5]
+    with pytest.raises(FileFormatError, match=r"prels.txt:3: .*\(strict\)"):
+        read_prels(p, strict=True)
+
+
+# ---------------------------------------------------------------------- sample_eval.pl's topic rule
+def _sample_and_runs(tmp_path, run_topics):
+    sample = tmp_path / "sample.txt"
+    sample.write_text("401 0 d1 1 1\n401 0 d2 1 0\n401 0 d3 2 -1\n401 0 d4 2 1\n"
+                      "402 0 d5 1 1\n402 0 d6 1 0\n")
+    run = tmp_path / "r.run"
+    run.write_text("".join(f"{t} Q0 d{d} {k} {5 - k} r\n" for t, docs in zip(run_topics, (
+        [2, 1, 4, 3], [6, 5]), strict=True) for k, d in enumerate(docs)))
+    return sample, run
+
+
+def test_sampled_strips_leading_zeros_of_run_topics_as_sample_eval_does(tmp_path):
+    """sample_eval.pl strips leading zeros from the run's topic ids: run topic 0401 is the sample's topic 401.
+    bayeval dropped it without a note (all-topic infAP 0.292 -> 0.428 on TREC-8's sample)."""
+    sample, plain = _sample_and_runs(tmp_path, ["401", "402"])
+    rc, want, err = run_cli("sampled", sample, plain, "--format", "csv", "--per-topic")
+    assert rc == 0, err
+    zeros = tmp_path / "zeros"
+    zeros.mkdir()
+    _, padded = _sample_and_runs(zeros, ["0401", "00402"])
+    rc, got, err = run_cli("sampled", sample, padded, "--format", "csv", "--per-topic")
+    assert rc == 0, err
+    assert got == want and "401" in got and "402" in got
+    assert "bayeval: note: runs: 2 topic id(s) matched to the sample's with their leading zeros stripped, as " \
+           "sample_eval.pl does: 0401 → 401, 00402 → 402" in err
+
+
+def test_sampled_refuses_two_run_topics_that_are_one_sample_topic(tmp_path):
+    sample, run = _sample_and_runs(tmp_path, ["401", "402"])
+    run.write_text(run.read_text() + "0401 Q0 d9 1 1 r\n")
+    rc, _, err = run_cli("sampled", sample, run)
+    lines = [ln for ln in err.splitlines() if not ln.startswith("bayeval: note")]
+    assert rc == 2 and lines == ["bayeval: error: run 'r': topics '0401' and '401' are both topic '401' of the sample "
+                                 "once leading zeros are stripped, as sample_eval.pl strips them; keep one"], err
+
+
+# ---------------------------------------------------------------------- the Arrow path keeps tolerated files
+def _no_careful_parser(monkeypatch):
+    import bayeval.io.runs as runs
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the line-by-line parser was called")
+    monkeypatch.setattr(runs, "_parse_checked", refuse)
+
+
+@pytest.mark.parametrize("layout", ["trec", "msmarco"])
+def test_one_repeated_document_keeps_the_file_on_the_arrow_path(tmp_path, monkeypatch, layout):
+    """One document listed twice sent the whole file to the line-by-line parser (47 s for a 7-million-line run
+    against 2.5 s); comment lines and a second tag did too. The Arrow path now reads such a file itself, with the
+    careful parser's rows and its note naming the same line, and so does the rank cube's reader."""
+    from bayeval.data.rankcube import RankCube
+    from bayeval.io.runs import _parse_checked
+
+    rng = np.random.default_rng(5)
+    rows = [(t, f"D{d}", float(s)) for t in ("401", "402", "403") for d, s in
+            zip(rng.choice(10_000, 300, replace=False), rng.integers(0, 40, 300), strict=True)]
+    rows.insert(500, (rows[10][0], rows[10][1], 50.0))  # listed again, higher: this one is kept, line 11 dropped
+    if layout == "trec":
+        lines = [f"{t} Q0 {d} {k} {s} {'tag' if k != 700 else 'other'}" for k, (t, d, s) in enumerate(rows)]
+    else:
+        lines = [f"{t}\t{d}\t{int(50 - s)}" for t, d, s in rows]
+    lines.insert(200, "# a comment")
+    lines.insert(300, "   ")
+    data = ("\n".join(lines) + "\n").encode()
+    path = tmp_path / ("r.run" if layout == "trec" else "r.tsv")
+    path.write_bytes(data)
+    careful = _parse_checked(data, str(path), False)
+    assert careful.duplicates == 1 and careful.duplicate_line == 11
+    with warnings.catch_warnings(record=True) as notes:
+        warnings.simplefilter("always")
+        want = read_run(path)  # the careful parser is still there: the reference
+    _no_careful_parser(monkeypatch)
+    with warnings.catch_warnings(record=True) as fast_notes:
+        warnings.simplefilter("always")
+        run = read_run(path)
+    assert [str(w.message) for w in fast_notes] == [str(w.message) for w in notes]
+    assert any(f"{path}:11: 1 repeated document(s)" in str(w.message) for w in notes)
+    assert run.topics == want.topics
+    for t in run.topics:
+        assert run.ranking(t).tolist() == want.ranking(t).tolist()
+        assert run.topic_scores(t).tolist() == want.topic_scores(t).tolist()
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(f"{t} 0 {d} {int(s) % 2}\n" for t, d, s in rows[::7]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cube = RankCube.from_files([path], read_qrels(qrels))
+    assert cube.docs.shape[1] == 3 and (cube.docs[0] >= 0).sum() == len(rows) - 1
+
+
+@pytest.mark.parametrize("text, line", [
+    ("401 Q0 a 1 2 t\n# c\n401 Q0 b 2 1 t\n402 Q0 a 1 3 t\n401 Q0 a 3 5 t\n", 5),  # a repeat ranked above the first
+    ("401 Q0 a 1 2 t\n401 Q0 b 2 1 u\n401 Q0 a 3 5 t\n", 2),  # a second tag first
+    ("401 Q0 a 1 2 t\n401 Q0 b 2 1 t\n401 Q0 a 3 5 u\n", 3),  # both on one line: the tag is named
+])
+def test_strict_errors_of_the_arrow_path_are_the_careful_parsers(tmp_path, monkeypatch, text, line):
+    from bayeval.io.runs import _parse_checked
+
+    path = tmp_path / "r.run"
+    path.write_text(text)
+    with pytest.raises(FileFormatError) as careful:
+        _parse_checked(text.encode(), str(path), True)
+    _no_careful_parser(monkeypatch)
+    with pytest.raises(FileFormatError) as fast:
+        read_run(path, strict=True)
+    assert str(fast.value) == str(careful.value) and str(fast.value).startswith(f"{path}:{line}: ")

@@ -109,11 +109,11 @@ def test_parity_per_topic_and_mean(trec8, name):
 def test_fast_reader_agrees_with_careful_parser(shared_data):
     """The Arrow fast path and the line-by-line parser give identical rankings (unsorted runs included)."""
     from bayeval.io import read_bytes
-    from bayeval.io.runs import _parse_checked, _parse_fast
+    from bayeval.io.runs import _parse_arrow, _parse_checked
 
     for f in sorted((shared_data / "trec8" / "runs").glob("input.*.gz"))[:12]:
         data = read_bytes(f)
-        fast, careful = _parse_fast(data), _parse_checked(data, str(f), strict=True)
+        fast, careful = _parse_arrow(data, str(f), True), _parse_checked(data, str(f), strict=True)
         assert fast is not None
         assert fast.tag == careful.tag and list(fast.topics) == list(careful.topics)
         np.testing.assert_array_equal(fast.starts, careful.starts)

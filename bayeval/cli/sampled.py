@@ -71,7 +71,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bayeval.errors import BayevalInputError
-    from bayeval.io import read_prels, read_runs, read_stratified_sample
+    from bayeval.io import match_sample_topics, read_prels, read_runs, read_stratified_sample
     from bayeval.sampling import inferred_measures, stat_measures
 
     estimator = args.estimator or ("stat" if args.prels else "inferred")
@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         sample = read_stratified_sample(args.sample)
         judgments, topics = None, sample.topics
+    runs = match_sample_topics(runs, topics)  # sample_eval.pl's rule: run topics lose their leading zeros
     if not set(runs.topics) & set(topics):
         raise BayevalInputError(f"{args.sample}: no topic in common with the runs")
     if estimator == "assisted":

@@ -7,7 +7,8 @@ value set on every call). Codes are given in order of first appearance; :meth:`S
 codes without adding strings.
 
 :func:`repeats_within_groups` asks the same table, one group of rows at a time, whether a string occurs twice
-in a group (a document listed twice for one topic of a run), in one pass over the bytes: Arrow's
+in a group (a document listed twice for one topic of a run), and :func:`repeat_mask` marks every repeat, in one
+pass over the bytes: Arrow's
 ``dictionary_encode`` of the whole column, which the readers used for it, cost twenty times more.
 """
 
@@ -17,7 +18,7 @@ import numba
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["StringCodes", "repeats_within_groups"]
+__all__ = ["StringCodes", "repeat_mask", "repeats_within_groups"]
 
 _EMPTY = -1
 
@@ -121,8 +122,9 @@ def _code_lists(offsets, data, starts, rows, limit, n_fixed, other, table, s_off
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_repeat(offsets, data, rows, starts):  # pragma: no cover - compiled
-    """First position (in ``rows`` order) whose string already occurred in its group; -1 when none.
+def _repeats(offsets, data, rows, starts, out, stop):  # pragma: no cover - compiled
+    """Mark ``out[k]`` where position ``k`` (in ``rows`` order) holds a string that occurred earlier in its group;
+    return the first such position (-1: none). ``stop``: return at the first one, marking nothing.
 
     Group ``g`` is ``rows[starts[g]:starts[g+1]]`` (``rows`` empty: the strings in order); a small
     open-addressing table of row numbers per group, probed by :func:`_probe` with the column itself as the store.
@@ -133,6 +135,7 @@ def _first_repeat(offsets, data, rows, starts):  # pragma: no cover - compiled
         while size < 2 * (starts[g + 1] - starts[g]):
             size *= 2
     table = np.full(size, -1, dtype=np.int64)
+    first = -1
     for g in range(n_groups):
         lo, hi = starts[g], starts[g + 1]
         m = 16
@@ -144,9 +147,14 @@ def _first_repeat(offsets, data, rows, starts):  # pragma: no cover - compiled
             i = rows[k] if len(rows) else k
             slot, j = _probe(data, offsets[i], offsets[i + 1], view, offsets, data)
             if j != -1:
-                return k
-            view[slot] = i
-    return -1
+                if first < 0:
+                    first = k
+                    if stop:
+                        return first
+                out[k] = True
+            else:
+                view[slot] = i
+    return first
 
 
 @numba.njit(cache=True, nogil=True)
@@ -289,6 +297,21 @@ def _buffers(strings: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarra
     return offsets, data
 
 
+def _grouped(
+    strings: pa.Array | pa.ChunkedArray, starts: np.ndarray, rows: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The string buffers, ``rows`` and the group bounds of :func:`repeats_within_groups`, checked."""
+    offsets, data = _buffers(strings)
+    n = len(offsets) - 1
+    rows = np.zeros(0, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    if len(rows) not in (0, n) or (n == 0 and len(rows)):
+        raise ValueError("rows: must have one entry per string")
+    bounds = np.append(np.asarray(starts, dtype=np.int64), n)
+    if len(bounds) > 1 and (bounds[0] != 0 or np.any(np.diff(bounds) < 0)):
+        raise ValueError("starts: must start at 0 and not decrease")
+    return offsets, data, rows, bounds
+
+
 def repeats_within_groups(strings: pa.Array | pa.ChunkedArray, starts: np.ndarray,
                           rows: np.ndarray | None = None) -> int:
     """The first position whose string already occurred in its group, or -1 when no group repeats a string.
@@ -315,12 +338,31 @@ def repeats_within_groups(strings: pa.Array | pa.ChunkedArray, starts: np.ndarra
     >>> repeats_within_groups(pa.array(["a", "b", "c", "b"]), np.array([0]))
     3
     """
-    offsets, data = _buffers(strings)
+    offsets, data, rows, bounds = _grouped(strings, starts, rows)
     n = len(offsets) - 1
-    rows = np.zeros(0, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
-    if len(rows) not in (0, n) or (n == 0 and len(rows)):
-        raise ValueError("rows: must have one entry per string")
-    bounds = np.append(np.asarray(starts, dtype=np.int64), n)
-    if len(bounds) > 1 and (bounds[0] != 0 or np.any(np.diff(bounds) < 0)):
-        raise ValueError("starts: must start at 0 and not decrease")
-    return int(_first_repeat(offsets, data, rows, bounds)) if n else -1
+    return int(_repeats(offsets, data, rows, bounds, np.zeros(0, dtype=np.bool_), True)) if n else -1
+
+
+def repeat_mask(strings: pa.Array | pa.ChunkedArray, starts: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """Which positions hold a string that already occurred in their group: every repeat, not only the first.
+
+    The same pass as :func:`repeats_within_groups` (same arguments), marking each repeat: with groups in ranked
+    order, the unmarked positions keep the first occurrence of each string in each group (a run file's reader
+    keeps the first of a document listed twice, docs/data.md).
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+        In the order of ``rows``.
+
+    Examples
+    --------
+    >>> repeat_mask(pa.array(["a", "b", "a", "a", "c", "c"]), np.array([0, 4])).tolist()
+    [False, False, True, True, False, True]
+    """
+    offsets, data, rows, bounds = _grouped(strings, starts, rows)
+    n = len(offsets) - 1
+    out = np.zeros(n, dtype=np.bool_)
+    if n:
+        _repeats(offsets, data, rows, bounds, out, False)
+    return out

@@ -26,7 +26,7 @@ from bayeval.io.pools import Contributions, RunGroups, read_contributions, read_
 from bayeval.io.probabilities import read_probabilities, write_probabilities
 from bayeval.io.qrels import parse_grade, read_prels, read_qrels, write_qrels
 from bayeval.io.runs import read_run, read_runs, write_run
-from bayeval.io.sampled import read_stratified_sample, write_stratified_sample
+from bayeval.io.sampled import match_sample_topics, read_stratified_sample, write_stratified_sample
 from bayeval.io.tables import manual_runs, read_run_table
 from bayeval.io.texts import read_embeddings, read_texts
 
@@ -42,6 +42,7 @@ __all__ = [
     "is_comment",
     "load_collection",
     "manual_runs",
+    "match_sample_topics",
     "parse_grade",
     "qrels_from_frame",
     "qrels_from_records",

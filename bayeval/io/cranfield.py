@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bayeval.errors import BayevalInputError, FileFormatError
 from bayeval.io._files import decode, is_comment, quoted, read_bytes, split_lines
+from bayeval.io._numbers import as_integer
 
 __all__ = ["CranfieldCollection", "read_cranfield", "read_smart_records"]
 
@@ -100,10 +101,8 @@ def read_cranfield(path: str | os.PathLike) -> CranfieldCollection:
         f = raw.split()
         if len(f) < 3:
             raise FileFormatError(qrel, lineno, f"expected 'query docno code', found {len(f)} columns")
-        try:
-            code = int(f[2])
-        except ValueError:
-            raise FileFormatError(qrel, lineno, f"code {quoted(f[2])} is not an integer") \
-                from None
+        code = as_integer(f[2])
+        if code is None:
+            raise FileFormatError(qrel, lineno, f"code {quoted(f[2])} is not an integer")
         codes[(decode(f[0], qrel, lineno), decode(f[1], qrel, lineno))] = code
     return CranfieldCollection(titles, texts, queries, codes)

@@ -30,6 +30,7 @@ import pandas as pd
 
 from bayeval.errors import FileFormatError
 from bayeval.io._files import quoted, read_text
+from bayeval.io._numbers import as_integer
 from bayeval.io.tables import read_run_table
 
 __all__ = ["read_design_frame", "read_score_frame", "read_sites"]
@@ -102,10 +103,9 @@ def read_design_frame(path: str | os.PathLike) -> pd.DataFrame:
         if not any(cells):
             raise FileFormatError(path, lineno, f"no site contributes to topic {quoted(topic)}")
         if bi is not None:
-            try:
-                b = int(row[bi].strip())
-            except ValueError:
-                raise FileFormatError(path, lineno, f"block {quoted(row[bi])} is not an integer") from None
+            b = as_integer(row[bi].strip())
+            if b is None:
+                raise FileFormatError(path, lineno, f"block {quoted(row[bi])} is not an integer")
             if b < 0:
                 raise FileFormatError(path, lineno, f"block {b} is negative")
             blocks.append(b)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from bayeval.errors import BayevalInputError, FileFormatError
 from bayeval.io._files import decode, quoted, read_bytes, split_lines
+from bayeval.io._numbers import as_integer
 from bayeval.io.tables import read_run_table
 
 __all__ = ["RUN_TYPES", "Contributions", "RunGroups", "read_contributions", "read_run_groups"]
@@ -162,10 +163,9 @@ def read_contributions(path: str | os.PathLike) -> Contributions:
             continue
         if len(fields) < 5:
             raise FileFormatError(path, lineno, "expected 'topic iteration docno grade n group…'")
-        try:
-            n = int(fields[4])
-        except ValueError:
-            raise FileFormatError(path, lineno, f"group count {quoted(fields[4])} is not an integer") from None
+        n = as_integer(fields[4])
+        if n is None:
+            raise FileFormatError(path, lineno, f"group count {quoted(fields[4])} is not an integer")
         groups = fields[5:]
         if n != len(groups):
             raise FileFormatError(path, lineno, f"says {n} group(s) but lists {len(groups)}")

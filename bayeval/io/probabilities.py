@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import os
 
 from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.errors import FileFormatError
 from bayeval.io._files import identifier, quoted, read_bytes, split_lines
+from bayeval.io._numbers import as_number
 
 __all__ = ["read_probabilities", "write_probabilities"]
 
@@ -31,11 +31,8 @@ def read_probabilities(path: str | os.PathLike) -> RelevanceProbabilities:
             raise FileFormatError(path, lineno, f"expected 4 columns 'topic Q0 docno prob', found {len(fields)}")
         topic = identifier(fields[0], "topic", path, lineno)
         docno = identifier(fields[2], "docno", path, lineno)
-        try:
-            p = float(fields[3])
-        except ValueError:
-            p = math.nan
-        if not (0.0 <= p <= 1.0):
+        p = as_number(fields[3])
+        if p is None or not (0.0 <= p <= 1.0):
             raise FileFormatError(path, lineno, f"probability {quoted(fields[3])} is not a number in [0, 1]")
         docs = out.setdefault(topic, {})
         if docno in docs:

@@ -8,7 +8,8 @@
 Blank lines and ``#`` comment lines are skipped. A qrels line may carry a fifth column (a timestamp,
 a judge id): it is ignored, with one :class:`~bayeval.errors.DataNotice` per file. A document judged
 twice for one topic with the same grade is kept once, with one notice per file; with different
-grades it is an error (no meaning can be given to it). ``strict=True`` refuses both tolerances.
+grades it is an error (no meaning can be given to it), and so is a prels document listed twice with different
+inclusion probabilities. ``strict=True`` refuses both tolerances.
 """
 
 from __future__ import annotations
@@ -21,22 +22,16 @@ import numpy as np
 from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
 from bayeval.io._files import first_data_line, identifier, quoted, read_bytes, split_lines
+from bayeval.io._numbers import as_grade, as_integer, as_number
 
 __all__ = ["is_qrels_file", "parse_grade", "read_prels", "read_qrels", "write_qrels"]
 
 
 def parse_grade(field: bytes, path: str, lineno: int) -> int:
     """A relevance grade: an integer (``2.0`` accepted) of magnitude below 2**62, or an error naming ``path:lineno``."""
-    try:
-        grade = int(field)
-    except ValueError:
-        try:
-            value = float(field)
-        except ValueError:
-            value = None
-        if value is None or not value.is_integer():
-            raise FileFormatError(path, lineno, f"relevance grade {quoted(field)} is not an integer") from None
-        grade = int(value)
+    grade = as_grade(field)
+    if grade is None:
+        raise FileFormatError(path, lineno, f"relevance grade {quoted(field)} is not an integer")
     if abs(grade) >= 2**62:
         raise FileFormatError(path, lineno, f"relevance grade {quoted(field, 20)} is out of range")
     return grade
@@ -62,24 +57,28 @@ def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, p
         topic = identifier(fields[0], "topic", path, lineno)
         docno = identifier(fields[docno_col], "docno", path, lineno)
         grade = parse_grade(fields[grade_col], path, lineno)
+        p = None
+        if prob_col is not None:
+            p = as_number(fields[prob_col])
+            if p is None or not (0.0 < p <= 1.0):
+                raise FileFormatError(path, lineno, f"inclusion probability {quoted(fields[prob_col])} "
+                                                    "is not in (0, 1]")
         docs, grades, probs, seen = per_topic.setdefault(topic, ([], [], [], {}))
         if docno in seen:
             before, k = seen[docno], docs.index(docno)  # rare: a linear search is fine
-            if strict or grades[k] != grade:
-                what = "(strict)" if grades[k] == grade else f"with grade {grades[k]}"
+            if grades[k] != grade:
+                what = f"with grade {grades[k]}"
+            elif p is not None and probs[k] != p:
+                what = f"with inclusion probability {probs[k]:.10g}"  # which π is right cannot be chosen
+            else:
+                what = "(strict)" if strict else None
+            if what is not None:
                 raise FileFormatError(path, lineno, f"document {quoted(docno)} already judged for topic "
                                                     f"{quoted(topic)} on line {before} {what}")
             repeats.append(lineno)
             continue
         seen[docno] = lineno
-        if prob_col is not None:
-            try:
-                p = float(fields[prob_col])
-            except ValueError:
-                p = float("nan")
-            if not (0.0 < p <= 1.0):
-                raise FileFormatError(path, lineno, f"inclusion probability {quoted(fields[prob_col])} "
-                                                    "is not in (0, 1]")
+        if p is not None:
             probs.append(p)
         docs.append(docno)
         grades.append(grade)
@@ -89,8 +88,9 @@ def _read_table(path, ncols: int, layout: str, docno_col: int, grade_col: int, p
         warnings.warn(f"{path}:{first}: {width} columns; read as '{layout}' and ignored the last column",
                       DataNotice, stacklevel=3)
     if repeats:
-        warnings.warn(f"{path}:{repeats[0]}: {len(repeats)} repeated judgment(s) with the same grade; kept one of "
-                      "each", DataNotice, stacklevel=3)
+        same = "the same grade" if prob_col is None else "the same grade and inclusion probability"
+        warnings.warn(f"{path}:{repeats[0]}: {len(repeats)} repeated judgment(s) with {same}; kept one of each",
+                      DataNotice, stacklevel=3)
     return Qrels({t: TopicJudgments(np.array(d, dtype=object), np.array(g, dtype=np.int64),
                                     np.array(p, dtype=np.float64) if prob_col is not None else None)
                   for t, (d, g, p, _) in per_topic.items()}, relevance_level)
@@ -137,13 +137,7 @@ def is_qrels_file(path: str | os.PathLike) -> bool:
         return False
     if len(fields) != 4:
         return False
-    try:
-        int(fields[3])
-        if fields[1] != b"Q0":
-            int(fields[1])
-    except ValueError:
-        return False
-    return True
+    return as_integer(fields[3]) is not None and (fields[1] == b"Q0" or as_integer(fields[1]) is not None)
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike) -> None:

@@ -36,20 +36,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
 
 from bayeval.data.run import Run, RunSet
 from bayeval.errors import BayevalInputError, DataNotice, FileFormatError
 from bayeval.io._files import (
+    data_lines,
     decode,
     first_data_line,
+    first_line_fields,
     identifier,
     is_comment,
+    line_numbers,
     quoted,
     read_bytes,
-    scan_fields,
+    scan_lines,
     split_lines,
 )
-from bayeval.io.columnar import parse_msmarco, trec_eval_order
+from bayeval.io._numbers import as_integer, as_number
+from bayeval.io.columnar import parse_msmarco, ranked_rows
 from bayeval.progress import track
 
 __all__ = ["RUN_NAME_RULES", "RunFile", "read_run", "read_run_files", "read_runs", "run_name_from_file",
@@ -355,6 +362,10 @@ class _Parsed:
     mixed: bool
     duplicates: int = 0
     duplicate_line: int | None = None
+    dropped: np.ndarray | None = None  # the Arrow paths: data lines (0-based) dropped as repeats
+    repeat: tuple | None = None  # strict Arrow paths: the first repeat in file order (see ranked_rows)
+    tag_row: int | None = None  # TREC Arrow path: the first data line whose tag differs from the first's
+    other_tag: str | None = None  # and its tag
 
 
 def _layout_of(data: bytes) -> str | None:
@@ -364,18 +375,17 @@ def _layout_of(data: bytes) -> str | None:
             continue
         fields = raw.split()
         layout = _LAYOUTS.get(len(fields))
+        if layout == TREC:
+            fits = as_number(fields[4]) is not None
+        else:
+            fits = layout is not None and as_integer(fields[2]) is not None and (
+                layout == MSMARCO or as_number(fields[3]) is not None)
         try:
-            if layout == TREC:
-                float(fields[4])
-            elif layout is not None:
-                int(fields[2])
-                if layout == MSMARCO_SCORE:
-                    float(fields[3])
             for f in fields:
                 f.decode("utf-8")
-        except (ValueError, UnicodeDecodeError):
+        except UnicodeDecodeError:
             return None
-        return layout
+        return layout if fits else None
     return None
 
 
@@ -383,37 +393,66 @@ def _read_file(path: str, strict: bool, data: bytes | None = None) -> RunFile:
     data = read_bytes(path, strict=strict) if data is None else data
     if _NON_BLANK.search(data) is None:  # blank throughout (a search, not a stripped copy of the file)
         raise FileFormatError(path, None, "empty file: no ranking lines")
-    p = _parse_fast(data) or _parse_columnar(data)
-    if p is None or (strict and p.mixed):
+    p = _parse_arrow(data, path, strict)
+    if p is None:
         p = _parse_checked(data, path, strict)
     name = p.tag if p.tag is not None else run_name_from_file(path)
     run = Run._from_sorted(name, p.topics, p.starts, p.docnos, p.scores)
     return RunFile(path, run, p.tag, p.layout, p.duplicates, p.duplicate_line, p.mixed)
 
 
-def _parse_fast(data: bytes):
-    """Arrow-based parser for well-formed files; ``None`` when the careful path must decide.
-
-    Returns a :class:`_Parsed` with rows grouped by topic and each group in trec_eval order, or
-    ``None`` if the file is not a plainly well-formed six-column run (comment lines, another layout)
-    or lists a document twice for a topic (the careful parser then decides, with line numbers).
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pcsv
-
-    if data[:1] == b"#":
+def _parse_arrow(data: bytes, path: str, strict: bool) -> _Parsed | None:
+    """The Arrow readers, for every file whose data lines are plainly well formed (module notes); ``None``: the
+    careful parser decides. Comment and blank lines are dropped first (a copy, only when there are some), a
+    repeated document is dropped after ranking, a second tag noted; their notes and strict errors name the same
+    lines as the careful parser's."""
+    sep, plain, skipped = scan_lines(data)
+    if sep is None or not plain:
         return None
-    # control characters (refused by the careful parser), mixed separators, a lone CR, or an empty field (a
-    # doubled separator, or one starting or ending a line: whitespace splitting sees one column fewer)
-    delim, plain = scan_fields(data)
-    if delim is None or not plain:
+    text = data_lines(data) if skipped else data
+    n_cols = first_line_fields(text)
+    if n_cols == 6:
+        p = _parse_fast(text, sep, strict)
+    elif n_cols in (3, 4):
+        c = parse_msmarco(text, separator=sep, strict=strict)
+        p = None if c is None else _Parsed(c.layout, None, c.topics, c.starts, c.docnos, c.scores, False,
+                                           dropped=c.dropped, repeat=c.repeat)
+    else:
+        p = None
+    del text
+    if p is None:
         return None
+    if strict and (p.tag_row is not None or p.repeat is not None):
+        _strict_error(data, path, p)
+    if p.dropped is not None and len(p.dropped):
+        p.duplicates = len(p.dropped)
+        p.duplicate_line = int(line_numbers(data, p.dropped[:1])[0])
+    return p
+
+
+def _strict_error(data: bytes, path: str, p: _Parsed) -> None:
+    """The careful parser's strict error for a file the Arrow path read: the earlier of the first line with a
+    second tag and the first repeated document in file order (on one line, the tag is named)."""
+    tag_row = p.tag_row if p.tag_row is not None else np.iinfo(np.int64).max
+    rep_row = p.repeat[0] if p.repeat is not None else np.iinfo(np.int64).max
+    if tag_row <= rep_row:
+        first, line = line_numbers(data, [0, tag_row])
+        raise FileFormatError(path, int(line), f"run tag {quoted(p.other_tag)} differs from {quoted(p.tag)} of line "
+                                               f"{int(first)} (strict)")
+    row, earlier, topic, docno = p.repeat
+    line, before = line_numbers(data, [row, earlier])
+    raise FileFormatError(path, int(line), f"document {quoted(docno)} already listed for topic {quoted(topic)} on "
+                                           f"line {int(before)} (strict)")
+
+
+def _parse_fast(data: bytes, sep: str, strict: bool) -> _Parsed | None:
+    """The Arrow reader of the TREC layout, for data lines only (:func:`_parse_arrow`); ``None`` when the careful
+    parser must decide (a field Arrow cannot convert, a score that is not finite, another column count)."""
     try:
         table = pcsv.read_csv(
             pa.BufferReader(data),  # zero-copy, read by Arrow without the GIL
             read_options=pcsv.ReadOptions(column_names=_COLUMNS, use_threads=True),
-            parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False),
+            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False, double_quote=False),
             convert_options=pcsv.ConvertOptions(
                 column_types={"topic": pa.string(), "docno": pa.string(), "score": pa.float64(), "tag": pa.string()},
                 include_columns=["topic", "docno", "score", "tag"],  # Q0 and the rank are ignored (trec_eval)
@@ -430,38 +469,27 @@ def _parse_fast(data: bytes):
         return None
     topic_enc = table.column("topic").combine_chunks().dictionary_encode()
     names = topic_enc.dictionary.to_pylist()
-    if any(t[0] == "#" for t in names):  # a comment line read as a row
-        return None
-    tags = pc.unique(table.column("tag"))
+    tags = table.column("tag").combine_chunks()
+    tag = tags[0].as_py()
+    differs = pc.not_equal(tags, tag)
+    mixed = pc.any(differs).as_py()
+    tag_row = other = None
+    if mixed:
+        tag_row = int(pc.index(differs, True).as_py())
+        other = tags[tag_row].as_py()
     docnos = table.column("docno").combine_chunks()
-    # rows grouped by topic, score descending, docno descending (the careful parser's order); None: a document
-    # listed twice for a topic
-    grouped = trec_eval_order(topic_enc.indices.to_numpy(), scores, docnos)
-    if grouped is None:
-        return None
-    order, starts, group_codes = grouped
-    if order is not None:
-        docnos, scores = docnos.take(order), scores[order]
-    topics = [names[int(c)] for c in group_codes]
-    mixed = len(tags) > 1
-    return _Parsed(TREC, _first_tag(data), topics, starts, docnos, scores, mixed)
-
-
-def _parse_columnar(data: bytes) -> _Parsed | None:
-    """The vectorised MS MARCO-layout reader (:mod:`bayeval.io.columnar`); ``None``: the careful one decides."""
-    c = parse_msmarco(data)
-    return None if c is None else _Parsed(c.layout, None, c.topics, c.starts, c.docnos, c.scores, False)
-
-
-def _first_tag(data: bytes) -> str:
-    """The tag of the first non-blank line (Arrow skips blank lines too)."""
-    start = 0
-    while True:
-        end = data.find(b"\n", start)
-        fields = (data[start:] if end < 0 else data[start:end]).split()
-        if fields or end < 0:
-            return fields[-1].decode("utf-8", "replace")
-        start = end + 1
+    del table, tags, differs
+    # rows grouped by topic, score descending, docno descending (the careful parser's order), repeats left out
+    ranked = ranked_rows(topic_enc.indices.to_numpy(), scores, docnos, first_repeat=strict)
+    if ranked.order is not None:
+        docnos, scores = docnos.take(ranked.order), scores[ranked.order]
+    repeat = None
+    if ranked.repeat is not None:
+        row, earlier, code, doc = ranked.repeat
+        repeat = (row, earlier, names[code], doc)
+    topics = [names[int(c)] for c in ranked.group_codes]
+    return _Parsed(TREC, tag, topics, ranked.starts, docnos, scores, bool(mixed), dropped=ranked.dropped,
+                   repeat=repeat, tag_row=tag_row, other_tag=other)
 
 
 def _parse_checked(data: bytes, path: str, strict: bool) -> _Parsed:
@@ -502,9 +530,10 @@ def _parse_checked(data: bytes, path: str, strict: bool) -> _Parsed:
                 mixed = True
         else:
             docno = identifier(fields[1], "docno", path, lineno)
+            rank = as_integer(fields[2])
             try:
-                score = -float(int(fields[2]))
-            except (ValueError, OverflowError):
+                score = -float(rank)
+            except (TypeError, OverflowError):
                 raise FileFormatError(path, lineno, f"rank {quoted(fields[2])} is not an integer") from None
             if layout == MSMARCO_SCORE:
                 _number(fields[3], "score", path, lineno)
@@ -549,7 +578,7 @@ _LAYOUTS_BY_NAME = {TREC: _COLUMNS, MSMARCO: ["topic", "docno", "rank"],
 
 
 def _number(field: bytes, what: str, path: str, lineno: int) -> float:
-    try:
-        return float(field)
-    except ValueError:
-        raise FileFormatError(path, lineno, f"{what} {quoted(field)} is not a number") from None
+    value = as_number(field)
+    if value is None:
+        raise FileFormatError(path, lineno, f"{what} {quoted(field)} is not a number")
+    return value

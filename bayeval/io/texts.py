@@ -23,7 +23,7 @@ import zipfile
 import numpy as np
 
 from bayeval.errors import DataNotice, FileFormatError
-from bayeval.io._files import decode, identifier, is_comment, quoted, read_bytes, split_lines
+from bayeval.io._files import check_file, decode, identifier, is_comment, quoted, read_bytes, split_lines
 
 __all__ = ["read_embeddings", "read_texts"]
 
@@ -126,8 +126,7 @@ def read_embeddings(path: str | os.PathLike) -> dict[str, np.ndarray]:
         is not finite.
     """
     path = str(path)
-    if not os.path.isfile(path):
-        raise FileFormatError(path, None, "no such file")
+    check_file(path, size_limit=False)  # arrays are read as stored, not as text
     try:
         z = np.load(path, allow_pickle=False)
         if not isinstance(z, np.lib.npyio.NpzFile):

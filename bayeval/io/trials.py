@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayeval.errors import BayevalInputError
-from bayeval.io._files import quoted
+from bayeval.io._files import check_file, quoted
 
 __all__ = ["COLUMNS", "FORMATS", "completed_trials", "read_table", "table_format", "write_table"]
 
@@ -54,8 +54,9 @@ def read_table(path: str | os.PathLike, columns=COLUMNS, optional=None) -> pd.Da
     absent, as in a table written before it existed, and is then read as its default."""
     fmt = table_format(path)
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise BayevalInputError(f"table: {p} does not exist")
+    check_file(p, size_limit=False)  # a device, a pipe: refused before pandas reads without end
     try:
         frame = pd.read_parquet(p) if fmt == "parquet" else pd.read_csv(p, dtype={"run_a": str, "run_b": str})
     except (OSError, ValueError) as exc:  # pandas' messages may span lines and quote whole fields
