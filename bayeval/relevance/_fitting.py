@@ -4,7 +4,8 @@ A model supplies a :class:`ParamSpec` (names, shapes, dims), ``mode()`` (the fas
 log posterior with the negative Hessian in diagonal blocks, computed by Newton/IRLS in numpy) and
 ``build_model()`` (the *same* log posterior as a PyMC model, whose free variables carry the parameter
 names). :func:`fit_model` turns either into an :class:`~bayeval.relevance.results.FitResult` whose
-``idata.posterior`` has the same variables, dims and coords whatever the method.
+``posterior`` has the same variables, dims and coords whatever the method (numpy arrays; the ArviZ
+InferenceData is built only when asked for, :attr:`~bayeval.relevance.results.FitResult.idata`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS, NUTS_SAMPLERS
+from bayeval.relevance.results import FitResult
 
 __all__ = ["FIT_METHODS", "NUTS_SAMPLERS", "Mode", "ParamSpec", "fit_model"]
 
@@ -160,8 +162,6 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
               seed=None, cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
               progressbar: bool = False, mode: Mode | None = None, warm_start=None, nuts_sampler: str = "pymc"):
     """Fit ``model`` with ``method``; see :meth:`RelevanceModel.fit`."""
-    from bayeval.relevance.results import FitResult
-
     _check(method, draws, chains, nuts_sampler)
     spec: ParamSpec = model.param_spec
     if mode is None:
@@ -210,19 +210,8 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
         if method == "vi":
             arrays = {k: v.reshape((1, chains * draws) + v.shape[2:]) for k, v in arrays.items()}
     aux_seed = int(rng.integers(2**31 - 1))  # predictive and prior draws of the complete idata
-    idata = _to_idata(arrays, spec, sample_stats, attrs=attrs)
-    return FitResult(model.name, method, idata, spec, mode, source=model, seed=aux_seed)
-
-
-def _to_idata(arrays: dict, spec: ParamSpec, sample_stats: dict | None, attrs: dict):
-    import arviz as az
-
-    dims = dict(zip(spec.names, (list(d) for d in spec.dims), strict=True))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        idata = az.from_dict(posterior=arrays, sample_stats=sample_stats, dims=dims,
-                             coords={k: list(v) for k, v in spec.coords.items()}, attrs=attrs)
-    return idata
+    return FitResult(model.name, method, arrays, spec, mode, source=model, seed=aux_seed, sample_stats=sample_stats,
+                     attrs=attrs)
 
 
 class RelevanceModel:

@@ -40,7 +40,7 @@ from scipy.special import expit, gammaln, log_expit
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["Observed", "complete_idata", "model_record", "rebuild_model"]
+__all__ = ["Observed", "complete_idata", "model_record", "posterior_idata", "rebuild_model"]
 
 _RECORD = "bayeval_model"
 _VERSION = "bayeval_version"
@@ -251,6 +251,18 @@ def _fields(fields: dict, constant_data, configs: dict[str, type]) -> dict:
 
 
 # --- the groups -------------------------------------------------------------------------------------------
+def posterior_idata(arrays, spec, sample_stats, attrs):
+    """The posterior ``arrays`` (named, ``(chain, draw, ...)``) and ``sample_stats`` as an ArviZ InferenceData
+    with the dims and coords of ``spec`` (a fit's :attr:`~bayeval.relevance.results.FitResult.core`)."""
+    import arviz as az
+
+    dims = dict(zip(spec.names, (list(d) for d in spec.dims), strict=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return az.from_dict(posterior=dict(arrays), sample_stats=None if sample_stats is None else dict(sample_stats),
+                            dims=dims, coords={k: list(v) for k, v in spec.coords.items()}, attrs=dict(attrs))
+
+
 def complete_idata(fit):
     """``fit.core`` (posterior, sample_stats) plus the groups listed in the module docstring."""
     import arviz as az

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayeval.relevance._fitting import INFERENCE, Mode, _single_thread_blas, _to_idata, gaussian_draws
+from bayeval.relevance._fitting import INFERENCE, Mode, _single_thread_blas, gaussian_draws
+from bayeval.relevance.results import FitResult
 
 __all__ = ["hyper_mode", "integrated_laplace", "laplace_value"]
 
@@ -162,8 +163,6 @@ def integrated_laplace(model, mode: Mode, z: np.ndarray, cov_z: np.ndarray, chai
     with more than one point, the importance-sampling estimate (``log_evidence_is``) and the effective sample
     size of the weights (``is_ess``).
     """
-    from bayeval.relevance.results import FitResult
-
     with _single_thread_blas():
         rng = np.random.default_rng(seed)
         total = chains * draws
@@ -205,5 +204,5 @@ def integrated_laplace(model, mode: Mode, z: np.ndarray, cov_z: np.ndarray, chai
              "inference": f"{INFERENCE['laplace']}; hyperparameters integrated over {G} importance-weighted points",
              **evidence}
     spec = model.param_spec
-    idata = _to_idata(spec.unflatten(flat), spec, None, attrs=attrs)
-    return FitResult(model.name, "laplace", idata, spec, mode, source=model, seed=int(rng.integers(2**31 - 1)))
+    return FitResult(model.name, "laplace", spec.unflatten(flat), spec, mode, source=model,
+                     seed=int(rng.integers(2**31 - 1)), attrs=attrs)
