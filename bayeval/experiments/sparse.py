@@ -34,7 +34,7 @@ from bayeval.expected.cube_ap import CUBE_AP_METHODS, expected_ap_pairs
 from bayeval.expected.cube_ndcg import expected_ndcg_pairs
 from bayeval.expected.cube_recall import expected_recall_pairs
 from bayeval.measures import Measure, evaluate
-from bayeval.measures.cube import evaluate_cube, parse_cube_measure
+from bayeval.measures.cube import evaluate_cube
 from bayeval.relevance import estimate_probabilities
 from bayeval.stats.agreement import kendall_tau, rmse
 from bayeval.stats.forecast import forecast_scores, reliability_bins
@@ -105,10 +105,8 @@ class SparseStudy:
 
 def _reciprocal_rank_cutoff(measure: str) -> int | None:
     """k of ``"RR@k"``/``"MRR@k"`` (computed on the rank cube, docs/scale.md); None for other measures."""
-    name, _, cut = str(measure).strip().partition("@")
-    if name.lower() in ("rr", "mrr") and cut:
-        return parse_cube_measure(measure)[1]
-    return None
+    spec = Measure.parse(measure)
+    return spec.cutoff if spec.name == "RR" and spec.rel is None and not spec.condensed else None
 
 
 def _trial_reciprocal_rank(runs, deep, sparse, rng, k, model, max_pairs, depth):

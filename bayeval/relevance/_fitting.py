@@ -19,6 +19,7 @@ import numpy as np
 
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS, NUTS_SAMPLERS
+from bayeval.relevance._idata import register_model
 from bayeval.relevance.results import FitResult
 
 __all__ = ["FIT_METHODS", "NUTS_SAMPLERS", "Mode", "ParamSpec", "fit_model"]
@@ -219,6 +220,10 @@ class RelevanceModel:
     ``build_model``."""
 
     name = "model"
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        register_model(cls)  # a fit file may name it (bayeval.relevance._idata)
 
     def fit(self, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None,
             cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
