@@ -18,7 +18,6 @@ from bayeval.measures import evaluate
 from bayeval.measures.cube import evaluate_cube, evaluate_runs
 from bayeval.synthetic import make_collection
 
-
 #: every family of the vocabulary, with cutoffs, levels of their own and condensed lists
 ALL = ("AP,AP@5,nDCG@10,nDCG,recall@1000,P@5,RR,RR@3,R-prec,bpref,infAP,RankEff,judged@10,P(rel=2)@5,"
        "AP(rel=2),bpref(rel=2),P@5(j),nDCG@10(j),RR(rel=2)@10(j),R-prec(j)")

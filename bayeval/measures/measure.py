@@ -330,6 +330,8 @@ class Provider:
         measure counts the collection's relevance level.
     uncut : tuple of str, default ()
         Families among ``families`` it computes only without a cutoff (e.g. ``RR`` but not ``RR@10``).
+    cut : tuple of str, default ()
+        Families among ``families`` it computes only with a cutoff (e.g. ``nDCG@10`` but not ``nDCG``).
 
     Examples
     --------
@@ -344,11 +346,13 @@ class Provider:
     condensed: bool = False
     rel: bool = False
     uncut: tuple[str, ...] = ()
+    cut: tuple[str, ...] = ()
 
     def supports(self, measure: Measure) -> bool:
         """Whether this backend computes ``measure``."""
         return (measure.name in self.families and (self.condensed or not measure.condensed)
-                and (self.rel or measure.rel is None) and not (measure.name in self.uncut and measure.cutoff))
+                and (self.rel or measure.rel is None) and not (measure.name in self.uncut and measure.cutoff)
+                and not (measure.name in self.cut and measure.cutoff is None))
 
     def require(self, measure: str | Measure, argument: str = "measure") -> Measure:
         """:meth:`Measure.parse` ``measure`` and refuse it, naming ``argument``, unless this backend computes it."""
@@ -357,7 +361,8 @@ class Provider:
         except BayevalInputError as exc:
             raise BayevalInputError(exc.reason, argument=argument) from None
         if not self.supports(m):
-            known = ", ".join(f"{f} (no cutoff)" if f in self.uncut else f for f in self.families)
+            known = ", ".join(f"{f} (no cutoff)" if f in self.uncut else f"{f}@k" if f in self.cut else f
+                              for f in self.families)
             known += ", each also (j)" if self.condensed else ""
             if m.rel is not None and not self.rel:
                 known += "; at the collection's relevance level only, no rel="
