@@ -19,6 +19,7 @@ import numpy as np
 
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS, NUTS_SAMPLERS
+from bayeval.relevance._bordered import BorderedDiagonal
 from bayeval.relevance._idata import register_model
 from bayeval.relevance.results import FitResult
 
@@ -73,7 +74,11 @@ class ParamSpec:
 
 @dataclass(frozen=True)
 class Mode:
-    """Fast-path mode: flat ``x``, negative Hessian as blocks ``(index, matrix)``, log posterior value."""
+    """Fast-path mode: flat ``x``, negative Hessian as blocks ``(index, matrix)``, log posterior value.
+
+    A block's matrix is dense, or a :class:`~bayeval.relevance._bordered.BorderedDiagonal` (the hierarchical
+    model's: diagonal in its topic effects), whose covariance is never formed in full by :meth:`sd` or the draws.
+    """
 
     x: np.ndarray
     blocks: tuple
@@ -82,15 +87,23 @@ class Mode:
     converged: bool
 
     def covariance_blocks(self):
-        """Per block the covariance (−H)⁻¹ (the pseudo-inverse where the data leave a direction unidentified)."""
+        """Per block the covariance (−H)⁻¹ (the pseudo-inverse where the data leave a direction unidentified),
+        dense: for small blocks."""
         for idx, H in self.blocks:
+            if isinstance(H, BorderedDiagonal):
+                yield idx, H.factor().dense_inverse()
+                continue
             M = _psd_inverse_root(H)
             yield idx, M @ M.T
 
     def sd(self) -> np.ndarray:
         out = np.empty_like(self.x)
-        for idx, C in self.covariance_blocks():
-            out[idx] = np.sqrt(np.clip(np.diag(C), 0, None))
+        for idx, H in self.blocks:
+            if isinstance(H, BorderedDiagonal):
+                out[idx] = np.sqrt(np.clip(H.factor().inverse_diag(), 0, None))
+                continue
+            M = _psd_inverse_root(H)
+            out[idx] = np.sqrt(np.clip(np.diag(M @ M.T), 0, None))
         return out
 
 
@@ -140,8 +153,11 @@ def _psd_inverse_root(H: np.ndarray) -> np.ndarray:
         return U[:, keep] / np.sqrt(lam[keep])
 
 
-def gaussian_draws(mean: np.ndarray, H: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` draws (size, P) from N(mean, H⁻¹) (H⁺ where H is singular): the one Laplace draw."""
+def gaussian_draws(mean: np.ndarray, H, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` draws (size, P) from N(mean, H⁻¹) (H⁺ where H is singular): the one Laplace draw. A bordered H
+    (:class:`~bayeval.relevance._bordered.BorderedDiagonal`) is drawn from through its Schur complement."""
+    if isinstance(H, BorderedDiagonal):
+        return H.factor().draws(mean, size, rng)
     M = _psd_inverse_root(H)
     return mean[None, :] + rng.standard_normal((size, M.shape[1])) @ M.T
 

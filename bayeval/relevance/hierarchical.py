@@ -103,7 +103,16 @@ from scipy.special import expit, gammaln, log_expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
-from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel, _check, _single_thread_blas, fit_model
+from bayeval.relevance._bordered import BorderedDiagonal
+from bayeval.relevance._fitting import (
+    Mode,
+    ParamSpec,
+    RelevanceModel,
+    _check,
+    _psd_inverse_root,
+    _single_thread_blas,
+    fit_model,
+)
 from bayeval.relevance._kernels import (
     CoefPrior,
     EffectsDesign,
@@ -151,15 +160,13 @@ def _student_t_terms(u, sd, nu: float):
     return logp, -(nu + 1) * u / q, (nu + 1) * (nu * sd ** 2 - u ** 2) / q ** 2, (nu + 1) / q
 
 
-def _cho_inverse(chol) -> np.ndarray:
-    """:math:`H^{-1}` from ``scipy.linalg.cho_factor(H, lower=True)`` (LAPACK ``potri``, both triangles)."""
-    from scipy.linalg.lapack import dpotri
-
-    L, lower = chol
-    inv, info = dpotri(L, lower=lower)
-    if info != 0:  # pragma: no cover - a factor of a positive definite matrix
-        raise np.linalg.LinAlgError(f"potri failed ({info})")
-    return np.tril(inv) + np.tril(inv, -1).T if lower else np.triu(inv) + np.triu(inv, 1).T
+def _quad_diag_inverse(X: EffectsDesign, H) -> np.ndarray:
+    """:math:`X_iH^{-1}X_i^\\top` of every row: through the Schur complement for the bordered H of the Normal run
+    effects, the (pseudo-)inverse of the dense H of the Student-t ones."""
+    if isinstance(H, BorderedDiagonal):
+        return X.quad_diag_inverse(H.factor())
+    M = _psd_inverse_root(H)
+    return X.quad_diag(M @ M.T)
 
 
 def _membership(tr, S: int, prefix: np.ndarray | None = None):
@@ -332,8 +339,8 @@ class HierarchicalRelevance(RelevanceModel):
         k = self.kappa(hyper)
         F = np.column_stack([k, k * self.offset])
         E = getattr(self, "_effects", None)
-        if E is None:
-            E = EffectsDesign.from_parts(F, self.topic, len(self.topics), self.member)
+        if E is None:  # bordered: the topic effects' block of the negative Hessian is diagonal (docs/scale.md)
+            E = EffectsDesign.from_parts(F, self.topic, len(self.topics), self.member, bordered=True)
             object.__setattr__(self, "_effects", E)
             return E
         return E.with_dense(F)
@@ -459,13 +466,14 @@ class HierarchicalRelevance(RelevanceModel):
         R[2 + T:, :] += (2.0 * u / sd ** 3)[:, None] * dsd
         if chol is None:
             return val, np.full(3, np.nan), x, H, ok, np.zeros((P, 3)), lp, None
-        C = _cho_inverse(chol)
-        dx = C @ R  # (P, 3)
-        XB = X.dot(np.hstack([dx, C[:, :2]]))  # (n, 5): X dx̂/dθ and (XC)_i for the two columns of F
+        # C = H⁻¹ only through the factor of the bordered H: C R, the two columns of F, diag(X C Xᵀ), diag(C)
+        sol = chol.solve(np.hstack([R, np.eye(P, 2)]))  # (P, 5): dx̂/dθ and C's columns of F
+        dx = sol[:, :3]
+        XB = X.dot(sol)  # (n, 5): X dx̂/dθ and (XC)_i for the two columns of F
         deta = E + XB[:, :3]  # (n, 3) total dη/dθ
         tr = 2.0 * ((D * XB[:, 3]) @ dkap + (D * XB[:, 4] * self.offset) @ dkap)
-        tr += X.gram_trace(C, (D * (1.0 - 2.0 * pi))[:, None] * deta)
-        cd = np.diag(C)
+        tr += X.gram_trace_inverse(chol, (D * (1.0 - 2.0 * pi))[:, None] * deta)
+        cd = chol.inverse_diag()
         tr[0] += float(np.sum(cd[2:2 + T])) * (-2.0 / h[0] ** 3)
         tr += (cd[2 + T:] * (-2.0 / sd ** 3)) @ dsd
         grad = explicit - 0.5 * tr
@@ -663,8 +671,6 @@ class HierarchicalFit:
         """
         from scipy.sparse import vstack
 
-        from bayeval.relevance._fitting import _psd_inverse_root
-
         fr = self.fit
         P = self.model.n_latent
         dr = None
@@ -699,8 +705,6 @@ class HierarchicalFit:
         else:
             # every document of every topic in one design: s_i² = X_i C X_iᵀ through the membership patterns
             x, h = fr.mode.x[:P], fr.mode.x[P:]
-            with _single_thread_blas():
-                M = _psd_inverse_root(fr.mode.blocks[0][1])
             S = len(self.data.systems)
             W = vstack([_membership(tr, S)[0] for tr in self.data], format="csr")
             o = np.concatenate(self.offsets)
@@ -711,7 +715,8 @@ class HierarchicalFit:
                                          np.repeat(np.arange(len(self.data)), [tr.n_docs for tr in self.data]),
                                          len(self.data), W)
             with _single_thread_blas():
-                pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * (X.quad_diag(M @ M.T) + var_g * U)))
+                pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * (_quad_diag_inverse(X, fr.mode.blocks[0][1])
+                                                              + var_g * U)))
             p = tuple(np.split(pall, np.cumsum([tr.n_docs for tr in self.data])[:-1]))
             if self.calibration_map is not None:
                 p = tuple(self._mapped_point(pt, tr) for pt, tr in zip(p, self.data, strict=True))

@@ -120,8 +120,16 @@ class RankCoefficients(RelevanceModel):
         D = max(D, 1)
         wins = np.empty((len(data), D + 1, D + 1))
         base = rank_wins(D, prior.comparison_weight)
+        seen: dict[bytes, np.ndarray] = {}  # topics whose lists have the same lengths share their wins
         for t, tr in enumerate(data):
-            wins[t] = rank_wins(D, prior.comparison_weight, np.minimum(tr.lengths, D)) if prior.per_system else base
+            if not prior.per_system:
+                wins[t] = base
+                continue
+            lengths = np.minimum(tr.lengths, D)
+            key = lengths.tobytes()
+            if key not in seen:
+                seen[key] = rank_wins(D, prior.comparison_weight, lengths)
+            wins[t] = seen[key]
         R = np.array([tr.num_rel for tr in data], dtype=np.float64)
         N = np.array([tr.num_nonrel for tr in data], dtype=np.float64)
         a = prior.count_scale * R + prior.relevant_offset
