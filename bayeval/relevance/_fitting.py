@@ -153,11 +153,19 @@ def _psd_inverse_root(H: np.ndarray) -> np.ndarray:
         return U[:, keep] / np.sqrt(lam[keep])
 
 
+#: a bordered negative Hessian larger than this is drawn from through its Schur complement; up to it, through the
+#: dense factor as every other block, so that small models keep their seeded draws (the same random stream)
+DENSE_DRAWS_UP_TO = 500
+
+
 def gaussian_draws(mean: np.ndarray, H, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` draws (size, P) from N(mean, H⁻¹) (H⁺ where H is singular): the one Laplace draw. A bordered H
-    (:class:`~bayeval.relevance._bordered.BorderedDiagonal`) is drawn from through its Schur complement."""
+    (:class:`~bayeval.relevance._bordered.BorderedDiagonal`) of more than :data:`DENSE_DRAWS_UP_TO` coordinates
+    is drawn from through its Schur complement (the same distribution, another random stream, no P × P array)."""
     if isinstance(H, BorderedDiagonal):
-        return H.factor().draws(mean, size, rng)
+        if H.size > DENSE_DRAWS_UP_TO:
+            return H.factor().draws(mean, size, rng)
+        H = np.asarray(H)
     M = _psd_inverse_root(H)
     return mean[None, :] + rng.standard_normal((size, M.shape[1])) @ M.T
 
