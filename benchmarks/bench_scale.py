@@ -218,7 +218,8 @@ def _step(name: str, args) -> dict:
         head = out / "ranx-warm.trec"
         with open(files[0], "rb") as src, open(head, "wb") as dst:
             dst.writelines(src.readline() for _ in range(20_000))
-        evaluate(Qrels.from_file(str(qrels_path), kind="trec"), Run.from_file(str(head), kind="trec"), RANX_METRICS)
+        evaluate(Qrels.from_file(str(qrels_path), kind="trec"), Run.from_file(str(head), kind="trec"), RANX_METRICS,
+                 make_comparable=True)
         t0 = time.perf_counter()
         qrels = Qrels.from_file(str(qrels_path), kind="trec")
         means = []
