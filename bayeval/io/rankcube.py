@@ -104,14 +104,13 @@ def read_rank_cube(paths: str | os.PathLike | Iterable[str | os.PathLike], qrels
 
     Examples
     --------
-    >>> from bayeval.synthetic import make_collection
+    >>> import pathlib, tempfile
     >>> from bayeval.io import write_run
-    >>> import tempfile, pathlib
+    >>> from bayeval.synthetic import make_collection
     >>> col = make_collection(n_topics=3, n_systems=2, n_docs=30, depth=10, seed=2)
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> for r in col.runs:
-    ...     write_run(r, d / f"{r.name}.run")
-    >>> read_rank_cube(d, col.qrels, depth=5).shape
+    >>> paths = [pathlib.Path(tempfile.mkdtemp()) / f"{r.name}.run" for r in col.runs]
+    >>> _ = [write_run(r, p) for r, p in zip(col.runs, paths)]
+    >>> read_rank_cube(paths, col.qrels, depth=5).shape
     (2, 3, 5)
     """
     return RankCube.from_runs(iter_runs(paths, run_names=run_names, strict=strict, prefetch=prefetch), qrels,

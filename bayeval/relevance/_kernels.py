@@ -337,14 +337,8 @@ class EffectsDesign:
     def gram(self, v: np.ndarray) -> np.ndarray | BorderedDiagonal:
         r""":math:`X^\top \mathrm{diag}(v) X` (dense, p × p; bordered, :meth:`gram_bordered`, for a bordered
         design)."""
-        if self.bordered:
-            return self.gram_bordered(v)
-        k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
-        v = np.asarray(v, dtype=np.float64)
-        out, vu = _effects_gram_rows(self.F, self.group, self.W.indptr, self.W.indices, self.W.data, v,
-                                     self.pattern, G, S, self.Us.shape[0])
-        out[k + G:, k + G:] = self._pattern_block(vu)
-        return _symmetrize_upper(out)
+        H = self.gram_bordered(v)
+        return H if self.bordered else H.dense()
 
     def _pattern_block(self, vu: np.ndarray) -> np.ndarray:
         r"""The W–W block :math:`U^\top D_UU` (S × S, symmetric) from the weights summed per pattern."""
@@ -373,18 +367,30 @@ class EffectsDesign:
 
     def quad_diag_inverse(self, factor: BorderedFactor) -> np.ndarray:
         r""":math:`\mathrm{diag}(XH^{-1}X^\top)` from the factor of a bordered H (:meth:`gram_bordered`'s layout):
-        per row :math:`X_iH^{-1}X_i^\top` from the parts of :math:`H^{-1}` (no P × P inverse), the W–W part once per
-        pattern, as :meth:`quad_diag`."""
+        per row :math:`X_iH^{-1}X_i^\top` from the parts of :math:`H^{-1}` (no P × P inverse), as :meth:`quad_diag`."""
+        return self._quad_rows(*factor.inverse_parts())
+
+    def quad_diag(self, C: np.ndarray) -> np.ndarray:
+        r""":math:`\mathrm{diag}(XCX^\top)` for a symmetric C (p × p): per row :math:`X_iCX_i^\top`,
+        the W–W part once per pattern (:math:`O(\sum_c\mathrm{nnz}_c^2 + n\,(k^2+k\,\mathrm{nnz}_i))`)."""
+        k, G = self.F.shape[1], self.n_groups
+        C = np.asarray(C, dtype=np.float64)
+        border = np.r_[np.arange(k), np.arange(k + G, C.shape[0])]
+        cross = np.concatenate([C[:k, k:k + G].T, C[k:k + G, k + G:]], axis=1)  # the entries the rows read
+        return self._quad_rows(np.diagonal(C)[k:k + G], cross, C[np.ix_(border, border)])
+
+    def _quad_rows(self, dd: np.ndarray, cross: np.ndarray, cov: np.ndarray) -> np.ndarray:
+        """:math:`X_iCX_i^\top` of every row from C's parts in the bordered layout: the diagonal of its A–A block
+        ``dd`` (G,), its A rows in the border's (F, W) columns ``cross`` (G, k + S), its border block ``cov``."""
         k = self.F.shape[1]
-        dd, cross, cov_bb = factor.inverse_parts()
-        Cuu = np.ascontiguousarray(cov_bb[k:, k:])
+        cov = np.ascontiguousarray(cov)
+        Cuu = np.ascontiguousarray(cov[k:, k:])
         Us = self.Us
         quu = _pattern_quad(Us.indptr, Us.indices, Us.data, Cuu, self.sparse)
         if len(self.dense):
             quu[self.dense] = np.einsum("ij,ij->i", self.Ud @ Cuu, self.Ud)
-        return _effects_quad_rows_bordered(self.F, self.group, self.W.indptr, self.W.indices, self.W.data,
-                                           self.pattern, quu, dd, np.ascontiguousarray(cross),
-                                           np.ascontiguousarray(cov_bb))
+        return _effects_quad_rows(self.F, self.group, self.W.indptr, self.W.indices, self.W.data, self.pattern,
+                                  quu, np.ascontiguousarray(dd), np.ascontiguousarray(cross), cov)
 
     def gram_trace_inverse(self, factor: BorderedFactor, R: np.ndarray) -> np.ndarray:
         r""":meth:`gram_trace` with :math:`C=H^{-1}` given by the factor of a bordered H: :math:`R^\top q`, q =
@@ -392,19 +398,6 @@ class EffectsDesign:
         R = np.asarray(R, dtype=np.float64)
         R = R[:, None] if R.ndim == 1 else R
         return R.T @ self.quad_diag_inverse(factor)
-
-    def quad_diag(self, C: np.ndarray) -> np.ndarray:
-        r""":math:`\mathrm{diag}(XCX^\top)` for a symmetric C (p × p): per row :math:`X_iCX_i^\top`,
-        the W–W part once per pattern (:math:`O(\sum_c\mathrm{nnz}_c^2 + n\,(k^2+k\,\mathrm{nnz}_i))`)."""
-        k, G = self.F.shape[1], self.n_groups
-        C = np.ascontiguousarray(C, dtype=np.float64)
-        Cuu = np.ascontiguousarray(C[k + G:, k + G:])
-        Us = self.Us
-        quu = _pattern_quad(Us.indptr, Us.indices, Us.data, Cuu, self.sparse)
-        if len(self.dense):
-            quu[self.dense] = np.einsum("ij,ij->i", self.Ud @ Cuu, self.Ud)
-        return _effects_quad_rows(self.F, self.group, self.W.indptr, self.W.indices, self.W.data, self.pattern,
-                                  quu, C, G)
 
     def gram_trace(self, C: np.ndarray, R: np.ndarray) -> np.ndarray:
         r""":math:`\mathrm{tr}(C\,X^\top\mathrm{diag}(r_j)X)=\sum_i r_{ij}X_iCX_i^\top` for each column
@@ -438,30 +431,6 @@ def _bern_terms(eta, y, w):
         le = -np.log1p(np.exp(-x)) if x >= 0.0 else x - np.log1p(np.exp(x))
         out[i] = w[i] * (le - (1.0 - y[i]) * x)
     return out
-
-
-@njit(cache=True)
-def _effects_gram_rows(F, group, indptr, indices, data, v, pattern, G, S, n_u):
-    """The upper triangle of the F–F, F–A, F–W, A–A and A–W blocks of :math:`X^\\top\\mathrm{diag}(v)X`
-    (one pass over the rows) and :math:`v` summed per pattern (for the W–W block)."""
-    n, k = F.shape
-    out = np.zeros((k + G + S, k + G + S))
-    vu = np.zeros(n_u)
-    for i in range(n):
-        vi = v[i]
-        g = k + group[i]
-        vu[pattern[i]] += vi
-        for a in range(k):
-            fa = F[i, a] * vi
-            for b in range(a, k):
-                out[a, b] += fa * F[i, b]
-            out[a, g] += fa
-            for e in range(indptr[i], indptr[i + 1]):
-                out[a, k + G + indices[e]] += fa * data[e]
-        out[g, g] += vi
-        for e in range(indptr[i], indptr[i + 1]):
-            out[g, k + G + indices[e]] += vi * data[e]
-    return out, vu
 
 
 @njit(cache=True)
@@ -511,31 +480,6 @@ def _pattern_quad(indptr, indices, data, C, use):
 
 
 @njit(cache=True)
-def _effects_quad_rows(F, group, indptr, indices, data, pattern, quu, C, G):
-    """:math:`X_iCX_i^\\top` per row: the F and A parts, 2 F_i C_FW W_iᵀ and 2 C_AW, plus ``quu`` of its pattern."""
-    n, k = F.shape
-    out = np.empty(n)
-    for i in range(n):
-        g = k + group[i]
-        q = C[g, g] + quu[pattern[i]]
-        for a in range(k):
-            fa = F[i, a]
-            t = 0.5 * fa * C[a, a] + C[a, g]
-            for b in range(a + 1, k):
-                t += F[i, b] * C[a, b]
-            q += 2.0 * fa * t
-        s = 0.0
-        for e in range(indptr[i], indptr[i + 1]):
-            j = k + G + indices[e]
-            w = C[g, j]
-            for a in range(k):
-                w += F[i, a] * C[a, j]
-            s += data[e] * w
-        out[i] = q + 2.0 * s
-    return out
-
-
-@njit(cache=True)
 def _effects_gram_border(F, group, indptr, indices, data, v, pattern, G, S, n_u):
     r"""The blocks of :math:`X^\top\mathrm{diag}(v)X` but W–W in bordered form (one pass over the rows): the A–A
     diagonal d (G,), the A rows in the border's columns (G, k + S), the upper triangle of the F–F and F–W
@@ -563,7 +507,7 @@ def _effects_gram_border(F, group, indptr, indices, data, v, pattern, G, S, n_u)
 
 
 @njit(cache=True)
-def _effects_quad_rows_bordered(F, group, indptr, indices, data, pattern, quu, dd, cross, cov):
+def _effects_quad_rows(F, group, indptr, indices, data, pattern, quu, dd, cross, cov):
     r""":math:`X_iH^{-1}X_i^\top` per row from the parts of a bordered :math:`H^{-1}` (border (F, W)): its A
     diagonal ``dd``, A–border rows ``cross`` and border block ``cov``, plus ``quu`` of the row's pattern."""
     n, k = F.shape
