@@ -184,11 +184,11 @@ def _timed(cmd: list[str]) -> dict:
                 "stdout": out_f.read().decode(), "stderr": err_f.read().decode()}
 
 
-def _cli_means(csv: str, measures: list[str]) -> np.ndarray:
-    """``(measures, runs)`` of the ``all`` rows of ``bayeval measures --format csv``."""
-    rows = [line.split(",") for line in csv.splitlines()[1:] if line]
-    runs = list(dict.fromkeys(r[0] for r in rows))
-    value = {(r[0], r[2]): float(r[3]) for r in rows if r[1] == "all"}
+def _cli_means(text: str, measures: list[str]) -> np.ndarray:
+    """``(measures, runs)`` of the ``all`` rows of ``bayeval measures --format json`` (every digit; csv prints 6)."""
+    rows = json.loads(text)
+    runs = list(dict.fromkeys(r["run"] for r in rows))
+    value = {(r["run"], r["measure"]): r["value"] for r in rows if r["topic"] == "all"}
     return np.array([[value[(run, m)] for run in runs] for m in measures])
 
 
@@ -500,7 +500,7 @@ def _run_step(name: str, args) -> dict:
 def _measures_cli(qrels: Path, files: list[Path]) -> dict:
     """``bayeval measures`` as a user runs it (the whole command, imports included)."""
     r = _timed([sys.executable, "-m", "bayeval.cli", "measures", str(qrels), *map(str, files), "-m", CLI_MEASURES,
-                "--format", "csv"])
+                "--format", "json"])
     if r["rc"]:
         return {"error": r["stderr"].strip().splitlines()[-1]}
     names = ["RR@10", "nDCG@10", "AP", "recall@1000"]  # the canonical names of CLI_MEASURES, in its order
