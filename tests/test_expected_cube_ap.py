@@ -283,6 +283,7 @@ def test_bad_arguments():
 def test_sparse_study_ap_pairs_come_from_the_cube_with_the_per_topic_numbers(monkeypatch):
     """``run_sparse_study(measure="AP")`` takes the cube path: P(ΔMAP<0) equal to compare_systems' on the trial."""
     import bayeval.experiments.sparse as study_module
+    from bayeval.expected.cube_measures import expected_cube_pairs
     from bayeval.experiments.sparse import run_sparse_study, sparse_labels
     from bayeval.relevance import estimate_probabilities
     from bayeval.synthetic import make_collection
@@ -290,13 +291,13 @@ def test_sparse_study_ap_pairs_come_from_the_cube_with_the_per_topic_numbers(mon
     calls = []
 
     def counted(*args, **kwargs):
-        calls.append(kwargs.get("method"))
-        return expected_ap_pairs(*args, **kwargs)
+        calls.append((str(args[2]), kwargs.get("method")))
+        return expected_cube_pairs(*args, **kwargs)
 
-    monkeypatch.setattr(study_module, "expected_ap_pairs", counted)
+    monkeypatch.setattr(study_module, "expected_cube_pairs", counted)
     col = make_collection(n_topics=8, n_systems=4, n_docs=80, depth=30, judged_depth=30, seed=4)
     study = run_sparse_study(col.runs, col.qrels, trials=1, seed=3, measure="AP", model="uniform")
-    assert calls == ["delta"]
+    assert calls == [("AP", "delta")]
     rng = np.random.default_rng([3, 0])
     sparse = sparse_labels(col.qrels, rng)
     data = RankData.build(col.runs, sparse)

@@ -368,18 +368,23 @@ class EffectsDesign:
     def quad_diag_inverse(self, factor: BorderedFactor) -> np.ndarray:
         r""":math:`\mathrm{diag}(XH^{-1}X^\top)` from the factor of a bordered H (:meth:`gram_bordered`'s layout):
         per row :math:`X_iH^{-1}X_i^\top` from the parts of :math:`H^{-1}` (no P × P inverse), as :meth:`quad_diag`."""
-        return self._quad_rows(*factor.inverse_parts())
+        return self.quad_diag_parts(*factor.inverse_parts())
 
     def quad_diag(self, C: np.ndarray) -> np.ndarray:
         r""":math:`\mathrm{diag}(XCX^\top)` for a symmetric C (p × p): per row :math:`X_iCX_i^\top`,
         the W–W part once per pattern (:math:`O(\sum_c\mathrm{nnz}_c^2 + n\,(k^2+k\,\mathrm{nnz}_i))`)."""
-        k, G = self.F.shape[1], self.n_groups
+        return self.quad_diag_parts(*self.parts_of(C, self.F.shape[1], self.n_groups))
+
+    @staticmethod
+    def parts_of(C: np.ndarray, k: int, G: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A dense C (p × p) as the parts :meth:`quad_diag_parts` reads, in the bordered layout (the first k
+        coordinates and those after the G groups form the border): the entries the rows read, as they are."""
         C = np.asarray(C, dtype=np.float64)
         border = np.r_[np.arange(k), np.arange(k + G, C.shape[0])]
-        cross = np.concatenate([C[:k, k:k + G].T, C[k:k + G, k + G:]], axis=1)  # the entries the rows read
-        return self._quad_rows(np.diagonal(C)[k:k + G], cross, C[np.ix_(border, border)])
+        cross = np.concatenate([C[:k, k:k + G].T, C[k:k + G, k + G:]], axis=1)
+        return np.diagonal(C)[k:k + G], cross, C[np.ix_(border, border)]
 
-    def _quad_rows(self, dd: np.ndarray, cross: np.ndarray, cov: np.ndarray) -> np.ndarray:
+    def quad_diag_parts(self, dd: np.ndarray, cross: np.ndarray, cov: np.ndarray) -> np.ndarray:
         """:math:`X_iCX_i^\top` of every row from C's parts in the bordered layout: the diagonal of its A–A block
         ``dd`` (G,), its A rows in the border's (F, W) columns ``cross`` (G, k + S), its border block ``cov``."""
         k = self.F.shape[1]

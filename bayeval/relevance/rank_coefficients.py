@@ -173,10 +173,9 @@ class RankCoefficients(RelevanceModel):
         T, K = self.wins.shape[:2]
         # start at the prior mode: sigma(theta) = a / (a + b)
         theta = np.broadcast_to(np.log(self._a2 / self._b2), (T, K)).copy()
-        H = np.empty((T, K, K))
-        lp = np.empty(T)
         todo = np.ones(T, bool)
         old = getattr(warm_start, "_solution", None)
+        H, lp = (None, None) if old is None else (np.empty((T, K, K)), np.empty(T))
         if old is not None and warm_start.wins.shape[1] == K:
             where = {name: i for i, name in enumerate(warm_start.topics)}
             for t, name in enumerate(self.topics):
@@ -190,7 +189,9 @@ class RankCoefficients(RelevanceModel):
                     H[t], lp[t] = old[1][i], old[2][i]
                     todo[t] = False
         it, ok = 0, True
-        if todo.any():
+        if todo.all():  # no warm start: the solver's arrays as they are (no second (T, K, K) array)
+            theta, H, lp, it, ok = bt_newton_batch(self.wins, self.prior_a, self.prior_b, x0=theta)
+        elif todo.any():
             theta[todo], H[todo], lp[todo], it, ok = bt_newton_batch(
                 self.wins[todo], self.prior_a[todo], self.prior_b[todo], x0=theta[todo])
         object.__setattr__(self, "_solution", (theta, H, lp))
