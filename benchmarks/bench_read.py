@@ -103,12 +103,18 @@ def _repeat(args) -> None:
 def _one(out: str, layout: str, runs: int) -> dict:
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
-    from bayeval.data.rankcube import RankCube
+    import bayeval.io
     from bayeval.io.qrels import read_qrels
     from bayeval.measures.cube import evaluate_cube
 
     files = sorted((Path(out) / "deep").glob(f"*.{'trec' if layout == 'trec' else 'tsv'}"))[:runs]
-    cube = RankCube.from_files(files, read_qrels(Path(out) / "deep" / "qrels.txt"), depth=1000, code_depth=0)
+    qrels = read_qrels(Path(out) / "deep" / "qrels.txt")
+    if hasattr(bayeval.io, "read_rank_cube"):
+        cube = bayeval.io.read_rank_cube(files, qrels, depth=1000, code_depth=0)
+    else:  # a baseline tree from before the cube's reader moved to io/
+        from bayeval.data.rankcube import RankCube
+
+        cube = RankCube.from_files(files, qrels, depth=1000, code_depth=0)
     t_read = time.perf_counter() - t0
     means = evaluate_cube(cube, "RR@10,nDCG@10,AP,recall@1000").mean()
     r1 = resource.getrusage(resource.RUSAGE_SELF)

@@ -1,52 +1,41 @@
-"""MS MARCO-scale benchmark: read + measures, and all-pairs expected ΔMRR@10, beside ranx and pytrec_eval.
+"""MS MARCO-scale benchmark: every goal of the scale work in one run, beside ranx and pytrec_eval (docs/scale.md).
 
 Writes a synthetic collection shaped like the MS MARCO passage dev set (6,980 queries, about one judged
-relevant passage per query; 10 runs to depth 1,000, and 100 runs to depth 100) and times every step in its
-own process, with the peak memory of that process (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``):
+relevant passage per query; runs to depth 1,000 in TREC and MS MARCO layouts, and 100 runs to depth 100) under
+``--out`` (not in the repository), and runs each step in its own process, with that process's wall time and peak
+memory (``os.wait4``'s ``ru_maxrss``). ``python benchmarks/bench_scale.py`` runs the goals (the default steps):
 
-* ``bayeval-trec`` / ``bayeval-msmarco``: read the 10 runs one at a time (TREC / MS MARCO layout) into a
-  :class:`~bayeval.data.rankcube.RankCube` and compute RR@10, nDCG@10, AP, recall@1000
-  (:func:`bayeval.measures.cube.evaluate_cube`);
-* ``ranx``: the same files and measures with ranx (``Run.from_file`` + ``evaluate``), one run at a time;
-* ``pytrec_eval``: the same with pytrec_eval (``parse_run`` + ``RelevanceEvaluator``; its ``recip_rank``
-  has no cutoff, so it computes RR, not RR@10);
-* ``pairs``: read the 100 runs to depth 100, then E, Var and P(Δ<0) of ΔMRR@10 for all 4,950 pairs
-  (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs`, unjudged p = 0.05);
-* ``hier`` (run alone: ``--step hier``): the hierarchical relevance model's fast path (Laplace) on 10 of the
-  100 runs × 6,980 queries (depth 100), after building the per-topic ``RankData``;
-* ``sparse`` (run alone: ``--step sparse``): the sparse-label relevance model
-  (:mod:`bayeval.relevance.sparse_labels`, 25 posterior draws) on 10 runs × ``--queries`` queries (depth 100,
-  written under ``--out``/sparse), timed against building the per-topic ``RankData`` in the same run;
-* ``sparse-projected`` (run alone: ``--step sparse-projected``): the same 10 runs × ``--queries`` queries, the
-  sparse-label model with the mean combination (``sparse-default``) and then with the projected one
-  (``sparse-default`` with ``combine = "projected"`` and ``share_draws = "topics"``: ``sparse-trec``'s
-  combination, vote classes, λ = 0.01, 3 chord steps per draw), 25 posterior draws each, timed in the same
-  process (ratio projected / mean), with the peak memory after each;
-* ``sparse-pairs`` (run alone: ``--step sparse-pairs``): E, Var and P(Δ<0) of ΔMRR@10 for the 45 pairs of the
-  same 10 runs × ``--queries`` queries with the sparse-label model's 25 posterior draws of p
-  (:func:`bayeval.expected.cube.expected_reciprocal_rank_pairs` on a ``(draws, S, T, 10)`` array laid on the
-  cube by :func:`~bayeval.expected.cube.cells_from_rankdata`), timed after compilation;
-* ``pairs-ap`` (run alone: ``--step pairs-ap --queries N``): E, Var and P(Δ<0) of ΔMAP (delta method) for all
-  pairs of ``--pair-runs`` runs × N queries (depth 100, p = 0.05) on the rank cube
-  (:func:`bayeval.expected.cube_ap.expected_ap_pairs`, timed after compilation, peak memory after it), and the
-  per-topic :func:`bayeval.expected.compare_systems` on the first ``--ref-queries`` queries of the same runs
-  beside the cube path on those queries: time ratio on the same queries, the reference's time projected to N
-  (it is linear in the queries), and the largest difference; with ``--dask``, also the same pairs on a 2-worker
-  Dask LocalCluster (speed-up and largest difference);
-* ``pairs-ndcg`` / ``pairs-recall`` (run alone, as ``pairs-ap``): the same for ΔnDCG@10
-  (:func:`bayeval.expected.cube_ndcg.expected_ndcg_pairs`) and ΔR@1000 (delta method,
-  :func:`bayeval.expected.cube_recall.expected_recall_pairs`; lists of 100 are whole);
-* ``pairs-dask`` (run alone: ``--step pairs-dask``): the same pairs locally and on a 2-worker Dask
-  LocalCluster, both timed after compilation, with the largest difference between the two.
+* ``measures`` vs ``ranx`` vs ``pytrec_eval``: ``bayeval measures -m AP,nDCG@10,RR@10,R@1000`` on 4 runs × 6,980
+  queries × depth 1,000 (TREC files; the whole command, imports included) against ranx (``Run.from_file`` +
+  ``evaluate`` one run at a time, *warm*: its numba functions compiled on a small run first, and only the reading
+  and evaluating timed) and pytrec_eval (``parse_run`` + ``RelevanceEvaluator``; its ``recip_rank`` has no
+  cutoff). Goal: wall ≤ 0.8 × ranx's, peak memory ≤ ranx's; the same values (largest difference printed);
+* ``measures-repeat`` vs ``ranx-repeat``: the same with one document listed twice in each file (copies under
+  ``--out``/deep-repeat);
+* ``evaluate-trec8``: ``bayeval evaluate`` of all 8,256 pairs of the 129 TREC-8 runs with the default model fitted,
+  and with a probabilities file (written first by ``bayeval estimate``); needs ``../shared/data``.
+  Goals ≤ 6 s and ≤ 3.5 s;
+* ``hier``: the default relevance model (:data:`bayeval.relevance.defaults.DEFAULT_MODEL`, the hierarchical
+  ``hier-level-shift``) fitted on 10 runs × 6,980 queries (depth 100), the fit alone timed after reading, and the
+  Laplace fit with posterior draws of p beside it. Goal ≤ 60 s, ≤ 6 GB;
+* ``hier-pairs``: 100 runs × 6,980 queries × depth 100 read, the default model fitted, its p laid on the rank
+  cube and E, Var, P(ΔMAP<0) of every pair (:func:`bayeval.expected.cube_ap.expected_ap_pairs`, delta method).
+  Goal ≤ 120 s, ≤ 8 GB for the whole process;
+* ``measures-100``: ``bayeval measures`` on 100 runs × 6,980 queries × depth 1,000 (the 10 TREC files linked ten
+  times each under their own names: the reading and the memory of 100 runs). Goal ≤ 6 GB peak.
 
-and prints each time as a ratio to ranx's (the goal is ≤ 1.0) and whether each goal is met. The tools'
-mean values are compared (the largest difference is printed). Reading before and after a change, on the same
-files with wall and CPU time: ``benchmarks/bench_read.py``.
+Other steps, run alone with ``--step NAME``: ``bayeval-trec`` / ``bayeval-msmarco`` (10 runs read into a
+``RankCube`` + RR@10, nDCG@10, AP, recall@1000), ``pairs`` (ΔMRR@10 of all 4,950 pairs of the 100 runs),
+``sparse``, ``sparse-projected``, ``sparse-pairs`` (the sparse-label model), ``pairs-ap`` / ``pairs-ndcg`` /
+``pairs-recall`` (all pairs on the cube against the per-topic ``compare_systems`` on ``--ref-queries`` queries;
+``--dask`` adds a 2-worker LocalCluster), ``pairs-dask`` (ΔMRR@10 locally and on Dask); docs/benchmarks.md
+describes each and its figures.
 
 Usage::
 
-    python benchmarks/bench_scale.py                       # full size (about 10 GB of files in --out)
-    python benchmarks/bench_scale.py --queries 500 --quick # a small shape while developing
+    python benchmarks/bench_scale.py --out /tmp/bayeval-scale            # the goals (about 12 GB of files)
+    python benchmarks/bench_scale.py --out /tmp/bs --queries 500 --quick  # a small shape while developing
+    python benchmarks/bench_scale.py --step pairs-ap --out /tmp/bs --queries 6980 --ref-queries 100
 """
 
 from __future__ import annotations
@@ -55,8 +44,10 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -64,6 +55,10 @@ import numpy as np
 
 MEASURES = "RR@10,nDCG@10,AP,recall@1000"
 RANX_METRICS = ["mrr@10", "ndcg@10", "map", "recall@1000"]
+CLI_MEASURES = "RR@10,nDCG@10,AP,R@1000"  # the field's names, as a user types them (the order of RANX_METRICS)
+GOAL_RUNS = 4  # runs of the measures goal (MS MARCO shape, depth 1,000)
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
 P_UNJUDGED = 0.05
 PAIR_STEPS = {"pairs-ap": "AP", "pairs-ndcg": "nDCG@10", "pairs-recall": "recall@1000"}
 
@@ -141,33 +136,101 @@ def _subset_files(files: list[Path], where: Path, qids: list[int]) -> list[Path]
     return out
 
 
+def _goal_files(out: Path, repeat: bool) -> list[Path]:
+    """The measures goal's run files: the first :data:`GOAL_RUNS` TREC runs to depth 1,000, or their copies with one
+    document listed twice (:func:`_repeat_copies`)."""
+    files = sorted((out / "deep").glob("*.trec"))[:GOAL_RUNS]
+    return _repeat_copies(files, out / "deep-repeat") if repeat else files
+
+
+def _repeat_copies(files: list[Path], where: Path) -> list[Path]:
+    """Copies of ``files`` whose second line is listed twice (one repeated document per file), written once."""
+    where.mkdir(parents=True, exist_ok=True)
+    out = []
+    for f in files:
+        path = where / f.name
+        out.append(path)
+        if not path.exists():
+            with open(f, "rb") as src, open(path, "wb") as dst:
+                first, second = src.readline(), src.readline()
+                dst.write(first + second + second)
+                shutil.copyfileobj(src, dst, 1 << 24)
+    return out
+
+
+def _linked_runs(files: list[Path], where: Path, n: int) -> list[Path]:
+    """``n`` run files under ``where``, each a link to one of ``files`` in turn under its own name (the reading and
+    the memory of ``n`` runs from ``len(files)`` files on disk)."""
+    where.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i in range(n):
+        path = where / f"run{i:03d}.trec"
+        if not path.exists():
+            path.symlink_to(files[i % len(files)].resolve())
+        out.append(path)
+    return out
+
+
+def _timed(cmd: list[str], env: dict | None = None) -> dict:
+    """Run ``cmd`` (in ``env``, default this process's); its wall time, its own peak memory (``os.wait4``), exit
+    status and output."""
+    with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, env=os.environ if env is None else env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out_f.seek(0)
+        err_f.seek(0)
+        return {"wall_s": wall, "peak_mb": usage.ru_maxrss / 1024, "rc": proc.returncode,
+                "stdout": out_f.read().decode(), "stderr": err_f.read().decode()}
+
+
+def _cli_means(text: str, measures: list[str]) -> np.ndarray:
+    """``(measures, runs)`` of the ``all`` rows of ``bayeval measures --format json`` (every digit; csv prints 6)."""
+    rows = json.loads(text)
+    runs = list(dict.fromkeys(r["run"] for r in rows))
+    value = {(r["run"], r["measure"]): r["value"] for r in rows if r["topic"] == "all"}
+    return np.array([[value[(run, m)] for run in runs] for m in measures])
+
+
 # ---------------------------------------------------------------------------------------------- steps
 def _step(name: str, args) -> dict:
     out = Path(args.out)
     trec = sorted((out / "deep").glob("*.trec"))
     qrels_path = out / "deep" / "qrels.txt"
     if name in ("bayeval-trec", "bayeval-msmarco"):
-        from bayeval.data.rankcube import RankCube
+        from bayeval.io import read_rank_cube
         from bayeval.io.qrels import read_qrels
         from bayeval.measures.cube import evaluate_cube
 
-        files = trec if name == "bayeval-trec" else sorted((out / "deep").glob("*.tsv"))
+        files = trec if name == "bayeval-trec" else _write_collection(out / "deep", args.queries, args.runs, 1000,
+                                                                      3000, args.seed, "deep", True)
         qrels = read_qrels(qrels_path)
-        cube = RankCube.from_files(files, qrels, depth=1000, code_depth=0)
+        cube = read_rank_cube(files, qrels, depth=1000, code_depth=0)
         t_read = time.perf_counter()
         means = evaluate_cube(cube, MEASURES).mean()
         return {"means": means.tolist(), "read_s": t_read}
-    if name == "ranx":
+    if name in ("ranx", "ranx-repeat"):
         from ranx import Qrels, Run, evaluate
 
+        # warm: ranx compiles its numba functions on first use; compile them on the head of the first run (the
+        # same reading and evaluation on the same types), untimed
+        files = _goal_files(out, name.endswith("repeat"))
+        head = out / "ranx-warm.trec"
+        with open(files[0], "rb") as src, open(head, "wb") as dst:
+            dst.writelines(src.readline() for _ in range(20_000))
+        evaluate(Qrels.from_file(str(qrels_path), kind="trec"), Run.from_file(str(head), kind="trec"), RANX_METRICS,
+                 make_comparable=True)
+        t0 = time.perf_counter()
         qrels = Qrels.from_file(str(qrels_path), kind="trec")
         means = []
-        for f in trec:
+        for f in files:
             run = Run.from_file(str(f), kind="trec")
             res = evaluate(qrels, run, RANX_METRICS)
             means.append([res[m] for m in RANX_METRICS])
             del run
-        return {"means": np.array(means).T.tolist()}
+        return {"means": np.array(means).T.tolist(), "timed_s": time.perf_counter() - t0}
     if name == "pytrec_eval":
         import pytrec_eval
 
@@ -175,7 +238,7 @@ def _step(name: str, args) -> dict:
             qrel = pytrec_eval.parse_qrel(fh)
         ev = pytrec_eval.RelevanceEvaluator(qrel, {"recip_rank", "ndcg_cut_10", "map", "recall_1000"})
         means = []
-        for f in trec:
+        for f in _goal_files(out, False):
             with open(f) as fh:
                 run = pytrec_eval.parse_run(fh)
             res = ev.evaluate(run)
@@ -183,13 +246,66 @@ def _step(name: str, args) -> dict:
                           for m in ("recip_rank", "ndcg_cut_10", "map", "recall_1000")])
             del run, res
         return {"means": np.array(means).T.tolist()}
-    if name == "pairs":
+    if name == "hier":
+        from bayeval.data.rankdata import RankData
+        from bayeval.io import read_qrels, read_runs
+        from bayeval.relevance import estimate_probabilities
+        from bayeval.relevance.defaults import DEFAULT_MODEL
+
+        files = sorted((out / "wide").glob("*.tsv"))[:args.runs]
+        data = RankData.build(read_runs(files, run_names="file"), read_qrels(out / "wide" / "qrels.txt"))
+        t_read = time.perf_counter()
+        est = estimate_probabilities(data, DEFAULT_MODEL, seed=1)  # the default fit (the mode)
+        t_fit = time.perf_counter() - t_read
+        peak_fit = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        p_unj = float(np.mean(np.concatenate([p[~tr.judged] for p, tr in zip(est.p, data, strict=True)])))
+        del est
+        t0 = time.perf_counter()
+        lap = estimate_probabilities(data, DEFAULT_MODEL, fit="laplace", p_draws=25, seed=1, draws=200, chains=1)
+        t_lap = time.perf_counter() - t0
+        return {"read_s": t_read, "fit_s": t_fit, "peak_after_fit_mb": peak_fit, "laplace_s": t_lap,
+                "topics": len(data), "runs": len(data.systems), "draws": int(lap.draws[0].shape[0]),
+                "mean_p_unjudged": p_unj}
+    if name == "hier-pairs":
         from bayeval.data.rankcube import RankCube
+        from bayeval.data.rankdata import RankData
+        from bayeval.expected.cube import cells_from_rankdata
+        from bayeval.expected.cube_ap import expected_ap_pairs
+        from bayeval.io import read_qrels, read_runs
+        from bayeval.relevance import estimate_probabilities
+        from bayeval.relevance.defaults import DEFAULT_MODEL
+
+        t0 = time.perf_counter()
+        files = sorted((out / "wide").glob("*.tsv"))[:args.pair_runs]
+        runs, qrels = read_runs(files, run_names="file"), read_qrels(out / "wide" / "qrels.txt")
+        data = RankData.build(runs, qrels)  # for the model, and
+        cube = RankCube.from_runs(runs, qrels, depth=100)  # for the pairs (every document coded: AP tells them apart)
+        del runs  # both hold what they need
+        t_read = time.perf_counter() - t0
+        peak = {"read": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+        t0 = time.perf_counter()
+        est = estimate_probabilities(data, DEFAULT_MODEL, seed=1)
+        t_fit = time.perf_counter() - t0
+        peak["fit"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        t0 = time.perf_counter()
+        cells = cells_from_rankdata(cube, data, est.arrays_for("delta"))
+        del est, data  # the pairs need the cube and p on it only
+        t_cells = time.perf_counter() - t0
+        peak["cells"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        t0 = time.perf_counter()
+        res = expected_ap_pairs(cube, cells, method="delta")
+        t_pairs = time.perf_counter() - t0
+        return {"read_build_s": t_read, "fit_s": t_fit, "cube_cells_s": t_cells, "pairs_s": t_pairs,
+                **{f"peak_after_{k}_mb": v for k, v in peak.items()},
+                "pairs": len(res.p_less), "topics": len(cube.topics), "exact_topics": res.exact_topics,
+                "calls_095": int(np.sum(np.maximum(res.p_less, 1 - res.p_less) >= 0.95))}
+    if name == "pairs":
         from bayeval.expected.cube import expected_reciprocal_rank_pairs
+        from bayeval.io import read_rank_cube
         from bayeval.io.qrels import read_qrels
 
         files = sorted((out / "wide").glob("*.tsv"))
-        cube = RankCube.from_files(files, read_qrels(out / "wide" / "qrels.txt"), depth=100, code_depth=10)
+        cube = read_rank_cube(files, read_qrels(out / "wide" / "qrels.txt"), depth=100, code_depth=10)
         t_read = time.perf_counter()
         res = expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10)
         return {"read_s": t_read, "pairs": len(res.p_less), "calls_095": int(np.sum(np.maximum(
@@ -290,29 +406,23 @@ def _step(name: str, args) -> dict:
                 "median_var_ratio_draws_to_point": ratio}
     if name in PAIR_STEPS:
         from bayeval.data.qrels import Qrels
-        from bayeval.data.rankcube import RankCube
         from bayeval.data.rankdata import RankData
         from bayeval.expected import compare_systems
-        from bayeval.expected.cube_ap import expected_ap_pairs
-        from bayeval.expected.cube_ndcg import expected_ndcg_pairs
-        from bayeval.expected.cube_recall import expected_recall_pairs
+        from bayeval.expected.cube_measures import expected_cube_pairs
+        from bayeval.io import read_rank_cube
         from bayeval.io.qrels import read_qrels
         from bayeval.io.runs import read_runs
 
         measure = PAIR_STEPS[name]
 
         def on_cube(c, **kw):  # the cube path of the step's measure (delta method where it has a method)
-            if measure == "AP":
-                return expected_ap_pairs(c, P_UNJUDGED, method="delta", **kw)
-            if measure.startswith("nDCG"):
-                return expected_ndcg_pairs(c, P_UNJUDGED, cutoff=10, **kw)
-            return expected_recall_pairs(c, P_UNJUDGED, cutoff=1000, method="delta", **kw)
+            return expected_cube_pairs(c, P_UNJUDGED, measure, method="delta", **kw)
 
         where = out / f"wide-ap{args.queries}"
         files = _write_collection(where, args.queries, args.pair_runs, 100, 300, args.seed + 1, "wide", True)
         qrels = read_qrels(where / "qrels.txt")
         t0 = time.perf_counter()
-        cube = RankCube.from_files(files, qrels, depth=100)  # code_depth=None: AP tells every document apart
+        cube = read_rank_cube(files, qrels, depth=100)  # code_depth=None: AP tells every document apart
         t_read = time.perf_counter() - t0
         on_cube(cube, pairs=np.array([[0, 1]]))  # compile (cached after the first run)
         t0, c0 = time.perf_counter(), _cpu_s()
@@ -323,7 +433,7 @@ def _step(name: str, args) -> dict:
         n_ref = min(args.ref_queries, len(cube.topics))
         sub_q = Qrels({t: qrels[t] for t in cube.topics[:n_ref]}, qrels.relevance_level)
         sub_files = _subset_files(files, where / f"ref{n_ref}", [int(t) for t in cube.topics[:n_ref]])
-        sub_cube = RankCube.from_files(sub_files, sub_q, depth=100)
+        sub_cube = read_rank_cube(sub_files, sub_q, depth=100)
         t0 = time.perf_counter()
         sub = on_cube(sub_cube)
         t_cube_sub = time.perf_counter() - t0
@@ -359,12 +469,12 @@ def _step(name: str, args) -> dict:
     if name == "pairs-dask":
         from distributed import Client, LocalCluster
 
-        from bayeval.data.rankcube import RankCube
         from bayeval.expected.cube import expected_reciprocal_rank_pairs
+        from bayeval.io import read_rank_cube
         from bayeval.io.qrels import read_qrels
 
         files = sorted((out / "wide").glob("*.tsv"))
-        cube = RankCube.from_files(files, read_qrels(out / "wide" / "qrels.txt"), depth=100, code_depth=10)
+        cube = read_rank_cube(files, read_qrels(out / "wide" / "qrels.txt"), depth=100, code_depth=10)
         expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10, pairs=np.array([[0, 1]]))  # compile
         t0 = time.perf_counter()
         local = expected_reciprocal_rank_pairs(cube, P_UNJUDGED, cutoff=10)
@@ -383,18 +493,129 @@ def _step(name: str, args) -> dict:
 
 
 def _run_step(name: str, args) -> dict:
-    cmd = [sys.executable, __file__, "--step", name, "--out", args.out]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
-    wall = time.perf_counter() - t0
-    if proc.returncode:
-        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"}
-    res = json.loads(proc.stdout.strip().splitlines()[-1])
-    res["wall_s"] = wall
+    """A step in its own process: its JSON result, wall time and peak memory."""
+    cmd = [sys.executable, __file__, "--step", name, "--out", args.out, "--runs", str(args.runs), "--pair-runs",
+           str(args.pair_runs), "--queries", str(args.queries), "--seed", str(args.seed)]
+    r = _timed(cmd)
+    if r["rc"]:
+        return {"error": r["stderr"].strip().splitlines()[-1] if r["stderr"].strip() else "failed"}
+    res = json.loads(r["stdout"].strip().splitlines()[-1])
+    res.update(wall_s=r["wall_s"], process_peak_mb=r["peak_mb"])
     return res
 
 
+def _measures_cli(qrels: Path, files: list[Path]) -> dict:
+    """``bayeval measures`` as a user runs it (the whole command, imports included)."""
+    r = _timed([sys.executable, "-m", "bayeval.cli", "measures", str(qrels), *map(str, files), "-m", CLI_MEASURES,
+                "--format", "json"])
+    if r["rc"]:
+        return {"error": r["stderr"].strip().splitlines()[-1]}
+    names = ["RR@10", "nDCG@10", "AP", "recall@1000"]  # the canonical names of CLI_MEASURES, in its order
+    return {"wall_s": r["wall_s"], "peak_mb": r["peak_mb"], "means": _cli_means(r["stdout"], names)}
+
+
+def _goal(text: str, ok: bool) -> None:
+    print(f"  goal {text}: {'met' if ok else 'MISSED'}", flush=True)
+
+
+def _goal_measures(out: Path, quick: bool) -> None:
+    """Goal: 4 runs × 6,980 × 1,000 through ``bayeval measures``, wall ≤ 0.8 × warm ranx, peak ≤ ranx's; again with
+    one repeated document per file."""
+    qrels = out / "deep" / "qrels.txt"
+    for repeat in (False, True):
+        files = _goal_files(out, repeat)
+        tag = " (one repeated document per file)" if repeat else ""
+        ours = _measures_cli(qrels, files)
+        ranx = _run_step("ranx-repeat" if repeat else "ranx", ARGS)
+        if "error" in ours or "error" in ranx:
+            print(f"measures{tag}: not run ({ours.get('error') or ranx.get('error')})")
+            continue
+        print(f"measures, {len(files)} runs × {ARGS.queries} × 1000{tag}: bayeval measures {ours['wall_s']:.1f} s, "
+              f"peak {ours['peak_mb']:.0f} MB; ranx warm {ranx['timed_s']:.1f} s (process {ranx['wall_s']:.1f} s), "
+              f"peak {ranx['process_peak_mb']:.0f} MB; ratio {ours['wall_s'] / ranx['timed_s']:.3f}", flush=True)
+        diff = float(np.abs(ours["means"] - np.array(ranx["means"])).max())
+        print(f"  largest |bayeval - ranx| of a run's mean: {diff:.1e}")
+        if not repeat and not quick:
+            pte = _run_step("pytrec_eval", ARGS)
+            if "error" not in pte:
+                d = float(np.abs(ours["means"][1:] - np.array(pte["means"])[1:]).max())
+                print(f"  pytrec_eval {pte['wall_s']:.1f} s, peak {pte['process_peak_mb']:.0f} MB (ratio bayeval / "
+                      f"pytrec_eval {ours['wall_s'] / pte['wall_s']:.3f}); largest difference (nDCG@10, AP, R@1000) "
+                      f"{d:.1e}")
+        _goal(f"wall ≤ 0.8 × warm ranx{tag}", ours["wall_s"] <= 0.8 * ranx["timed_s"])
+        _goal(f"peak ≤ ranx's{tag}", ours["peak_mb"] <= ranx["process_peak_mb"])
+
+
+def _goal_trec8(work: Path, baseline: str | None) -> None:
+    """Goal: all TREC-8 pairs with the default model fitted ≤ 6 s; with a probabilities file ≤ 3.5 s. The command is
+    ``bayeval evaluate QRELS RUNS --pairs --depth 100 --method delta`` (the setting of the 14.5 s and 3.5 s the goal
+    was set from); with ``--baseline TREE`` the same commands of that tree run in turn with this one's."""
+    d = DATA / "trec8"
+    if not (d / "qrels.txt.gz").exists():
+        print(f"evaluate-trec8: not run ({d} missing)")
+        return
+    base = ["evaluate", str(d / "qrels.txt.gz"), str(d / "runs"), "--pairs", "--depth", "100", "--method", "delta",
+            "--format", "csv"]
+    probs = work / "trec8-probabilities.txt"
+    if not probs.exists():
+        work.mkdir(parents=True, exist_ok=True)
+        _timed([sys.executable, "-m", "bayeval.cli", "estimate", str(d / "qrels.txt.gz"), str(d / "runs"),
+                "--depth", "100", "--out", str(probs)])
+    trees = [("this tree", str(ROOT))] + ([("baseline", baseline)] if baseline else [])
+    for what, extra, limit in (("the default model fitted", [], 6.0),
+                               ("a probabilities file", ["--probabilities", str(probs)], 3.5)):
+        for label, tree in trees:
+            r = _timed([sys.executable, "-m", "bayeval.cli", *base, *extra], dict(os.environ, PYTHONPATH=tree))
+            if r["rc"]:
+                print(f"evaluate-trec8 ({what}, {label}): failed: {r['stderr'].strip().splitlines()[-1]}")
+                continue
+            pairs = sum(1 for line in r["stdout"].splitlines()[1:] if line.split(",")[1])
+            print(f"evaluate, TREC-8 129 runs, {pairs} pairs, {what} ({label}): {r['wall_s']:.1f} s, "
+                  f"peak {r['peak_mb']:.0f} MB", flush=True)
+            if label == "this tree":
+                _goal(f"TREC-8 all pairs, {what}: ≤ {limit} s", r["wall_s"] <= limit)
+
+
+def _goal_steps() -> None:
+    """Goals: the default model at 10 runs × 6,980 (≤ 60 s, ≤ 6 GB); ΔMAP of all pairs of 100 runs × 6,980 with it
+    (≤ 120 s, ≤ 8 GB)."""
+    r = _run_step("hier", ARGS)
+    if "error" in r:
+        print(f"hier: not run ({r['error']})")
+    else:
+        print(f"default model, {r['runs']} runs × {r['topics']} queries (depth 100): fit {r['fit_s']:.1f} s "
+              f"(read {r['read_s']:.1f} s), peak {r['process_peak_mb']:.0f} MB; Laplace with {r['draws']} posterior "
+              f"draws of p {r['laplace_s']:.1f} s", flush=True)
+        _goal("default model fit, 10 runs: ≤ 60 s, ≤ 6 GB", r["fit_s"] <= 60 and r["process_peak_mb"] <= 6144)
+    r = _run_step("hier-pairs", ARGS)
+    if "error" in r:
+        print(f"hier-pairs: not run ({r['error']})")
+        return
+    print(f"ΔMAP, {r['pairs']} pairs × {r['topics']} queries with the default model: {r['wall_s']:.1f} s in all "
+          f"(read, align and cube {r['read_build_s']:.1f} s, fit {r['fit_s']:.1f} s, p on the cube "
+          f"{r['cube_cells_s']:.1f} s, pairs {r['pairs_s']:.1f} s), peak {r['process_peak_mb']:.0f} MB (after reading "
+          f"{r['peak_after_read_mb']:.0f}, fitting {r['peak_after_fit_mb']:.0f}); calls at ≥ 0.95: {r['calls_095']}",
+          flush=True)
+    _goal("ΔMAP of all pairs of 100 runs with the default model: ≤ 120 s, ≤ 8 GB",
+          r["wall_s"] <= 120 and r["process_peak_mb"] <= 8192)
+
+
+def _goal_measures_100(out: Path) -> None:
+    """Goal: ``bayeval measures`` on 100 runs × 6,980 × 1,000 within 6 GB."""
+    files = _linked_runs(sorted((out / "deep").glob("*.trec")), out / "deep100", 100)
+    r = _measures_cli(out / "deep" / "qrels.txt", files)
+    if "error" in r:
+        print(f"measures-100: not run ({r['error']})")
+        return
+    print(f"measures, 100 runs × {ARGS.queries} × 1000: {r['wall_s']:.1f} s, peak {r['peak_mb']:.0f} MB", flush=True)
+    _goal("100 runs × 6,980 × 1,000 measures: ≤ 6 GB", r["peak_mb"] <= 6144)
+
+
+ARGS = None
+
+
 def main() -> None:
+    global ARGS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="/tmp/bayeval-scale")
     ap.add_argument("--queries", type=int, default=6980)
@@ -403,10 +624,13 @@ def main() -> None:
     ap.add_argument("--ref-queries", type=int, default=100,
                     help="pairs-ap: queries on which the per-topic compare_systems reference runs (default 100)")
     ap.add_argument("--seed", type=int, default=20240601)
-    ap.add_argument("--quick", action="store_true", help="skip pytrec_eval")
+    ap.add_argument("--quick", action="store_true", help="skip pytrec_eval and the 100-run measures")
+    ap.add_argument("--goals", default="measures,trec8,hier,measures-100",
+                    help="which goals to run (default all: measures,trec8,hier,measures-100)")
     ap.add_argument("--dask", action="store_true", help="pairs-ap/-ndcg/-recall: also on a 2-worker Dask LocalCluster")
+    ap.add_argument("--baseline", help="trec8 goal: a source tree with an older bayeval/ (and models/) to run in turn")
     ap.add_argument("--step", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    ARGS = args = ap.parse_args()
     if args.step:
         t0 = time.perf_counter()
         res = _step(args.step, args)
@@ -419,40 +643,19 @@ def main() -> None:
     out = Path(args.out)
     t0 = time.perf_counter()
     _write_collection(out / "deep", args.queries, args.runs, 1000, 3000, args.seed, "deep", False)
-    _write_collection(out / "deep", args.queries, args.runs, 1000, 3000, args.seed, "deep", True)
     _write_collection(out / "wide", args.queries, args.pair_runs, 100, 300, args.seed + 1, "wide", True)
-    print(f"collection written to {out} in {time.perf_counter() - t0:.0f} s "
-          f"({args.queries} queries; {args.runs} runs × 1000; {args.pair_runs} runs × 100)")
-    steps = ["bayeval-trec", "bayeval-msmarco", "ranx"] + ([] if args.quick else ["pytrec_eval"]) + ["pairs"]
-    results = {}
-    for name in steps:
-        results[name] = r = _run_step(name, args)
-        if "error" in r:
-            print(f"{name:16s} not run: {r['error']}")
-            continue
-        extra = f"  (read {r['read_s']:.1f} s)" if "read_s" in r else ""
-        print(f"{name:16s} {r['seconds']:7.1f} s  peak {r['peak_mb']:7.0f} MB{extra}", flush=True)
-    ranx = results.get("ranx", {})
-    for name in ("bayeval-trec", "bayeval-msmarco", "pytrec_eval"):
-        r = results.get(name, {})
-        if "seconds" in r and "seconds" in ranx:
-            print(f"ratio {name} / ranx: {r['seconds'] / ranx['seconds']:.3f}")
-    if "means" in results.get("bayeval-trec", {}) and "means" in ranx:
-        diff = np.abs(np.array(results["bayeval-trec"]["means"]) - np.array(ranx["means"])).max()
-        print(f"largest |bayeval - ranx| over runs and measures (means): {diff:.2e}")
-    if "means" in results.get("bayeval-trec", {}) and "means" in results.get("pytrec_eval", {}):
-        diff = np.abs(np.array(results["bayeval-trec"]["means"])[1:]
-                      - np.array(results["pytrec_eval"]["means"])[1:]).max()
-        print(f"largest |bayeval - pytrec_eval| (nDCG@10, AP, recall@1000 means): {diff:.2e}")
-    bt = results.get("bayeval-trec", {})
-    if "seconds" in bt:
-        ok = bt["seconds"] <= 30 and bt["peak_mb"] <= 4096 and bt["seconds"] <= ranx.get("seconds", np.inf)
-        print(f"goal read + 4 measures, 10 runs: ≤ ranx, ≤ 30 s, ≤ 4 GB: {'met' if ok else 'missed'}")
-    pr = results.get("pairs", {})
-    if "seconds" in pr:
-        compute = pr["seconds"] - pr["read_s"]
-        print(f"pairs: {pr['pairs']} pairs, read {pr['read_s']:.1f} s, E/Var/P(Δ<0) of ΔMRR@10 {compute:.1f} s, "
-              f"peak {pr['peak_mb']:.0f} MB; calls at ≥ 0.95: {pr['calls_095']}")
+    print(f"collection written to {out} in {time.perf_counter() - t0:.0f} s ({args.queries} queries; {args.runs} "
+          f"runs × 1000; {args.pair_runs} runs × 100); load average {os.getloadavg()[0]:.1f}", flush=True)
+    goals = {g.strip() for g in args.goals.split(",")}
+    if "measures" in goals:
+        _goal_measures(out, args.quick)
+    if "trec8" in goals:
+        _goal_trec8(out / "trec8", args.baseline)
+    if "hier" in goals:
+        _goal_steps()
+    if "measures-100" in goals and not args.quick:
+        _goal_measures_100(out)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pandas as pd
@@ -282,6 +283,7 @@ def test_bad_arguments():
 def test_sparse_study_ap_pairs_come_from_the_cube_with_the_per_topic_numbers(monkeypatch):
     """``run_sparse_study(measure="AP")`` takes the cube path: P(ΔMAP<0) equal to compare_systems' on the trial."""
     import bayeval.experiments.sparse as study_module
+    from bayeval.expected.cube_measures import expected_cube_pairs
     from bayeval.experiments.sparse import run_sparse_study, sparse_labels
     from bayeval.relevance import estimate_probabilities
     from bayeval.synthetic import make_collection
@@ -289,16 +291,51 @@ def test_sparse_study_ap_pairs_come_from_the_cube_with_the_per_topic_numbers(mon
     calls = []
 
     def counted(*args, **kwargs):
-        calls.append(kwargs.get("method"))
-        return expected_ap_pairs(*args, **kwargs)
+        calls.append((str(args[2]), kwargs.get("method")))
+        return expected_cube_pairs(*args, **kwargs)
 
-    monkeypatch.setattr(study_module, "expected_ap_pairs", counted)
+    monkeypatch.setattr(study_module, "expected_cube_pairs", counted)
     col = make_collection(n_topics=8, n_systems=4, n_docs=80, depth=30, judged_depth=30, seed=4)
     study = run_sparse_study(col.runs, col.qrels, trials=1, seed=3, measure="AP", model="uniform")
-    assert calls == ["delta"]
+    assert calls == [("AP", "delta")]
     rng = np.random.default_rng([3, 0])
     sparse = sparse_labels(col.qrels, rng)
     data = RankData.build(col.runs, sparse)
     est = estimate_probabilities(data, "uniform", seed=int(rng.integers(2**31)))
     ref = compare_systems(data, est, measure="AP", method="delta", progress=False)
     np.testing.assert_allclose(study.pairs["p_less"].to_numpy(), ref.all_p_less, rtol=0, atol=1e-10)
+
+
+def test_the_cube_door_takes_measures_in_any_spelling():
+    """expected_cube_pairs: one door, the house's vocabulary — each name runs its cube path with the same numbers,
+    AP@k (the ratio kernel with a cutoff) equals compare_systems, and what the cube lacks is refused by name."""
+    from bayeval.data import RankData
+    from bayeval.errors import BayevalInputError
+    from bayeval.expected import compare_systems
+    from bayeval.expected.cube import expected_reciprocal_rank_pairs
+    from bayeval.expected.cube_measures import expected_cube_pairs
+    from bayeval.expected.cube_ndcg import expected_ndcg_pairs
+    from bayeval.expected.cube_recall import expected_recall_pairs
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=6, n_systems=4, n_docs=60, depth=30, judged_depth=3, graded=True, seed=3)
+    cube = RankCube.from_runs(col.runs, col.judgments)
+    direct = {"MRR@10": expected_reciprocal_rank_pairs(cube, 0.1, cutoff=10),
+              "map": expected_ap_pairs(cube, 0.1, method="paper"),
+              "R@20": expected_recall_pairs(cube, 0.1, cutoff=20, method="paper"),
+              "ndcg_cut_5": expected_ndcg_pairs(cube, 0.1, cutoff=5)}
+    for name, ref in direct.items():
+        got = expected_cube_pairs(cube, 0.1, name, method="paper")
+        np.testing.assert_array_equal(got.delta_expected, ref.delta_expected)
+        np.testing.assert_array_equal(got.delta_variance, ref.delta_variance)
+    data = RankData.build(col.runs, col.judgments)
+    for method in ("delta", "paper", "exact"):
+        got = expected_cube_pairs(cube, 0.1, "AP@10", method=method)
+        ref = compare_systems(data, default_p=0.1, measure="AP@10", method=method, progress=False)
+        assert got.measure == "AP@10"
+        np.testing.assert_allclose(got.delta_expected, ref.all_expected, atol=1e-12, rtol=0)
+        np.testing.assert_allclose(got.delta_variance, ref.all_variance, atol=1e-12, rtol=0)
+    for name, fragment in (("nDCG", "nDCG@k"), ("bpref", "no expected value on a rank cube"),
+                           ("P(rel=2)@10", "no rel="), ("RR", "RR@k")):
+        with pytest.raises(BayevalInputError, match=re.escape(fragment)):
+            expected_cube_pairs(cube, 0.1, name)

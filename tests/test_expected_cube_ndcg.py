@@ -271,17 +271,16 @@ def test_sparse_study_takes_the_cube_with_the_per_topic_numbers(monkeypatch, mea
     from bayeval.synthetic import make_collection
 
     calls = []
-    name = "expected_ndcg_pairs" if measure.startswith("nDCG") else "expected_recall_pairs"
-    real = getattr(study_module, name)
+    real = study_module.expected_cube_pairs
 
     def counted(*args, **kwargs):
-        calls.append(kwargs.get("cutoff"))
+        calls.append(str(args[2]))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(study_module, name, counted)
+    monkeypatch.setattr(study_module, "expected_cube_pairs", counted)
     col = make_collection(n_topics=8, n_systems=4, n_docs=80, depth=30, judged_depth=30, seed=4)
     study = run_sparse_study(col.runs, col.qrels, trials=1, seed=3, measure=measure, model="uniform")
-    assert calls == [int(measure.split("@")[1])]
+    assert calls == [measure]
     rng = np.random.default_rng([3, 0])
     sparse = sparse_labels(col.qrels, rng)
     data = RankData.build(col.runs, sparse)

@@ -299,7 +299,7 @@ def test_measure_parsing(text, canonical, trec_eval):
        st.integers(1, 10_000), st.booleans(), st.booleans())
 def test_measure_round_trips(name, k, use_cutoff, condensed):
     needs = name in ("P", "recall", "judged")
-    takes = needs or name in ("AP", "nDCG")
+    takes = needs or name in ("AP", "nDCG", "RR")
     cutoff = k if needs or (takes and use_cutoff) else None
     if name == "judged":
         condensed = False
@@ -314,12 +314,14 @@ def test_measure_round_trips(name, k, use_cutoff, condensed):
 
 @pytest.mark.parametrize(
     "text, fragment",
-    [("P", "needs a cutoff"), ("recall", "needs a cutoff"), ("RR@5", "takes no cutoff"), ("bpref@10", "no cutoff"),
+    [("P", "needs a cutoff"), ("recall", "needs a cutoff"), ("R-prec@5", "takes no cutoff"), ("bpref@10", "no cutoff"),
      ("AP@0", "positive integer"), ("AP@x", "positive integer"), ("AP@", "positive integer"),
      ("AP@-3", "positive integer"), ("AP@+3", "positive integer"), ("AP@1.5", "positive integer"),
-     ("P@²", "positive integer"), ("P@١٠", "positive integer"), ("AP@10@5", "more than one '@'"),
-     ("foo@3", "unknown measure 'foo@3'"), ("R@10", "unknown measure"), ("AP(j)@10", "unknown measure"),
-     ("judged@5(j)", "always 1"), ("", "unknown measure")],
+     ("P@²", "positive integer"), ("P@١٠", "positive integer"), ("AP@10@5", "expected NAME(rel=L)@K"),
+     ("foo@3", "unknown measure 'foo@3'"), ("hits@10", "unknown measure"), ("AP(j)@10", "goes last"),
+     ("judged@5(j)", "always 1"), ("", "unknown measure"), ("nDCG(rel=2)@10", "takes no rel"),
+     ("P(gains=2)@10", "unknown parameter"), ("P(rel=0)@10", "positive integer grade"), ("P(rel=2@10", "without ')'"),
+     ("map_cut_x", "unknown measure"), ("P(rel=1,rel=2)@5", "rel given twice")],
 )
 def test_measure_parse_errors_name_the_text(text, fragment):
     with pytest.raises(BayevalInputError, match=r"^measure: ") as err:
@@ -329,7 +331,8 @@ def test_measure_parse_errors_name_the_text(text, fragment):
 
 def test_measure_construction_and_other_errors():
     assert Measure("AP", np.int64(5)).cutoff == 5 and type(Measure("AP", np.int64(5)).cutoff) is int
-    for args in [("ap",), ("AP", 0), ("AP", True), ("AP", 2.0), ("P",), ("RR", 3), ("AP", None, "yes")]:
+    for args in [("ap",), ("AP", 0), ("AP", True), ("AP", 2.0), ("P",), ("R-prec", 3), ("AP", None, "yes"),
+                 ("nDCG", 10, False, 2), ("P", 5, False, 0), ("P", 5, False, True)]:
         with pytest.raises(BayevalInputError, match="^measure: "):
             Measure(*args)
     with pytest.raises(BayevalInputError, match="expected a string"):
@@ -367,13 +370,15 @@ def test_each_backend_refuses_what_it_does_not_compute():
     assert SelectionMeasure.parse("DCG@5") == SelectionMeasure("DCG", 5)
     cases = [(TREC_EVAL, "DCG@5", "trec_eval-exact value"), (EXPECTED, "RR", "expected value"),
              (EXPECTED, "AP(j)", "expected value"), (SCORES, "bpref", "expected score"),
-             (SELECTION, "nDCG@10", "selection weights")]
+             (SELECTION, "nDCG@10", "selection weights"), (EXPECTED, "P(rel=2)@10", "expected value"),
+             (SCORES, "AP(rel=2)", "expected score")]
     for backend, text, what in cases:
         assert not backend.supports(Measure.parse(text))
         with pytest.raises(BayevalInputError, match=rf"^arg: no {what} for '{re.escape(text)}' \(available: "
                                                     rf"{re.escape(', '.join(backend.families))}"):
             backend.require(text, "arg")
     assert TREC_EVAL.supports(Measure.parse("AP(j)")) and EXPECTED.supports(Measure.parse("R-prec"))
+    assert TREC_EVAL.supports(Measure.parse("P(rel=2)@10(j)")) and SCORES.supports(Measure.parse("RR@10"))
     with pytest.raises(BayevalInputError, match="^measures: no trec_eval-exact value for 'DCG@10'"):
         col = make_collection(n_topics=1, n_systems=2, n_docs=20, depth=5, seed=1)
         evaluate(RankData.build(col.runs, col.qrels), "AP,DCG@10")

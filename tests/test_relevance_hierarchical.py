@@ -122,8 +122,7 @@ def test_hyper_mode_without_judgments_is_the_hyperprior_mode():
 
 
 def test_effects_design_products_equal_the_dense_design():
-    from scipy.linalg import cho_factor
-
+    from bayeval.relevance._bordered import cholesky
     from bayeval.relevance._kernels import CoefPrior, SparseDesign, logistic_newton
 
     h = np.array([0.7, 0.4, 0.9])
@@ -145,18 +144,25 @@ def test_effects_design_products_equal_the_dense_design():
             assert np.allclose(Ec.gram(w), X.T @ (X * w[:, None]), rtol=1e-12, atol=1e-12)
         assert np.allclose(Ec.quad_diag(C), np.einsum("ij,jk,ik->i", X, C, X), rtol=1e-12, atol=1e-12)
         assert np.allclose(Ec.gram_trace(C, R), [np.trace(C @ X.T @ (X * r[:, None])) for r in R.T])
+        # bordered: the topic block diagonal, H^-1 through its factor only
+        Hb = Ec.gram_bordered(v).plus_diagonal(np.full(X.shape[1], 0.5))
+        Hd = X.T @ (X * v[:, None]) + 0.5 * np.eye(X.shape[1])
+        assert np.allclose(np.asarray(Hb), Hd, rtol=1e-12, atol=1e-12)
+        Ci = np.linalg.inv(Hd)
+        assert np.allclose(Ec.quad_diag_inverse(Hb.factor()), np.einsum("ij,jk,ik->i", X, Ci, X), rtol=1e-10)
+        assert np.allclose(Ec.gram_trace_inverse(Hb.factor(), R), [np.trace(Ci @ X.T @ (X * r[:, None])) for r in R.T])
     # Newton with a neighbouring Hessian factor (simplified steps first) lands on the plain Newton mode
     prior = MODEL.latent_prior(h)
     ref = logistic_newton(SparseDesign(Xs), MODEL.y, np.ones(len(X)), prior, tol=1e-10)
     near = logistic_newton(SparseDesign(Xs), MODEL.y, np.ones(len(X)),
                            CoefPrior.make(X.shape[1], mu=prior.mu, prec=prior.prec * 1.1), tol=1e-10)
-    got = logistic_newton(E, MODEL.y, np.ones(len(X)), prior, x0=near.x, tol=1e-10, h0=cho_factor(near.neg_hessian))
+    got = logistic_newton(E, MODEL.y, np.ones(len(X)), prior, x0=near.x, tol=1e-10, h0=cholesky(near.neg_hessian))
     assert got.converged and np.max(np.abs(got.x - ref.x)) < 1e-8
     assert np.allclose(got.neg_hessian, ref.neg_hessian) and got.logpost == pytest.approx(ref.logpost, abs=1e-9)
     # Shamanskii (lagged=True): from the prior mean, and after simplified steps with a far factor that fail
     far = logistic_newton(E, MODEL.y, np.ones(len(X)), CoefPrior.make(X.shape[1], mu=prior.mu, prec=prior.prec * 50),
                           tol=1e-10)
-    for kw in ({}, {"x0": far.x, "h0": cho_factor(far.neg_hessian)}):
+    for kw in ({}, {"x0": far.x, "h0": cholesky(far.neg_hessian)}):
         lag = logistic_newton(E, MODEL.y, np.ones(len(X)), prior, tol=1e-10, lagged=True, **kw)
         assert lag.converged and np.max(np.abs(lag.x - ref.x)) < 1e-8
         assert np.allclose(lag.neg_hessian, ref.neg_hessian) and lag.logpost == pytest.approx(ref.logpost, abs=1e-9)

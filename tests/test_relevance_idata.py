@@ -10,6 +10,8 @@ Statistical checks and how each fails when its property is removed:
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -289,3 +291,58 @@ def test_fit_file_of_another_version_or_mismatched_id_is_refused(tmp_path):
     idata = _crafted(tmp_path, {"class": record["class"], "fields": {"nonsense": {"value": 1}}})
     with pytest.raises(BayevalInputError, match="does not fit"):
         FitResult.from_idata(idata)
+
+
+def test_commands_do_not_import_arviz(tmp_path):
+    """``measures``, ``evaluate`` (the default model, with pairs) and ``report`` read no InferenceData: ArviZ stays
+    unimported (it costs seconds); the fit's ``idata`` is built only when asked for (docs/scale.md)."""
+    from bayeval.io import write_qrels, write_run
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=20, judged_depth=5, seed=2)
+    runs = []
+    for run in col.runs:
+        write_run(run, tmp_path / f"{run.name}.run")
+        runs.append(str(tmp_path / f"{run.name}.run"))
+    write_qrels(col.judgments, tmp_path / "qrels.txt")
+    code = ("import sys\nfrom bayeval.cli.main import main\n"
+            f"q, runs = {str(tmp_path / 'qrels.txt')!r}, {runs!r}\n"
+            "for argv in (['measures', q, *runs], ['evaluate', q, *runs, '--pairs', '--method', 'delta'],\n"
+            "             ['report', q, *runs, '--quiet']):\n"
+            "    assert main(argv) == 0, argv\n"
+            "    assert 'arviz' not in sys.modules, argv\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().endswith("ok")
+
+
+def test_estimate_save_fit_writes_each_stage_and_keeps_what_exists(tmp_path):
+    """``bayeval estimate --save-fit DIR``: the complete InferenceData of each stage, read back into the same fit;
+    an existing file is never overwritten (one-line error, exit 2)."""
+    import arviz as az
+    from conftest import run_cli
+
+    from bayeval.io import write_qrels, write_run
+    from bayeval.relevance import FitResult
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=20, judged_depth=5, seed=2)
+    runs = []
+    for run in col.runs:
+        write_run(run, tmp_path / f"{run.name}.run")
+        runs.append(tmp_path / f"{run.name}.run")
+    write_qrels(col.judgments, tmp_path / "qrels.txt")
+    args = ["estimate", tmp_path / "qrels.txt", *runs, "--model", "hier-default", "--out", tmp_path / "p.txt"]
+    rc, _, err = run_cli(*args, "--save-fit", tmp_path / "fits")
+    assert rc == 0, err
+    saved = sorted(p.name for p in (tmp_path / "fits").iterdir())
+    assert "hierarchical.nc" in saved
+    idata = az.from_netcdf(tmp_path / "fits" / "hierarchical.nc")
+    assert {"posterior", "log_likelihood", "constant_data"} <= set(idata.groups())
+    back = FitResult.from_idata(idata)
+    assert back.model == "hierarchical" and back.spec.names == ("beta", "topic_effect", "run_effect", "hyper")
+    before = (tmp_path / "fits" / "hierarchical.nc").stat().st_mtime_ns
+    rc, _, err = run_cli(*args, "--save-fit", tmp_path / "fits")
+    assert rc == 2 and "exists" in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / "fits" / "hierarchical.nc").stat().st_mtime_ns == before

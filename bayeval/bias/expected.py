@@ -67,5 +67,7 @@ def expected_scores(data: RankData, probabilities: Mapping[str, np.ndarray] | Se
         for t, tr in enumerate(data):
             p = np.asarray(arrays[t], dtype=np.float64).copy()
             p[tr.judged] = tr.relevant[tr.judged]
-            out[rr, :, t] = expected_reciprocal_rank(tr.ranked_values(p, fill=0.0))
+            ranked = tr.ranked_values(p, fill=0.0)
+            for i in rr:  # RR@k: the first relevant document among the top k only
+                out[i, :, t] = expected_reciprocal_rank(ranked[:, :ms[i].cutoff])
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -36,6 +37,10 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE", help="probabilities file to write (default: standard output)")
     p.add_argument("--draws-out", metavar="FILE",
                    help="write posterior draws of p (netCDF InferenceData; needs --fit laplace|mcmc|vi)")
+    p.add_argument("--save-fit", metavar="DIR",
+                   help="write each fitted stage's complete InferenceData (posterior, log likelihood, predictive "
+                        "and prior groups, the model's record) as DIR/<stage>.nc; FitResult.from_idata rebuilds it. "
+                        "Only then is the InferenceData built (docs/relevance.md)")
     p.add_argument("--p-draws", type=positive_int, default=200, help="posterior draws of p to keep (default 200)")
     add_posterior_draws(p, 1000, old="--draws")
     p.add_argument("--tune", type=positive_int, default=1000, help="NUTS tuning steps per chain (default 1000)")
@@ -142,6 +147,21 @@ def _extra(items) -> dict:
     return out
 
 
+def _save_fits(fits, where: Path) -> None:
+    """Each stage's complete InferenceData as ``where/<stage>.nc``; an existing file is never overwritten."""
+    if not fits:
+        raise BayevalInputError("--save-fit: this model fits nothing (a point baseline): there is no fit to save")
+    if where.exists() and not where.is_dir():
+        raise BayevalInputError(f"--save-fit: {where} exists and is not a directory")
+    targets = {stage: where / f"{stage}.nc" for stage in fits}
+    taken = [str(t) for t in targets.values() if t.exists()]
+    if taken:
+        raise BayevalInputError(f"--save-fit: {taken[0]} exists (remove it or choose another directory)")
+    where.mkdir(parents=True, exist_ok=True)
+    for stage, fit in fits.items():
+        fit.idata.to_netcdf(targets[stage], engine="h5netcdf")
+
+
 def run(args: argparse.Namespace) -> int:
     from bayeval.cli._output import write_frame
     from bayeval.data.rankdata import RankData
@@ -179,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(f"{t} Q0 {d} {pr:.6g}\n")
     if args.draws_out:
         est.draws_idata().to_netcdf(args.draws_out, engine="h5netcdf")
+    if args.save_fit:
+        _save_fits(est.fits, Path(args.save_fit))
     out = sys.stderr if not args.out else sys.stdout
     summ = est.summary()
     write_frame(summ, args.format if args.out else "table", out,

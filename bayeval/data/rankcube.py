@@ -15,16 +15,15 @@ topics and depth ``D``:
 * the judged documents of every topic (``judged_topic``, ``judged_grade``), retrieved or not, for R
   and the ideal nDCG ranking.
 
-Runs are read one file at a time (:meth:`RankCube.from_files`): a file's text is dropped as soon as its
-documents are coded, so memory is the arrays above plus one run. The topics and their order are those
-of :meth:`RankData.build` (topics with judgments and results from at least one run, natural order), and
-the rank order is trec_eval's, the readers' (:mod:`bayeval.io.runs`).
+Runs are coded one at a time (:class:`RunCoder`; from files: :func:`bayeval.io.read_rank_cube`): a run's
+text is dropped as soon as its documents are coded, so memory is the arrays above plus one run. The topics
+and their order are those of :meth:`RankData.build` (topics with judgments and results from at least one
+run, natural order), and the rank order is trec_eval's, the readers' (:mod:`bayeval.io.runs`).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +34,7 @@ from bayeval.data.qrels import Qrels
 from bayeval.data.run import Run
 from bayeval.errors import BayevalInputError
 
-__all__ = ["NOT_CODED", "RankCube"]
+__all__ = ["NOT_CODED", "CodedRun", "RankCube", "RunCoder"]
 
 NOT_CODED = -2
 """Code of an unjudged document ranked below a cube's ``code_depth``."""
@@ -124,119 +123,145 @@ class RankCube:
             document is :data:`NOT_CODED` (``-2``) and a judged one keeps its code. Measures need no more;
             expected measures that tell shared unjudged documents apart (RR@k) need ``code_depth >= k``.
             Default: every rank.
+
+        Reading files: :func:`bayeval.io.read_rank_cube`.
         """
+        coder = RunCoder(qrels, depth=depth, code_depth=code_depth)
+        return coder.cube([coder.code(run) for run in runs])
+
+
+@dataclass(frozen=True, eq=False)
+class CodedRun:
+    """One run coded against a qrels (:meth:`RunCoder.code`): a row for every topic of the qrels.
+
+    Attributes
+    ----------
+    name : str
+    docs : ndarray of int32, shape (Tq, w)
+        Document codes in rank order (``-1`` past the end of a list), w the run's longest kept list.
+    lengths : ndarray of int32, shape (Tq,)
+    has_results : ndarray of bool, shape (Tq,)
+    judged : ndarray of bool, shape (Tq, w)
+    grades : ndarray of int16, shape (Tq, w)
+    """
+
+    name: str
+    docs: np.ndarray
+    lengths: np.ndarray
+    has_results: np.ndarray
+    judged: np.ndarray
+    grades: np.ndarray
+
+
+class RunCoder:
+    """Codes runs against one qrels, one run at a time: the qrels' documents are coded once, and each run
+    becomes a :class:`CodedRun` whose text can be dropped. :meth:`cube` stacks coded runs into a
+    :class:`RankCube`; a caller that needs one run at a time (trec_eval's measures of each run,
+    :func:`bayeval.measures.cube.evaluate_runs`) keeps only the run at hand, so memory does not grow with
+    the number of runs.
+
+    Parameters
+    ----------
+    qrels : Qrels
+    depth, code_depth : int, optional
+        As :meth:`RankCube.from_runs`.
+
+    Attributes
+    ----------
+    topics : tuple of str
+        The qrels' topics, the rows of every :class:`CodedRun`.
+    judged_topic, judged_grade, judged_doc : ndarray
+        Every judgment: its row, grade and document code.
+    relevance_level : int
+    """
+
+    def __init__(self, qrels: Qrels, *, depth: int | None = None, code_depth: int | None = None) -> None:
         if code_depth is not None and (not isinstance(code_depth, (int, np.integer)) or code_depth < 0):
             raise BayevalInputError(f"code_depth: must be a non-negative integer, got {code_depth!r}")
         if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
             raise BayevalInputError(f"depth: must be a positive integer, got {depth!r}")
-        q_topics = list(qrels.topics)
-        t_index = {t: i for i, t in enumerate(q_topics)}
+        if not isinstance(qrels, Qrels):
+            raise BayevalInputError(f"qrels: expected a Qrels, got {type(qrels).__name__}")
+        self.depth, self.code_depth = depth, code_depth
+        self.relevance_level = int(qrels.relevance_level)
+        self.topics = tuple(qrels.topics)
+        self._t_index = {t: i for i, t in enumerate(self.topics)}
         jt, jd, jg = [], [], []
-        for i, t in enumerate(q_topics):
+        for i, t in enumerate(self.topics):
             tj = qrels.topic_judgments[t]
             jt.append(np.full(len(tj), i, dtype=np.int32))
             jd.append(np.asarray(tj.docnos, dtype=object))
             jg.append(np.asarray(tj.grades, dtype=np.int64))
-        j_topic = np.concatenate(jt) if jt else np.zeros(0, np.int32)
-        j_grade = np.concatenate(jg) if jg else np.zeros(0, np.int64)
-        codes_of = StringCodes()  # judged documents first: codes < n_qdocs
-        j_doc = codes_of.code(pa.array(np.concatenate(jd) if jd else np.zeros(0, object), type=pa.string()))
-        j_doc = j_doc.astype(np.int32)
-        n_qdocs = len(codes_of)
-        j_key = j_topic.astype(np.int64) * max(n_qdocs, 1) + j_doc
-        j_order = np.argsort(j_key)
-        j_key_sorted = j_key[j_order]
+        self.judged_topic = np.concatenate(jt) if jt else np.zeros(0, np.int32)
+        self.judged_grade = np.concatenate(jg) if jg else np.zeros(0, np.int64)
+        self._codes = StringCodes()  # judged documents first: codes < n_qdocs
+        docnos = np.concatenate(jd) if jd else np.zeros(0, object)
+        self.judged_doc = self._codes.code(pa.array(docnos, type=pa.string())).astype(np.int32)
+        self._n_qdocs = len(self._codes)
+        j_key = self.judged_topic.astype(np.int64) * max(self._n_qdocs, 1) + self.judged_doc
+        self._j_order = np.argsort(j_key)
+        self._j_key_sorted = j_key[self._j_order]
 
-        names, mats, lens, hass, grades_l, judged_l = [], [], [], [], [], []
-        for run in runs:
-            if not isinstance(run, Run):
-                raise BayevalInputError(f"runs: expected Run objects, got {type(run).__name__}")
-            names.append(run.name)
-            # each list of a topic the qrels know, cut to depth, coded straight into its row
-            counts = np.diff(run.offsets)
-            tix = np.array([t_index.get(t, -1) for t in run.topics], dtype=np.int64)
-            ok = tix >= 0
-            kept = counts[ok] if depth is None else np.minimum(counts[ok], depth)
-            width = int(kept.max()) if len(kept) else 0
-            mat = np.full((len(q_topics), width), -1, dtype=np.int32)
-            # judged documents (codes < n_qdocs) are told apart everywhere, unjudged ones above code_depth
-            codes_of.code_lists(run.docno_array, run.offsets[:-1], tix, mat, code_depth=code_depth, known=n_qdocs,
-                                other=NOT_CODED)
-            if len(codes_of) >= 2**31:
-                raise BayevalInputError("runs: more than 2**31 distinct documents")
-            length = np.zeros(len(q_topics), dtype=np.int32)
-            length[tix[ok]] = kept
-            has = np.zeros(len(q_topics), dtype=bool)
-            has[tix[ok]] = True
-            # judgments of the coded cells
-            g = np.zeros(mat.shape, dtype=np.int16)
-            jmask = np.zeros(mat.shape, dtype=bool)
-            cr, cp = np.nonzero((mat >= 0) & (mat < n_qdocs))
-            if len(cr) and len(j_key_sorted):
-                key = cr * max(n_qdocs, 1) + mat[cr, cp]
-                at = np.minimum(np.searchsorted(j_key_sorted, key), len(j_key_sorted) - 1)
-                hit = j_key_sorted[at] == key
-                g[cr[hit], cp[hit]] = j_grade[j_order[at[hit]]]
-                jmask[cr[hit], cp[hit]] = True
-            mats.append(mat)
-            lens.append(length)
-            hass.append(has)
-            grades_l.append(g)
-            judged_l.append(jmask)
+    def code(self, run: Run) -> CodedRun:
+        """``run``'s lists of the qrels' topics, cut to ``depth``, coded straight into their rows, with the
+        judgment of every cell."""
+        if not isinstance(run, Run):
+            raise BayevalInputError(f"runs: expected Run objects, got {type(run).__name__}")
+        T, n_qdocs = len(self.topics), self._n_qdocs
+        counts = np.diff(run.offsets)
+        tix = np.array([self._t_index.get(t, -1) for t in run.topics], dtype=np.int64)
+        ok = tix >= 0
+        kept = counts[ok] if self.depth is None else np.minimum(counts[ok], self.depth)
+        width = int(kept.max()) if len(kept) else 0
+        mat = np.full((T, width), -1, dtype=np.int32)
+        # judged documents (codes < n_qdocs) are told apart everywhere, unjudged ones above code_depth
+        self._codes.code_lists(run.docno_array, run.offsets[:-1], tix, mat, code_depth=self.code_depth,
+                               known=n_qdocs, other=NOT_CODED)
+        if len(self._codes) >= 2**31:
+            raise BayevalInputError("runs: more than 2**31 distinct documents")
+        length = np.zeros(T, dtype=np.int32)
+        length[tix[ok]] = kept
+        has = np.zeros(T, dtype=bool)
+        has[tix[ok]] = True
+        # judgments of the coded cells
+        g = np.zeros(mat.shape, dtype=np.int16)
+        jmask = np.zeros(mat.shape, dtype=bool)
+        cr, cp = np.nonzero((mat >= 0) & (mat < n_qdocs))
+        if len(cr) and len(self._j_key_sorted):
+            key = cr * max(n_qdocs, 1) + mat[cr, cp]
+            at = np.minimum(np.searchsorted(self._j_key_sorted, key), len(self._j_key_sorted) - 1)
+            hit = self._j_key_sorted[at] == key
+            g[cr[hit], cp[hit]] = self.judged_grade[self._j_order[at[hit]]]
+            jmask[cr[hit], cp[hit]] = True
+        return CodedRun(run.name, mat, length, has, jmask, g)
+
+    def cube(self, coded: list[CodedRun]) -> RankCube:
+        """The :class:`RankCube` of ``coded`` (emptied as it is stacked): the topics some run has results for."""
+        names = [c.name for c in coded]
         if not names:
             raise BayevalInputError("runs: at least one run is needed")
         if len(set(names)) != len(names):
             raise BayevalInputError("runs: run names must be unique")
-        has = np.stack(hass)
+        has = np.stack([c.has_results for c in coded])
         keep_t = np.flatnonzero(has.any(axis=0))
         if not len(keep_t):
             raise BayevalInputError("topics: the runs and the qrels have no topic in common")
-        width = max(m.shape[1] for m in mats)
+        width = max(c.docs.shape[1] for c in coded)
         docs = np.full((len(names), len(keep_t), width), -1, dtype=np.int32)
         grades = np.zeros(docs.shape, dtype=np.int16)
         judged = np.zeros(docs.shape, dtype=bool)
+        lengths = np.stack([c.lengths for c in coded])[:, keep_t]
         for s in range(len(names)):
-            w = mats[s].shape[1]
-            docs[s, :, :w] = mats[s][keep_t]
-            grades[s, :, :w] = grades_l[s][keep_t]
-            judged[s, :, :w] = judged_l[s][keep_t]
-            mats[s] = grades_l[s] = judged_l[s] = None  # free as we go
-        new_index = np.full(len(q_topics), -1, dtype=np.int64)
+            c = coded[s]
+            w = c.docs.shape[1]
+            docs[s, :, :w] = c.docs[keep_t]
+            grades[s, :, :w] = c.grades[keep_t]
+            judged[s, :, :w] = c.judged[keep_t]
+            coded[s] = None  # free as we go
+        new_index = np.full(len(self.topics), -1, dtype=np.int64)
         new_index[keep_t] = np.arange(len(keep_t))
-        jkeep = new_index[j_topic] >= 0
-        return cls(tuple(names), tuple(q_topics[i] for i in keep_t), docs, np.stack(lens)[:, keep_t],
-                   has[:, keep_t], judged, grades, new_index[j_topic[jkeep]].astype(np.int32), j_grade[jkeep],
-                   j_doc[jkeep], codes_of.strings(), int(qrels.relevance_level), depth, code_depth)
-
-    @classmethod
-    def from_files(cls, paths: Sequence[str | os.PathLike], qrels: Qrels, *, depth: int | None = None,
-                   code_depth: int | None = None, run_names: str = "file", prefetch: bool = True) -> RankCube:
-        """Read run files one at a time (:func:`bayeval.io.runs.read_run`) and code them (:meth:`from_runs`).
-
-        ``run_names``: ``"file"`` names each run by its file (:func:`bayeval.io.runs.run_name_from_file`),
-        ``"tag"`` by its TREC tag. ``prefetch``: read the next file on a second thread while this one is coded
-        (the readers' work is in Arrow and numba, outside the GIL; memory: one more run's text).
-        """
-        from concurrent.futures import ThreadPoolExecutor
-
-        from bayeval.io.runs import read_run, run_name_from_file
-
-        if run_names not in ("file", "tag"):
-            raise BayevalInputError(f"run_names: expected 'file' or 'tag', got {run_names!r}")
-        paths = list(paths)
-
-        def read(p):
-            return read_run(p, run_name_from_file(p) if run_names == "file" else None)
-
-        def runs():
-            if not prefetch:
-                yield from (read(p) for p in paths)
-                return
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                ahead = pool.submit(read, paths[0]) if paths else None
-                for i in range(len(paths)):
-                    run = ahead.result()
-                    ahead = pool.submit(read, paths[i + 1]) if i + 1 < len(paths) else None
-                    yield run
-
-        return cls.from_runs(runs(), qrels, depth=depth, code_depth=code_depth)
+        jkeep = new_index[self.judged_topic] >= 0
+        return RankCube(tuple(names), tuple(self.topics[i] for i in keep_t), docs, lengths, has[:, keep_t], judged,
+                        grades, new_index[self.judged_topic[jkeep]].astype(np.int32), self.judged_grade[jkeep],
+                        self.judged_doc[jkeep], self._codes.strings(), self.relevance_level, self.depth,
+                        self.code_depth)

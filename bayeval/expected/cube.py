@@ -199,14 +199,15 @@ def cells_from_rankdata(cube: RankCube, data: RankData, arrays) -> np.ndarray:
     sizes = np.array([tr.n_docs for tr in data], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     flat = np.concatenate(arrays, axis=-1) if arrays else np.zeros((*lead, 0))
-    ranked = np.full((n_s, n_t, depth), -1, dtype=np.int64)
+    ranked = np.full((n_s, n_t, depth), -1, dtype=np.int32)
     for t, tr in enumerate(data):  # one slice per topic; positions are not visited in Python
         w = min(depth, tr.ranked.shape[1])
         ranked[:, t, :w] = tr.ranked[:, :w]
-    filled = ranked >= 0
-    index = np.where(filled, ranked + offsets[:-1][None, :, None], 0)
-    out = flat[..., index]
-    out[..., ~filled] = 0.0
+    out = np.empty((*lead, n_s, n_t, depth))
+    for s in range(n_s):  # one system at a time: no (S, T, D) index beside the result
+        filled = ranked[s] >= 0
+        index = np.where(filled, ranked[s] + offsets[:-1][:, None], 0)
+        out[..., s, :, :] = np.where(filled, flat[..., index], 0.0)
     return out
 
 

@@ -30,11 +30,10 @@ from bayeval.data.run import RunSet
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.expected.cube import cells_from_rankdata, expected_reciprocal_rank_pairs
-from bayeval.expected.cube_ap import CUBE_AP_METHODS, expected_ap_pairs
-from bayeval.expected.cube_ndcg import expected_ndcg_pairs
-from bayeval.expected.cube_recall import expected_recall_pairs
+from bayeval.expected.cube_ap import CUBE_AP_METHODS
+from bayeval.expected.cube_measures import CUBE_PAIRS, expected_cube_pairs
 from bayeval.measures import Measure, evaluate
-from bayeval.measures.cube import evaluate_cube, parse_cube_measure
+from bayeval.measures.cube import evaluate_cube
 from bayeval.relevance import estimate_probabilities
 from bayeval.stats.agreement import kendall_tau, rmse
 from bayeval.stats.forecast import forecast_scores, reliability_bins
@@ -105,10 +104,8 @@ class SparseStudy:
 
 def _reciprocal_rank_cutoff(measure: str) -> int | None:
     """k of ``"RR@k"``/``"MRR@k"`` (computed on the rank cube, docs/scale.md); None for other measures."""
-    name, _, cut = str(measure).strip().partition("@")
-    if name.lower() in ("rr", "mrr") and cut:
-        return parse_cube_measure(measure)[1]
-    return None
+    spec = Measure.parse(measure)
+    return spec.cutoff if spec.name == "RR" and spec.rel is None and not spec.condensed else None
 
 
 def _trial_reciprocal_rank(runs, deep, sparse, rng, k, model, max_pairs, depth):
@@ -150,17 +147,11 @@ def _trial(i: int, runs: RunSet, deep: Qrels, seed: int, measure: str, model: st
         keep = np.sort(rng.choice(len(ia), size=max_pairs, replace=False))
         ia, ib = ia[keep], ib[keep]
     spec = Measure.parse(measure)
-    if method in CUBE_AP_METHODS and (spec == Measure("AP") or (spec.name in ("nDCG", "recall") and spec.cutoff
-                                                                   and not spec.condensed)):
+    if method in CUBE_AP_METHODS and CUBE_PAIRS.supports(spec):
         # every pair on the rank cube (docs/scale.md): the per-topic path's numbers, no Python loop over topics
         cube = RankCube.from_runs(runs, sparse, depth=depth)
         cells, pairs = cells_from_rankdata(cube, data, est.arrays_for(method)), np.column_stack([ia, ib])
-        if spec.name == "AP":
-            p_less = expected_ap_pairs(cube, cells, method=method, pairs=pairs).p_less
-        elif spec.name == "nDCG":
-            p_less = expected_ndcg_pairs(cube, cells, cutoff=spec.cutoff, pairs=pairs).p_less
-        else:
-            p_less = expected_recall_pairs(cube, cells, cutoff=spec.cutoff, method=method, pairs=pairs).p_less
+        p_less = expected_cube_pairs(cube, cells, spec, method=method, pairs=pairs).p_less
     else:
         p_less = compare_systems(data, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
                                  measure=measure, method=method).all_p_less

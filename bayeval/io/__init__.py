@@ -1,6 +1,7 @@
 """Reading and writing every file bayeval takes: runs, qrels, prels, probabilities, judgments, stratified samples,
 texts and topics (the judging page's sources), run tables, pool files, design files, trial tables, test collections
-(:func:`load_collection`), Cranfield.
+(:func:`load_collection`), Cranfield; runs one at a time (:func:`iter_runs`) and into a rank cube
+(:func:`read_rank_cube`).
 
 All file reading lives here (docs/data.md lists the formats and the irregularities each reader
 tolerates). The helpers :func:`read_bytes`, :func:`read_text` and :func:`split_lines` are public for
@@ -25,6 +26,7 @@ from bayeval.io.judgments import JudgmentLine, read_judgments
 from bayeval.io.pools import Contributions, RunGroups, read_contributions, read_run_groups
 from bayeval.io.probabilities import read_probabilities, write_probabilities
 from bayeval.io.qrels import parse_grade, read_prels, read_qrels, write_qrels
+from bayeval.io.rankcube import iter_runs, read_rank_cube
 from bayeval.io.runs import read_run, read_runs, write_run
 from bayeval.io.sampled import match_sample_topics, read_stratified_sample, write_stratified_sample
 from bayeval.io.tables import manual_runs, read_run_table
@@ -40,6 +42,7 @@ __all__ = [
     "decode",
     "identifier",
     "is_comment",
+    "iter_runs",
     "load_collection",
     "manual_runs",
     "match_sample_topics",
@@ -56,6 +59,7 @@ __all__ = [
     "read_prels",
     "read_probabilities",
     "read_qrels",
+    "read_rank_cube",
     "read_run",
     "read_run_groups",
     "read_run_table",

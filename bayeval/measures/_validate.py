@@ -6,7 +6,7 @@ import numpy as np
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["as_rank_matrix", "check_count", "check_cutoff", "check_same_shape"]
+__all__ = ["as_rank_matrix", "check_count", "check_counts", "check_cutoff", "check_same_shape", "per_row_ratio"]
 
 
 def as_rank_matrix(values, argument: str, dtype=bool) -> np.ndarray:
@@ -33,6 +33,21 @@ def check_count(n, argument: str) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise BayevalInputError(f"{argument}: must be a non-negative integer, got {n!r}")
     return int(n)
+
+
+def check_counts(n, argument: str, rows: int) -> np.ndarray:
+    """A non-negative integer count, or one per row: an int64 array of shape ``(rows,)``."""
+    if np.ndim(n) == 0:
+        return np.full(rows, check_count(n, argument), dtype=np.int64)
+    arr = np.asarray(n)
+    if arr.shape != (rows,) or arr.dtype.kind not in "iu" or (arr.size and arr.min() < 0):
+        raise BayevalInputError(f"{argument}: expected a non-negative integer or {rows} of them, got {n!r}")
+    return arr.astype(np.int64)
+
+
+def per_row_ratio(total: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """``total / count`` row by row, 0 where ``count`` is 0 (a measure over R = 0 relevant documents)."""
+    return np.divide(total, count, out=np.zeros(len(count)), where=count > 0)
 
 
 def check_same_shape(arr: np.ndarray, reference: np.ndarray, argument: str, reference_name: str = "rel") -> None:

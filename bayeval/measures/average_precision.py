@@ -5,20 +5,21 @@ from __future__ import annotations
 import numpy as np
 
 from bayeval.measures._summation import sequential_sum
-from bayeval.measures._validate import as_rank_matrix, check_count, check_cutoff
+from bayeval.measures._validate import as_rank_matrix, check_counts, check_cutoff, per_row_ratio
 
 __all__ = ["average_precision"]
 
 
-def average_precision(rel: np.ndarray, num_rel: int, cutoff: int | None = None) -> np.ndarray:
-    r"""Average precision of every system for one topic.
+def average_precision(rel: np.ndarray, num_rel, cutoff: int | None = None) -> np.ndarray:
+    r"""Average precision of every ranking (every system of one topic, or every topic of one system).
 
     Parameters
     ----------
     rel : array_like of bool, shape (S, D) or (D,)
         ``rel[s, r]``: the document system ``s`` ranks at ``r + 1`` is relevant (False past the end).
-    num_rel : int
-        R, the number of relevant documents of the topic, retrieved or not.
+    num_rel : int or array_like of int, shape (S,)
+        R, the number of relevant documents of the topic, retrieved or not (one per row when the rows rank
+        different topics).
     cutoff : int, optional
         Count only ranks ``<= cutoff`` (trec_eval ``map_cut``); the denominator stays R.
 
@@ -53,12 +54,12 @@ def average_precision(rel: np.ndarray, num_rel: int, cutoff: int | None = None) 
     array([0.33333333])
     """
     rel = as_rank_matrix(rel, "rel")
-    num_rel = check_count(num_rel, "num_rel")
+    num_rel = check_counts(num_rel, "num_rel", rel.shape[0])
     cutoff = check_cutoff(cutoff, "cutoff", optional=True)
     if cutoff is not None:
         rel = rel[:, :cutoff]
-    if num_rel == 0 or rel.shape[1] == 0:
+    if rel.shape[1] == 0:
         return np.zeros(rel.shape[0])
     hits = np.cumsum(rel, axis=1, dtype=np.float64)
     prec = hits / np.arange(1, rel.shape[1] + 1)
-    return sequential_sum(np.where(rel, prec, 0.0)) / num_rel
+    return per_row_ratio(sequential_sum(np.where(rel, prec, 0.0)), num_rel)

@@ -1,8 +1,10 @@
 """Evaluate runs on a :class:`~bayeval.data.RankData`: the trec_eval-equivalent path.
 
 :func:`evaluate` turns each topic into trec_eval's relevance codes once
-(:class:`~bayeval.measures._inputs.TopicInputs`) and applies the array kernels of the measure
-families to all systems of the topic at once. The result is a frozen :class:`Evaluation`.
+(:class:`~bayeval.measures._inputs.RankingInputs`) and applies the array kernels of the measure
+families to all systems of the topic at once. The result is a frozen :class:`Evaluation`. The rank cube's
+evaluation (:mod:`bayeval.measures.cube`) applies the same kernels (:func:`measure_values`) to all topics of
+one system at once.
 """
 
 from __future__ import annotations
@@ -15,38 +17,42 @@ import pandas as pd
 
 from bayeval.data.rankdata import RankData, TopicRanks
 from bayeval.errors import BayevalInputError
-from bayeval.measures._inputs import TopicInputs
+from bayeval.measures._inputs import RankingInputs
 from bayeval.measures._summation import sequential_sum
 from bayeval.measures.average_precision import average_precision
 from bayeval.measures.bpref import bpref
 from bayeval.measures.incomplete import inferred_ap, judged_at, rank_effectiveness
 from bayeval.measures.measure import Measure, Provider, parse_measures
-from bayeval.measures.ndcg import ndcg
+from bayeval.measures.ndcg import ndcg_from_ideal
 from bayeval.measures.precision import precision_at, r_precision, recall_at
 from bayeval.measures.reciprocal_rank import reciprocal_rank
 
-__all__ = ["TREC_EVAL", "Evaluation", "evaluate", "topic_measure"]
+__all__ = ["TREC_EVAL", "Evaluation", "evaluate", "measure_values", "topic_measure"]
 
-_Kernel = Callable[[TopicInputs, int | None], np.ndarray]  # (topic inputs, cutoff) -> (S,) values
+_Kernel = Callable[[RankingInputs, int | None], np.ndarray]  # (rankings, cutoff) -> (R,) values, one per row
 
 _KERNELS: dict[str, _Kernel] = {
     "AP": lambda x, k: average_precision(x.relevant, x.num_rel, k),
     "P": lambda x, k: precision_at(x.relevant, k),
     "recall": lambda x, k: recall_at(x.relevant, x.num_rel, k),
     "R-prec": lambda x, k: r_precision(x.relevant, x.num_rel),
-    "RR": lambda x, k: reciprocal_rank(x.relevant),
+    "RR": lambda x, k: reciprocal_rank(x.relevant, k),
     "bpref": lambda x, k: bpref(x.relevant, x.nonrelevant, x.num_rel, x.num_nonrel),
     "infAP": lambda x, k: inferred_ap(x.relevant, x.nonrelevant, x.num_rel, x.pool_unjudged),
     "RankEff": lambda x, k: rank_effectiveness(x.relevant, x.nonrelevant, x.num_rel, x.num_nonrel),
-    "nDCG": lambda x, k: ndcg(x.gains, x.judged_grades, k),
+    "nDCG": lambda x, k: ndcg_from_ideal(x.gains, x.ideal_dcg(k), k),
     "judged": lambda x, k: judged_at(x.judged, k),
 }
-TREC_EVAL = Provider("trec_eval-exact value", tuple(_KERNELS), condensed=True)
-"""The families :func:`evaluate` computes as trec_eval does (every one also condensed, ``(j)``)."""
+TREC_EVAL = Provider("trec_eval-exact value", tuple(_KERNELS), condensed=True, rel=True)
+"""The families :func:`evaluate` computes as trec_eval does (every one also condensed, ``(j)``, and at a relevance
+level of its own, ``rel=L``)."""
 
 
-def _apply(inputs: TopicInputs, m: Measure) -> np.ndarray:
-    return _KERNELS[m.name](inputs.condensed if m.condensed else inputs, m.cutoff)
+def measure_values(inputs: RankingInputs, m: Measure) -> np.ndarray:
+    """``(R,)`` the measure ``m`` (a :data:`TREC_EVAL` measure) of every ranking of ``inputs``: the one place
+    where a measure meets its kernel, whichever layout the rows come from."""
+    x = inputs.condensed if m.condensed else inputs
+    return _KERNELS[m.name](x.at_level(m.rel), m.cutoff)
 
 
 def topic_measure(tr: TopicRanks, measure: Measure | str) -> np.ndarray:
@@ -74,7 +80,7 @@ def topic_measure(tr: TopicRanks, measure: Measure | str) -> np.ndarray:
     """
     if not isinstance(tr, TopicRanks):
         raise BayevalInputError(f"tr: expected a TopicRanks, got {type(tr).__name__}")
-    return _apply(TopicInputs.from_topic(tr), TREC_EVAL.require(measure))
+    return measure_values(RankingInputs.from_topic(tr), TREC_EVAL.require(measure))
 
 
 @dataclass(frozen=True, eq=False)
@@ -278,7 +284,7 @@ def evaluate(data: RankData, measures: str | Measure | Iterable[str | Measure] =
     has = np.zeros((len(data.systems), len(data.topics)), dtype=bool)
     for t, tr in enumerate(data):
         has[:, t] = tr.has_results
-        inputs = TopicInputs.from_topic(tr)
+        inputs = RankingInputs.from_topic(tr)
         for i, m in enumerate(ms):
-            values[i, :, t] = _apply(inputs, m)
+            values[i, :, t] = measure_values(inputs, m)
     return Evaluation(ms, data.systems, data.topics, values, has)

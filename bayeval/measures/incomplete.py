@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayeval.measures._summation import sequential_sum
-from bayeval.measures._validate import as_rank_matrix, check_count, check_cutoff, check_same_shape
+from bayeval.measures._validate import as_rank_matrix, check_counts, check_cutoff, check_same_shape, per_row_ratio
 from bayeval.measures.bpref import mean_over_relevant
 
 __all__ = ["INFAP_EPSILON", "inferred_ap", "judged_at", "rank_effectiveness"]
@@ -14,7 +14,7 @@ INFAP_EPSILON = 1e-5
 """trec_eval's smoothing constant in infAP's estimate of precision above a relevant document."""
 
 
-def inferred_ap(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int,
+def inferred_ap(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel,
                 pool_unjudged: np.ndarray | None = None) -> np.ndarray:
     r"""Inferred AP (Yilmaz & Aslam 2006) of every system for one topic, as trec_eval computes it.
 
@@ -22,8 +22,8 @@ def inferred_ap(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int,
     ----------
     rel, judged_nonrel : array_like of bool, shape (S, D) or (D,)
         Judged relevant / judged nonrelevant document at each rank.
-    num_rel : int
-        Judged relevant documents of the topic.
+    num_rel : int or array_like of int, shape (S,)
+        Judged relevant documents of the topic (one per row when the rows rank different topics).
     pool_unjudged : array_like of bool, shape (S, D), optional
         Documents in the judging pool that were not judged (in a qrels file: a negative grade).
         Documents in none of the three classes are outside the pool.
@@ -60,9 +60,7 @@ def inferred_ap(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int,
     rel = as_rank_matrix(rel, "rel")
     judged_nonrel = as_rank_matrix(judged_nonrel, "judged_nonrel")
     check_same_shape(judged_nonrel, rel, "judged_nonrel")
-    num_rel = check_count(num_rel, "num_rel")
-    if num_rel == 0:
-        return np.zeros(rel.shape[0])
+    num_rel = check_counts(num_rel, "num_rel", rel.shape[0])
     rel_above = np.cumsum(rel, axis=1) - rel
     judged_above = np.cumsum(rel | judged_nonrel, axis=1) - (rel | judged_nonrel)
     pooled_above = judged_above
@@ -77,10 +75,10 @@ def inferred_ap(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int,
         est = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (pooled_above / j) * (
             (rel_above + INFAP_EPSILON) / (judged_above + 2 * INFAP_EPSILON))
     est[:, :1] = 1.0
-    return sequential_sum(np.where(rel, est, 0.0)) / num_rel
+    return per_row_ratio(sequential_sum(np.where(rel, est, 0.0)), num_rel)
 
 
-def rank_effectiveness(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int, num_nonrel: int) -> np.ndarray:
+def rank_effectiveness(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel, num_nonrel) -> np.ndarray:
     r"""RankEff (Ahlgren & Grönqvist 2006) of every system for one topic: bpref with every judged
     nonrelevant document counted.
 
@@ -88,8 +86,9 @@ def rank_effectiveness(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int,
     ----------
     rel, judged_nonrel : array_like of bool, shape (S, D) or (D,)
         Judged relevant / judged nonrelevant document at each rank; others are skipped.
-    num_rel, num_nonrel : int
-        R and N, judged relevant and judged nonrelevant documents of the topic.
+    num_rel, num_nonrel : int or array_like of int, shape (S,)
+        R and N, judged relevant and judged nonrelevant documents of the topic (one per row when the rows
+        rank different topics).
 
     Notes
     -----
@@ -113,7 +112,7 @@ def rank_effectiveness(rel: np.ndarray, judged_nonrel: np.ndarray, num_rel: int,
     array([0.875])
     """
     return mean_over_relevant(rel, judged_nonrel, num_rel, num_nonrel,
-                              lambda above, r, n: 1.0 - above / n if n > 0 else np.ones(above.shape))
+                              lambda above, r, n: np.where(n > 0, 1.0 - above / n, 1.0))
 
 
 def judged_at(judged: np.ndarray, k: int) -> np.ndarray:

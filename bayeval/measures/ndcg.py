@@ -7,7 +7,7 @@ import numpy as np
 from bayeval.measures._summation import sequential_sum
 from bayeval.measures._validate import as_rank_matrix, check_cutoff
 
-__all__ = ["dcg_discounts", "ndcg"]
+__all__ = ["dcg_discounts", "ndcg", "ndcg_from_ideal"]
 
 
 def dcg_discounts(depth: int) -> np.ndarray:
@@ -64,15 +64,38 @@ def ndcg(gains: np.ndarray, judged_gains: np.ndarray, cutoff: int | None = None)
     judged_gains = np.asarray(judged_gains, dtype=np.float64).ravel()
     cutoff = check_cutoff(cutoff, "cutoff", optional=True)
     ideal = -np.sort(-judged_gains[judged_gains > 0])
+    if cutoff is not None:
+        ideal = ideal[:cutoff]
+    # gain / log2(r + 1), added in rank order: trec_eval's arithmetic, so the same doubles
+    idcg = float(sequential_sum(ideal / _log2_rank_plus_one(len(ideal)))) if len(ideal) else 0.0
+    return ndcg_from_ideal(gains, np.full(gains.shape[0], idcg), cutoff)
+
+
+def ndcg_from_ideal(gains: np.ndarray, ideal_dcg: np.ndarray, cutoff: int | None = None) -> np.ndarray:
+    r"""nDCG of every ranking given the DCG of its ideal ranking (:func:`ndcg` once the ideal is known; one
+    ideal per row when the rows rank different topics).
+
+    Parameters
+    ----------
+    gains : array_like of float, shape (S, D) or (D,)
+        Gain of the document at each rank (non-positive gains count 0).
+    ideal_dcg : array_like of float, shape (S,)
+        DCG of each row's ideal ranking to the same cutoff; a row with 0 scores 0.
+    cutoff : int, optional
+
+    Examples
+    --------
+    >>> round(float(ndcg_from_ideal(np.array([[0.0, 1.0]]), np.array([1.0]))[0]), 4)
+    0.6309
+    """
+    gains = as_rank_matrix(gains, "gains", dtype=np.float64)
+    cutoff = check_cutoff(cutoff, "cutoff", optional=True)
+    ideal_dcg = np.asarray(ideal_dcg, dtype=np.float64)
     gains = np.where(gains > 0, gains, 0.0)
     if cutoff is not None:
         gains = gains[:, :cutoff]
-        ideal = ideal[:cutoff]
-    if len(ideal) == 0:
-        return np.zeros(gains.shape[0])
-    # gain / log2(r + 1), added in rank order: trec_eval's arithmetic, so the same doubles
-    idcg = float(sequential_sum(ideal / _log2_rank_plus_one(len(ideal))))
-    return sequential_sum(gains / _log2_rank_plus_one(gains.shape[1])) / idcg
+    dcg = sequential_sum(gains / _log2_rank_plus_one(gains.shape[1]))
+    return np.divide(dcg, ideal_dcg, out=np.zeros(len(dcg)), where=ideal_dcg > 0)
 
 
 def _log2_rank_plus_one(depth: int) -> np.ndarray:

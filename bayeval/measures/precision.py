@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayeval.measures._validate import as_rank_matrix, check_count, check_cutoff
+from bayeval.measures._validate import as_rank_matrix, check_counts, check_cutoff, per_row_ratio
 
 __all__ = ["precision_at", "r_precision", "recall_at"]
 
@@ -43,13 +43,13 @@ def precision_at(rel: np.ndarray, k: int) -> np.ndarray:
     return np.count_nonzero(rel[:, :k], axis=1) / k
 
 
-def recall_at(rel: np.ndarray, num_rel: int, k: int) -> np.ndarray:
-    r"""Recall at rank ``k`` of every system for one topic.
+def recall_at(rel: np.ndarray, num_rel, k: int) -> np.ndarray:
+    r"""Recall at rank ``k`` of every system for one topic (or of every row, ``num_rel`` one per row).
 
     Parameters
     ----------
     rel : array_like of bool, shape (S, D) or (D,)
-    num_rel : int
+    num_rel : int or array_like of int, shape (S,)
         R, relevant documents of the topic, retrieved or not.
     k : int
 
@@ -67,20 +67,18 @@ def recall_at(rel: np.ndarray, num_rel: int, k: int) -> np.ndarray:
     array([0.25])
     """
     rel = as_rank_matrix(rel, "rel")
-    num_rel = check_count(num_rel, "num_rel")
+    num_rel = check_counts(num_rel, "num_rel", rel.shape[0])
     k = check_cutoff(k, "k")
-    if num_rel == 0:
-        return np.zeros(rel.shape[0])
-    return np.count_nonzero(rel[:, :k], axis=1) / num_rel
+    return per_row_ratio(np.count_nonzero(rel[:, :k], axis=1), num_rel)
 
 
-def r_precision(rel: np.ndarray, num_rel: int) -> np.ndarray:
-    r"""R-precision of every system for one topic: precision at rank R.
+def r_precision(rel: np.ndarray, num_rel) -> np.ndarray:
+    r"""R-precision of every system for one topic: precision at rank R (or of every row, ``num_rel`` one per row).
 
     Parameters
     ----------
     rel : array_like of bool, shape (S, D) or (D,)
-    num_rel : int
+    num_rel : int or array_like of int, shape (S,)
         R, relevant documents of the topic, retrieved or not.
 
     Notes
@@ -97,7 +95,9 @@ def r_precision(rel: np.ndarray, num_rel: int) -> np.ndarray:
     array([0.5])
     """
     rel = as_rank_matrix(rel, "rel")
-    num_rel = check_count(num_rel, "num_rel")
-    if num_rel == 0:
+    num_rel = check_counts(num_rel, "num_rel", rel.shape[0])
+    if rel.shape[1] == 0:
         return np.zeros(rel.shape[0])
-    return np.count_nonzero(rel[:, :num_rel], axis=1) / num_rel
+    hits = np.cumsum(rel, axis=1)  # relevant in the top r, r = 1..D; beyond D, the list's total
+    top = hits[np.arange(rel.shape[0]), np.clip(num_rel, 1, rel.shape[1]) - 1]
+    return per_row_ratio(np.where(num_rel > 0, top, 0), num_rel)

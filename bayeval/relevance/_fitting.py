@@ -4,7 +4,8 @@ A model supplies a :class:`ParamSpec` (names, shapes, dims), ``mode()`` (the fas
 log posterior with the negative Hessian in diagonal blocks, computed by Newton/IRLS in numpy) and
 ``build_model()`` (the *same* log posterior as a PyMC model, whose free variables carry the parameter
 names). :func:`fit_model` turns either into an :class:`~bayeval.relevance.results.FitResult` whose
-``idata.posterior`` has the same variables, dims and coords whatever the method.
+``posterior`` has the same variables, dims and coords whatever the method (numpy arrays; the ArviZ
+InferenceData is built only when asked for, :attr:`~bayeval.relevance.results.FitResult.idata`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import numpy as np
 
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS, NUTS_SAMPLERS
+from bayeval.relevance._bordered import BorderedDiagonal
+from bayeval.relevance._idata import register_model
+from bayeval.relevance.results import FitResult
 
 __all__ = ["FIT_METHODS", "NUTS_SAMPLERS", "Mode", "ParamSpec", "fit_model"]
 
@@ -70,7 +74,11 @@ class ParamSpec:
 
 @dataclass(frozen=True)
 class Mode:
-    """Fast-path mode: flat ``x``, negative Hessian as blocks ``(index, matrix)``, log posterior value."""
+    """Fast-path mode: flat ``x``, negative Hessian as blocks ``(index, matrix)``, log posterior value.
+
+    A block's matrix is dense, or a :class:`~bayeval.relevance._bordered.BorderedDiagonal` (the hierarchical
+    model's: diagonal in its topic effects), whose covariance is never formed in full by :meth:`sd` or the draws.
+    """
 
     x: np.ndarray
     blocks: tuple
@@ -79,15 +87,23 @@ class Mode:
     converged: bool
 
     def covariance_blocks(self):
-        """Per block the covariance (−H)⁻¹ (the pseudo-inverse where the data leave a direction unidentified)."""
+        """Per block the covariance (−H)⁻¹ (the pseudo-inverse where the data leave a direction unidentified),
+        dense: for small blocks."""
         for idx, H in self.blocks:
+            if isinstance(H, BorderedDiagonal):
+                yield idx, H.factor().dense_inverse()
+                continue
             M = _psd_inverse_root(H)
             yield idx, M @ M.T
 
     def sd(self) -> np.ndarray:
         out = np.empty_like(self.x)
-        for idx, C in self.covariance_blocks():
-            out[idx] = np.sqrt(np.clip(np.diag(C), 0, None))
+        for idx, H in self.blocks:
+            if isinstance(H, BorderedDiagonal):
+                out[idx] = np.sqrt(np.clip(H.factor().inverse_diag(), 0, None))
+                continue
+            M = _psd_inverse_root(H)
+            out[idx] = np.sqrt(np.clip(np.diag(M @ M.T), 0, None))
         return out
 
 
@@ -137,8 +153,19 @@ def _psd_inverse_root(H: np.ndarray) -> np.ndarray:
         return U[:, keep] / np.sqrt(lam[keep])
 
 
-def gaussian_draws(mean: np.ndarray, H: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` draws (size, P) from N(mean, H⁻¹) (H⁺ where H is singular): the one Laplace draw."""
+#: a bordered negative Hessian larger than this is drawn from through its Schur complement; up to it, through the
+#: dense factor as every other block, so that small models keep their seeded draws (the same random stream)
+DENSE_DRAWS_UP_TO = 500
+
+
+def gaussian_draws(mean: np.ndarray, H, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` draws (size, P) from N(mean, H⁻¹) (H⁺ where H is singular): the one Laplace draw. A bordered H
+    (:class:`~bayeval.relevance._bordered.BorderedDiagonal`) of more than :data:`DENSE_DRAWS_UP_TO` coordinates
+    is drawn from through its Schur complement (the same distribution, another random stream, no P × P array)."""
+    if isinstance(H, BorderedDiagonal):
+        if H.size > DENSE_DRAWS_UP_TO:
+            return H.factor().draws(mean, size, rng)
+        H = np.asarray(H)
     M = _psd_inverse_root(H)
     return mean[None, :] + rng.standard_normal((size, M.shape[1])) @ M.T
 
@@ -160,8 +187,6 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
               seed=None, cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
               progressbar: bool = False, mode: Mode | None = None, warm_start=None, nuts_sampler: str = "pymc"):
     """Fit ``model`` with ``method``; see :meth:`RelevanceModel.fit`."""
-    from bayeval.relevance.results import FitResult
-
     _check(method, draws, chains, nuts_sampler)
     spec: ParamSpec = model.param_spec
     if mode is None:
@@ -210,19 +235,8 @@ def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000
         if method == "vi":
             arrays = {k: v.reshape((1, chains * draws) + v.shape[2:]) for k, v in arrays.items()}
     aux_seed = int(rng.integers(2**31 - 1))  # predictive and prior draws of the complete idata
-    idata = _to_idata(arrays, spec, sample_stats, attrs=attrs)
-    return FitResult(model.name, method, idata, spec, mode, source=model, seed=aux_seed)
-
-
-def _to_idata(arrays: dict, spec: ParamSpec, sample_stats: dict | None, attrs: dict):
-    import arviz as az
-
-    dims = dict(zip(spec.names, (list(d) for d in spec.dims), strict=True))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        idata = az.from_dict(posterior=arrays, sample_stats=sample_stats, dims=dims,
-                             coords={k: list(v) for k, v in spec.coords.items()}, attrs=attrs)
-    return idata
+    return FitResult(model.name, method, arrays, spec, mode, source=model, seed=aux_seed, sample_stats=sample_stats,
+                     attrs=attrs)
 
 
 class RelevanceModel:
@@ -230,6 +244,10 @@ class RelevanceModel:
     ``build_model``."""
 
     name = "model"
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        register_model(cls)  # a fit file may name it (bayeval.relevance._idata)
 
     def fit(self, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None,
             cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,

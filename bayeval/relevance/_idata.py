@@ -40,7 +40,8 @@ from scipy.special import expit, gammaln, log_expit
 
 from bayeval.errors import BayevalInputError
 
-__all__ = ["Observed", "complete_idata", "model_record", "rebuild_model"]
+__all__ = ["MODEL_CLASSES", "Observed", "complete_idata", "model_record", "posterior_idata", "rebuild_model",
+           "register_model"]
 
 _RECORD = "bayeval_model"
 _VERSION = "bayeval_version"
@@ -153,20 +154,22 @@ def _tupled(v):
     return tuple(_tupled(x) for x in v) if isinstance(v, list) else v
 
 
-def _subclasses(cls) -> list[type]:
-    out = []
-    for c in cls.__subclasses__():
-        out += [c, *_subclasses(c)]
-    return out
+#: every model class of the fitting machinery (:class:`~bayeval.relevance._fitting.RelevanceModel` registers its
+#: subclasses here as they are defined), by ``module:qualname``
+MODEL_CLASSES: dict[str, type] = {}
+
+
+def register_model(cls: type) -> None:
+    """Record ``cls`` as a model class a fit file may name (when it is one of bayeval's own dataclasses)."""
+    MODEL_CLASSES[f"{cls.__module__}:{cls.__qualname__}"] = cls
 
 
 def _allowed() -> tuple[dict[str, type], dict[str, type]]:
     """``(models, configs)``: the classes a fit file may name, by ``module:qualname`` — bayeval's own only."""
-    import bayeval.relevance  # noqa: F401  (imports every model module, so that the subclasses exist)
+    import bayeval.relevance  # noqa: F401  (imports every model module, so that every model class is registered)
     from bayeval.relevance import config
-    from bayeval.relevance._fitting import RelevanceModel
 
-    models = {f"{c.__module__}:{c.__qualname__}": c for c in _subclasses(RelevanceModel)
+    models = {k: c for k, c in MODEL_CLASSES.items()
               if c.__module__.startswith("bayeval.") and dataclasses.is_dataclass(c)}
     configs = {f"{c.__module__}:{c.__qualname__}": c for c in vars(config).values()
                if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == config.__name__}
@@ -251,6 +254,18 @@ def _fields(fields: dict, constant_data, configs: dict[str, type]) -> dict:
 
 
 # --- the groups -------------------------------------------------------------------------------------------
+def posterior_idata(arrays, spec, sample_stats, attrs):
+    """The posterior ``arrays`` (named, ``(chain, draw, ...)``) and ``sample_stats`` as an ArviZ InferenceData
+    with the dims and coords of ``spec`` (a fit's :attr:`~bayeval.relevance.results.FitResult.core`)."""
+    import arviz as az
+
+    dims = dict(zip(spec.names, (list(d) for d in spec.dims), strict=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return az.from_dict(posterior=dict(arrays), sample_stats=None if sample_stats is None else dict(sample_stats),
+                            dims=dims, coords={k: list(v) for k, v in spec.coords.items()}, attrs=dict(attrs))
+
+
 def complete_idata(fit):
     """``fit.core`` (posterior, sample_stats) plus the groups listed in the module docstring."""
     import arviz as az

@@ -20,7 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+from scipy.linalg.blas import dsyrk
 from scipy.special import expit, log_expit
+
+from bayeval.relevance._bordered import BorderedDiagonal, BorderedFactor, cholesky, plus_diagonal
 
 __all__ = ["CoefPrior", "DenseDesign", "EffectsDesign", "NewtonResult", "OffsetSparseDesign", "SparseDesign",
            "bt_logpost", "bt_newton", "bt_newton_batch", "logistic_logpost", "logistic_newton", "member_rows",
@@ -266,15 +269,18 @@ class EffectsDesign:
     Ud: np.ndarray  # (len(dense), S) those patterns, dense
     sparse: np.ndarray  # (n_u,) bool: the other patterns (numba products over their entries)
     WT: object  # Wᵀ as CSR (S, n)
+    bordered: bool = False  # gram() in bordered form (:meth:`gram_bordered`): what Newton factors at many groups
 
     #: patterns with more stored entries than this go through dense BLAS products (chosen by timing on
     #: synthetic patterns: a pattern costs nnz²/2 scattered updates sparse, S²/2 contiguous ones dense)
     dense_above = 40
 
     @classmethod
-    def from_parts(cls, F, group, n_groups: int, W, dense_above: int | None = None) -> EffectsDesign:
+    def from_parts(cls, F, group, n_groups: int, W, dense_above: int | None = None,
+                   bordered: bool = False) -> EffectsDesign:
         """Find the distinct rows of W (a hash of each row, then checked entry by entry: exact); the patterns
-        with more than ``dense_above`` entries (default :attr:`dense_above`) go through BLAS."""
+        with more than ``dense_above`` entries (default :attr:`dense_above`) go through BLAS. With ``bordered``
+        :meth:`gram` gives the bordered form (:meth:`gram_bordered`)."""
         from scipy.sparse import csr_matrix
 
         W = csr_matrix(W, dtype=np.float64, copy=True)
@@ -295,7 +301,7 @@ class EffectsDesign:
         cut = cls.dense_above if dense_above is None else int(dense_above)
         dense = np.flatnonzero(nnz > cut)
         return cls(F[:, None] if F.ndim == 1 else F, group, int(n_groups), W, pattern, Us, dense,
-                   Us[dense].toarray(), nnz <= cut, W.T.tocsr())
+                   Us[dense].toarray(), nnz <= cut, W.T.tocsr(), bool(bordered))
 
     def with_dense(self, F) -> EffectsDesign:
         """The same design with other dense columns F (same shape)."""
@@ -328,16 +334,17 @@ class EffectsDesign:
             return np.vstack([self.F.T @ v, A.reshape(self.n_groups, v.shape[1]), self.WT @ v])
         return np.r_[self.F.T @ v, np.bincount(self.group, v, minlength=self.n_groups), self.WT @ v]
 
-    def gram(self, v: np.ndarray) -> np.ndarray:
-        r""":math:`X^\top \mathrm{diag}(v) X` (dense, p × p)."""
-        k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
-        v = np.asarray(v, dtype=np.float64)
-        out, vu = _effects_gram_rows(self.F, self.group, self.W.indptr, self.W.indices, self.W.data, v,
-                                     self.pattern, G, S, self.Us.shape[0])
+    def gram(self, v: np.ndarray) -> np.ndarray | BorderedDiagonal:
+        r""":math:`X^\top \mathrm{diag}(v) X` (dense, p × p; bordered, :meth:`gram_bordered`, for a bordered
+        design)."""
+        H = self.gram_bordered(v)
+        return H if self.bordered else H.dense()
+
+    def _pattern_block(self, vu: np.ndarray) -> np.ndarray:
+        r"""The W–W block :math:`U^\top D_UU` (S × S, symmetric) from the weights summed per pattern."""
+        S = self.W.shape[1]
         Us = self.Us
         if len(self.dense) and np.all(vu[self.dense] >= 0):
-            from scipy.linalg.blas import dsyrk
-
             B = self.Ud * np.sqrt(vu[self.dense])[:, None]
             UU = dsyrk(1.0, B.T)  # upper triangle of Bᵀ B
             sparse = self.sparse
@@ -345,21 +352,57 @@ class EffectsDesign:
             UU = np.zeros((S, S))
             sparse = np.ones(Us.shape[0], dtype=np.bool_)
         _pattern_gram_upper(Us.indptr, Us.indices, Us.data, vu, sparse, UU)
-        out[k + G:, k + G:] = UU
-        return _symmetrize_upper(out)
+        return _symmetrize_upper(UU)
+
+    def gram_bordered(self, v: np.ndarray) -> BorderedDiagonal:
+        r""":math:`X^\top\mathrm{diag}(v)X` as a :class:`~bayeval.relevance._bordered.BorderedDiagonal`: the A–A
+        block (one group per row) is diagonal; the border is (F, W). :math:`O(n\,(k+\mathrm{nnz}_i)^2)` and the
+        W–W patterns as :meth:`gram`, and no (k + G + S)² array."""
+        k, G, S = self.F.shape[1], self.n_groups, self.W.shape[1]
+        v = np.asarray(v, dtype=np.float64)
+        d, cross, border, vu = _effects_gram_border(self.F, self.group, self.W.indptr, self.W.indices, self.W.data,
+                                                    v, self.pattern, G, S, self.Us.shape[0])
+        border[k:, k:] = self._pattern_block(vu)
+        return BorderedDiagonal(k, d, cross, _symmetrize_upper(border))
+
+    def quad_diag_inverse(self, factor: BorderedFactor) -> np.ndarray:
+        r""":math:`\mathrm{diag}(XH^{-1}X^\top)` from the factor of a bordered H (:meth:`gram_bordered`'s layout):
+        per row :math:`X_iH^{-1}X_i^\top` from the parts of :math:`H^{-1}` (no P × P inverse), as :meth:`quad_diag`."""
+        return self.quad_diag_parts(*factor.inverse_parts())
 
     def quad_diag(self, C: np.ndarray) -> np.ndarray:
         r""":math:`\mathrm{diag}(XCX^\top)` for a symmetric C (p × p): per row :math:`X_iCX_i^\top`,
         the W–W part once per pattern (:math:`O(\sum_c\mathrm{nnz}_c^2 + n\,(k^2+k\,\mathrm{nnz}_i))`)."""
-        k, G = self.F.shape[1], self.n_groups
-        C = np.ascontiguousarray(C, dtype=np.float64)
-        Cuu = np.ascontiguousarray(C[k + G:, k + G:])
+        return self.quad_diag_parts(*self.parts_of(C, self.F.shape[1], self.n_groups))
+
+    @staticmethod
+    def parts_of(C: np.ndarray, k: int, G: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A dense C (p × p) as the parts :meth:`quad_diag_parts` reads, in the bordered layout (the first k
+        coordinates and those after the G groups form the border): the entries the rows read, as they are."""
+        C = np.asarray(C, dtype=np.float64)
+        border = np.r_[np.arange(k), np.arange(k + G, C.shape[0])]
+        cross = np.concatenate([C[:k, k:k + G].T, C[k:k + G, k + G:]], axis=1)
+        return np.diagonal(C)[k:k + G], cross, C[np.ix_(border, border)]
+
+    def quad_diag_parts(self, dd: np.ndarray, cross: np.ndarray, cov: np.ndarray) -> np.ndarray:
+        """:math:`X_iCX_i^\top` of every row from C's parts in the bordered layout: the diagonal of its A–A block
+        ``dd`` (G,), its A rows in the border's (F, W) columns ``cross`` (G, k + S), its border block ``cov``."""
+        k = self.F.shape[1]
+        cov = np.ascontiguousarray(cov)
+        Cuu = np.ascontiguousarray(cov[k:, k:])
         Us = self.Us
         quu = _pattern_quad(Us.indptr, Us.indices, Us.data, Cuu, self.sparse)
         if len(self.dense):
             quu[self.dense] = np.einsum("ij,ij->i", self.Ud @ Cuu, self.Ud)
         return _effects_quad_rows(self.F, self.group, self.W.indptr, self.W.indices, self.W.data, self.pattern,
-                                  quu, C, G)
+                                  quu, np.ascontiguousarray(dd), np.ascontiguousarray(cross), cov)
+
+    def gram_trace_inverse(self, factor: BorderedFactor, R: np.ndarray) -> np.ndarray:
+        r""":meth:`gram_trace` with :math:`C=H^{-1}` given by the factor of a bordered H: :math:`R^\top q`, q =
+        :meth:`quad_diag_inverse`."""
+        R = np.asarray(R, dtype=np.float64)
+        R = R[:, None] if R.ndim == 1 else R
+        return R.T @ self.quad_diag_inverse(factor)
 
     def gram_trace(self, C: np.ndarray, R: np.ndarray) -> np.ndarray:
         r""":math:`\mathrm{tr}(C\,X^\top\mathrm{diag}(r_j)X)=\sum_i r_{ij}X_iCX_i^\top` for each column
@@ -393,30 +436,6 @@ def _bern_terms(eta, y, w):
         le = -np.log1p(np.exp(-x)) if x >= 0.0 else x - np.log1p(np.exp(x))
         out[i] = w[i] * (le - (1.0 - y[i]) * x)
     return out
-
-
-@njit(cache=True)
-def _effects_gram_rows(F, group, indptr, indices, data, v, pattern, G, S, n_u):
-    """The upper triangle of the F–F, F–A, F–W, A–A and A–W blocks of :math:`X^\\top\\mathrm{diag}(v)X`
-    (one pass over the rows) and :math:`v` summed per pattern (for the W–W block)."""
-    n, k = F.shape
-    out = np.zeros((k + G + S, k + G + S))
-    vu = np.zeros(n_u)
-    for i in range(n):
-        vi = v[i]
-        g = k + group[i]
-        vu[pattern[i]] += vi
-        for a in range(k):
-            fa = F[i, a] * vi
-            for b in range(a, k):
-                out[a, b] += fa * F[i, b]
-            out[a, g] += fa
-            for e in range(indptr[i], indptr[i + 1]):
-                out[a, k + G + indices[e]] += fa * data[e]
-        out[g, g] += vi
-        for e in range(indptr[i], indptr[i + 1]):
-            out[g, k + G + indices[e]] += vi * data[e]
-    return out, vu
 
 
 @njit(cache=True)
@@ -466,25 +485,53 @@ def _pattern_quad(indptr, indices, data, C, use):
 
 
 @njit(cache=True)
-def _effects_quad_rows(F, group, indptr, indices, data, pattern, quu, C, G):
-    """:math:`X_iCX_i^\\top` per row: the F and A parts, 2 F_i C_FW W_iᵀ and 2 C_AW, plus ``quu`` of its pattern."""
+def _effects_gram_border(F, group, indptr, indices, data, v, pattern, G, S, n_u):
+    r"""The blocks of :math:`X^\top\mathrm{diag}(v)X` but W–W in bordered form (one pass over the rows): the A–A
+    diagonal d (G,), the A rows in the border's columns (G, k + S), the upper triangle of the F–F and F–W
+    border blocks ((k + S)², W–W left 0), and v summed per pattern (for W–W)."""
+    n, k = F.shape
+    d = np.zeros(G)
+    cross = np.zeros((G, k + S))
+    border = np.zeros((k + S, k + S))
+    vu = np.zeros(n_u)
+    for i in range(n):
+        vi = v[i]
+        g = group[i]
+        vu[pattern[i]] += vi
+        d[g] += vi
+        for a in range(k):
+            fa = F[i, a] * vi
+            for b in range(a, k):
+                border[a, b] += fa * F[i, b]
+            cross[g, a] += fa
+            for e in range(indptr[i], indptr[i + 1]):
+                border[a, k + indices[e]] += fa * data[e]
+        for e in range(indptr[i], indptr[i + 1]):
+            cross[g, k + indices[e]] += vi * data[e]
+    return d, cross, border, vu
+
+
+@njit(cache=True)
+def _effects_quad_rows(F, group, indptr, indices, data, pattern, quu, dd, cross, cov):
+    r""":math:`X_iH^{-1}X_i^\top` per row from the parts of a bordered :math:`H^{-1}` (border (F, W)): its A
+    diagonal ``dd``, A–border rows ``cross`` and border block ``cov``, plus ``quu`` of the row's pattern."""
     n, k = F.shape
     out = np.empty(n)
     for i in range(n):
-        g = k + group[i]
-        q = C[g, g] + quu[pattern[i]]
+        g = group[i]
+        q = dd[g] + quu[pattern[i]]
         for a in range(k):
             fa = F[i, a]
-            t = 0.5 * fa * C[a, a] + C[a, g]
+            t = 0.5 * fa * cov[a, a] + cross[g, a]
             for b in range(a + 1, k):
-                t += F[i, b] * C[a, b]
+                t += F[i, b] * cov[a, b]
             q += 2.0 * fa * t
         s = 0.0
         for e in range(indptr[i], indptr[i + 1]):
-            j = k + G + indices[e]
-            w = C[g, j]
+            j = k + indices[e]
+            w = cross[g, j]
             for a in range(k):
-                w += F[i, a] * C[a, j]
+                w += F[i, a] * cov[a, j]
             s += data[e] * w
         out[i] = q + 2.0 * s
     return out
@@ -583,15 +630,13 @@ def _newton(f_grad_hess, x0, logpost, max_iter, tol):
 
 
 def _chord(grad, x, chol, tol, max_iter):
-    """Simplified Newton: x ← x + H0⁻¹ g(x) with one fixed Cholesky factor of a nearby negative Hessian.
-    Returns (x, converged, iterations); stops unconverged as soon as the decrement gᵀH0⁻¹g fails to shrink
-    fourfold per step (H0 too far from the Hessian at the mode)."""
-    from scipy.linalg import cho_solve
-
+    """Simplified Newton: x ← x + H0⁻¹ g(x) with one fixed Cholesky factor of a nearby negative Hessian
+    (:func:`~bayeval.relevance._bordered.cholesky`). Returns (x, converged, iterations); stops unconverged as
+    soon as the decrement gᵀH0⁻¹g fails to shrink fourfold per step (H0 too far from the Hessian at the mode)."""
     prev = np.inf
     for it in range(1, max_iter + 1):
         g = grad(x)
-        step = cho_solve(chol, g)
+        step = chol.solve(g)
         dec = float(g @ step)
         if not np.isfinite(dec) or dec > 0.25 * prev:
             return x, False, it
@@ -605,9 +650,8 @@ def _chord(grad, x, chol, tol, max_iter):
 def _newton_lagged(gh, x0, logpost, max_iter, tol):
     """Newton with step halving whose Cholesky factor is kept after each full step: simplified steps with it
     (:func:`_chord`) while they contract fourfold, a new Hessian only where they stop contracting (Shamanskii's
-    method). Stops at a Newton decrement below ``tol`` or a simplified one below ``tol``·1e-4."""
-    from scipy.linalg import cho_factor, cho_solve
-
+    method). Stops at a Newton decrement below ``tol`` or a simplified one below ``tol``·1e-4. H may be dense or
+    bordered (:mod:`bayeval.relevance._bordered`)."""
     x = np.array(x0, dtype=np.float64)
     lp = logpost(x)
     converged = False
@@ -616,10 +660,10 @@ def _newton_lagged(gh, x0, logpost, max_iter, tol):
         it += 1
         g, H = gh(x)
         try:
-            chol = cho_factor(H, lower=True)
-            step = cho_solve(chol, g)
+            chol = cholesky(H)
+            step = chol.solve(g)
         except np.linalg.LinAlgError:
-            chol, step = None, np.linalg.lstsq(H, g, rcond=None)[0]
+            chol, step = None, np.linalg.lstsq(np.asarray(H), g, rcond=None)[0]
         x, lp, t, converged = _halving(logpost, x, lp, g, step, tol)
         if converged:
             break
@@ -650,9 +694,9 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
         Row weights (counts).
     prior : CoefPrior
     offset : ndarray (n,), optional
-    h0 : tuple, optional
-        ``scipy.linalg.cho_factor`` of the negative Hessian at a nearby point (e.g. the mode of a
-        neighbouring problem): simplified Newton steps :math:`x\leftarrow x+H_0^{-1}g(x)` come first (no
+    h0 : DenseFactor or BorderedFactor, optional
+        :func:`~bayeval.relevance._bordered.cholesky` of the negative Hessian at a nearby point (e.g. the mode of
+        a neighbouring problem): simplified Newton steps :math:`x\leftarrow x+H_0^{-1}g(x)` come first (no
         Gram matrix, :math:`O(\mathrm{nnz})` each) while they contract, to a decrement below
         ``tol``·1e-4; full Newton steps take over where they do not.
     lagged : bool
@@ -683,9 +727,7 @@ def logistic_newton(X, y, w, prior: CoefPrior, *, offset=None, x0=None, max_iter
         g = X.rdot(w * (y - s)) + prior.grad(beta)
         if not hessian:
             return g
-        H = X.gram(w * s * (1.0 - s))
-        H[np.diag_indices(p)] += prior.neg_hess_diag(beta)
-        return g, H
+        return g, plus_diagonal(X.gram(w * s * (1.0 - s)), prior.neg_hess_diag(beta))
 
     def logpost(b):
         if fast_bern:
@@ -735,6 +777,24 @@ def bt_newton(wins, prior: CoefPrior, *, x0=None, max_iter: int = 100, tol: floa
     return _newton(gh, np.zeros(K) if x0 is None else x0, lambda t: bt_logpost(t, wins, prior), max_iter, tol)
 
 
+def _same_problems(wins, a, b, x0) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(first, inverse)`` when topics repeat one another's problem exactly (wins, prior and start): topic t is
+    topic ``first[inverse[t]]``; None when every topic is its own (or a hash collision hides one)."""
+    T = wins.shape[0]
+    rng = np.random.default_rng(20070723)
+    parts = (wins.reshape(T, -1), a.reshape(T, -1), b.reshape(T, -1), x0.reshape(T, -1))
+    key = sum(p @ rng.random(p.shape[1]) for p in parts)  # equal problems, equal keys (same sums, same order)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    if len(first) == T:
+        return None
+    rep = first[inverse.reshape(-1)]
+    for lo in range(0, T, 256):  # different problems with one key: found here, and then none is shared
+        c = slice(lo, lo + 256)
+        if not all(np.array_equal(p[c], p[rep[c]]) for p in parts):
+            return None  # pragma: no cover - a collision of random float keys
+    return first, inverse.reshape(-1)
+
+
 def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e-12):
     r""":func:`bt_newton` for T independent topics at once (batched LAPACK solves).
 
@@ -751,13 +811,31 @@ def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e
     logpost : ndarray (T,)
     n_iter : int
     converged : bool
+
+    Notes
+    -----
+    Topics whose problem is the same (the same wins, prior and start: at MS MARCO scale, every query whose
+    runs return full lists and whose judgments count alike) are solved once: each topic's Newton iteration is
+    its own, so the shared solution is the one it would reach alone, to the last bit.
     """
     wins = np.asarray(wins, dtype=np.float64)
     T, K, _ = wins.shape
-    tot = wins + np.swapaxes(wins, 1, 2)
-    rs = wins.sum(axis=2)
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
+    x0 = np.zeros((T, K)) if x0 is None else np.asarray(x0, dtype=np.float64)
+    same = _same_problems(wins, a, b, x0) if T > 1 else None
+    if same is not None:
+        first, inverse = same
+        theta, H, lp, it, ok = _bt_newton_topics(wins[first], a[first], b[first], x0[first], max_iter, tol)
+        return theta[inverse], H[inverse], lp[inverse], it, ok
+    return _bt_newton_topics(wins, a, b, x0, max_iter, tol)
+
+
+def _bt_newton_topics(wins, a, b, x0, max_iter: int, tol: float):
+    """:func:`bt_newton_batch` on every topic given."""
+    T, K, _ = wins.shape
+    tot = wins + np.swapaxes(wins, 1, 2)
+    rs = wins.sum(axis=2)
     a = a[:, None] if a.ndim == 1 else a
     b = b[:, None] if b.ndim == 1 else b
     diag = np.arange(K)
@@ -778,7 +856,7 @@ def bt_newton_batch(wins, a, b, *, x0=None, max_iter: int = 100, tol: float = 1e
         H[:, diag, diag] += M.sum(axis=2) + (ak + bk) * s * (1.0 - s)
         return g, H
 
-    theta = np.zeros((T, K)) if x0 is None else np.array(x0, dtype=np.float64)
+    theta = np.array(x0, dtype=np.float64)
     cur = lp(theta)
     active = np.ones(T, bool)
     it = 0

@@ -99,11 +99,21 @@ import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.sparse import vstack
 from scipy.special import expit, gammaln, log_expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
-from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel, _check, _single_thread_blas, fit_model
+from bayeval.relevance._bordered import BorderedDiagonal
+from bayeval.relevance._fitting import (
+    Mode,
+    ParamSpec,
+    RelevanceModel,
+    _check,
+    _psd_inverse_root,
+    _single_thread_blas,
+    fit_model,
+)
 from bayeval.relevance._kernels import (
     CoefPrior,
     EffectsDesign,
@@ -151,15 +161,27 @@ def _student_t_terms(u, sd, nu: float):
     return logp, -(nu + 1) * u / q, (nu + 1) * (nu * sd ** 2 - u ** 2) / q ** 2, (nu + 1) / q
 
 
-def _cho_inverse(chol) -> np.ndarray:
-    """:math:`H^{-1}` from ``scipy.linalg.cho_factor(H, lower=True)`` (LAPACK ``potri``, both triangles)."""
-    from scipy.linalg.lapack import dpotri
+#: documents per block of topics when the point p of every document is computed (HierarchicalFit.probabilities)
+_ROWS_PER_BLOCK = 250_000
 
-    L, lower = chol
-    inv, info = dpotri(L, lower=lower)
-    if info != 0:  # pragma: no cover - a factor of a positive definite matrix
-        raise np.linalg.LinAlgError(f"potri failed ({info})")
-    return np.tril(inv) + np.tril(inv, -1).T if lower else np.triu(inv) + np.triu(inv, 1).T
+
+def _topic_blocks(data: RankData) -> list[range]:
+    """Consecutive topics in blocks of about :data:`_ROWS_PER_BLOCK` documents (one block for a TREC collection)."""
+    ends = np.cumsum([tr.n_docs for tr in data])
+    cuts = np.searchsorted(ends, np.arange(_ROWS_PER_BLOCK, int(ends[-1]) if len(ends) else 0, _ROWS_PER_BLOCK),
+                           side="right")
+    bounds = [0, *sorted({int(c) for c in cuts if 0 < c < len(ends)}), len(ends)]
+    return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+def _covariance_parts(H, k: int, G: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The parts of :math:`H^{-1}` that :meth:`~bayeval.relevance._kernels.EffectsDesign.quad_diag_parts` reads:
+    through the Schur complement for the bordered H of the Normal run effects, from the (pseudo-)inverse of the
+    dense H of the Student-t ones (its first k coordinates, then G groups, then the rest)."""
+    if isinstance(H, BorderedDiagonal):
+        return H.factor().inverse_parts()
+    M = _psd_inverse_root(H)
+    return EffectsDesign.parts_of(M @ M.T, k, G)
 
 
 def _membership(tr, S: int, prefix: np.ndarray | None = None):
@@ -332,8 +354,8 @@ class HierarchicalRelevance(RelevanceModel):
         k = self.kappa(hyper)
         F = np.column_stack([k, k * self.offset])
         E = getattr(self, "_effects", None)
-        if E is None:
-            E = EffectsDesign.from_parts(F, self.topic, len(self.topics), self.member)
+        if E is None:  # bordered: the topic effects' block of the negative Hessian is diagonal (docs/scale.md)
+            E = EffectsDesign.from_parts(F, self.topic, len(self.topics), self.member, bordered=True)
             object.__setattr__(self, "_effects", E)
             return E
         return E.with_dense(F)
@@ -459,13 +481,14 @@ class HierarchicalRelevance(RelevanceModel):
         R[2 + T:, :] += (2.0 * u / sd ** 3)[:, None] * dsd
         if chol is None:
             return val, np.full(3, np.nan), x, H, ok, np.zeros((P, 3)), lp, None
-        C = _cho_inverse(chol)
-        dx = C @ R  # (P, 3)
-        XB = X.dot(np.hstack([dx, C[:, :2]]))  # (n, 5): X dx̂/dθ and (XC)_i for the two columns of F
+        # C = H⁻¹ only through the factor of the bordered H: C R, the two columns of F, diag(X C Xᵀ), diag(C)
+        sol = chol.solve(np.hstack([R, np.eye(P, 2)]))  # (P, 5): dx̂/dθ and C's columns of F
+        dx = sol[:, :3]
+        XB = X.dot(sol)  # (n, 5): X dx̂/dθ and (XC)_i for the two columns of F
         deta = E + XB[:, :3]  # (n, 3) total dη/dθ
         tr = 2.0 * ((D * XB[:, 3]) @ dkap + (D * XB[:, 4] * self.offset) @ dkap)
-        tr += X.gram_trace(C, (D * (1.0 - 2.0 * pi))[:, None] * deta)
-        cd = np.diag(C)
+        tr += X.gram_trace_inverse(chol, (D * (1.0 - 2.0 * pi))[:, None] * deta)
+        cd = chol.inverse_diag()
         tr[0] += float(np.sum(cd[2:2 + T])) * (-2.0 / h[0] ** 3)
         tr += (cd[2 + T:] * (-2.0 / sd ** 3)) @ dsd
         grad = explicit - 0.5 * tr
@@ -661,10 +684,6 @@ class HierarchicalFit:
         :math:`\\eta_i` (MacKay 1992), so that it agrees with the mean of the draws; with draws, p is
         their mean.
         """
-        from scipy.sparse import vstack
-
-        from bayeval.relevance._fitting import _psd_inverse_root
-
         fr = self.fit
         P = self.model.n_latent
         dr = None
@@ -697,22 +716,13 @@ class HierarchicalFit:
             dr = self.held_out_shift().apply(self.data, dr, rng)
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
         else:
-            # every document of every topic in one design: s_i² = X_i C X_iᵀ through the membership patterns
+            # the documents of a block of topics in one design: s_i² = X_i C X_iᵀ through the membership patterns,
+            # C's parts computed once (blocks of about _ROWS_PER_BLOCK documents bound the memory at many topics)
             x, h = fr.mode.x[:P], fr.mode.x[P:]
-            with _single_thread_blas():
-                M = _psd_inverse_root(fr.mode.blocks[0][1])
-            S = len(self.data.systems)
-            W = vstack([_membership(tr, S)[0] for tr in self.data], format="csr")
-            o = np.concatenate(self.offsets)
-            U = np.concatenate([self.extrapolated(tr) for tr in self.data]).astype(np.float64)
             var_g = float(self.extrapolation_var(h))
-            k = np.sqrt(self.model.kappa(h, W) ** 2 + _PI8 * var_g * U)
-            X = EffectsDesign.from_parts(np.column_stack([k, k * o]),
-                                         np.repeat(np.arange(len(self.data)), [tr.n_docs for tr in self.data]),
-                                         len(self.data), W)
             with _single_thread_blas():
-                pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * (X.quad_diag(M @ M.T) + var_g * U)))
-            p = tuple(np.split(pall, np.cumsum([tr.n_docs for tr in self.data])[:-1]))
+                cov = _covariance_parts(fr.mode.blocks[0][1], 2, len(self.data))
+                p = tuple(q for block in _topic_blocks(self.data) for q in self._point_block(block, x, h, var_g, cov))
             if self.calibration_map is not None:
                 p = tuple(self._mapped_point(pt, tr) for pt, tr in zip(p, self.data, strict=True))
             p = self.held_out_level().point(self.data, p)  # the shifts keep E[p]: nothing to do for a point
@@ -720,6 +730,19 @@ class HierarchicalFit:
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
                                  fits={"hierarchical": fr, **self.rtc.fits})
+
+    def _point_block(self, block: range, x: np.ndarray, h: np.ndarray, var_g: float, cov) -> list[np.ndarray]:
+        """Point p (approximate posterior predictive mean at the hyperparameter mode) of the topics ``block``."""
+        tops = [self.data[t] for t in block]
+        W = vstack([_membership(tr, len(self.data.systems))[0] for tr in tops], format="csr")
+        o = np.concatenate([self.offsets[t] for t in block])
+        U = np.concatenate([self.extrapolated(tr) for tr in tops]).astype(np.float64)
+        k = np.sqrt(self.model.kappa(h, W) ** 2 + _PI8 * var_g * U)
+        X = EffectsDesign.from_parts(np.column_stack([k, k * o]), np.repeat(np.asarray(block), [tr.n_docs
+                                                                                             for tr in tops]),
+                                     len(self.data), W)
+        pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * (X.quad_diag_parts(*cov) + var_g * U)))
+        return np.split(pall, np.cumsum([tr.n_docs for tr in tops])[:-1])
 
     def _contributing(self) -> tuple:
         """The runs whose documents the judgments cover: the calibration map's runs, or
@@ -810,8 +833,6 @@ class HierarchicalEstimator:
 
     def model(self, data: RankData, rtc_fit=None):
         """(HierarchicalRelevance on the judged documents of ``data``, base RTC fit, offsets per topic)."""
-        from scipy.sparse import vstack
-
         from bayeval.relevance.rtc import RTCEstimator, complete_prefix
 
         if not isinstance(data, RankData):

@@ -33,22 +33,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayeval.relevance._fitting import INFERENCE, Mode, _single_thread_blas, _to_idata, gaussian_draws
+from bayeval.relevance._bordered import cholesky
+from bayeval.relevance._fitting import INFERENCE, Mode, _single_thread_blas, gaussian_draws
+from bayeval.relevance.results import FitResult
 
 __all__ = ["hyper_mode", "integrated_laplace", "laplace_value"]
 
 
-def laplace_value(lp: float, H: np.ndarray):
+def laplace_value(lp: float, H):
     r""":math:`\Psi(\hat x)+\frac P2\log 2\pi-\frac12\log\det H` from the log posterior at the mode and the
-    negative Hessian (Cholesky), and the factor (``None``, value −∞, where H is not positive definite)."""
-    from scipy.linalg import cho_factor
-
+    negative Hessian (dense or bordered: :func:`~bayeval.relevance._bordered.cholesky`), and the factor (``None``,
+    value −∞, where H is not positive definite)."""
     try:
-        chol = cho_factor(H, lower=True)
+        chol = cholesky(H)
     except np.linalg.LinAlgError:
         return -np.inf, None
-    logdet = 2.0 * float(np.sum(np.log(np.diag(chol[0]))))
-    return lp + 0.5 * len(H) * np.log(2 * np.pi) - 0.5 * logdet, chol
+    return lp + 0.5 * H.shape[0] * np.log(2 * np.pi) - 0.5 * chol.logdet(), chol
 
 
 def _forward_hessian(fg, z, g0, cache, anchor, e: float = 1e-4):
@@ -162,8 +162,6 @@ def integrated_laplace(model, mode: Mode, z: np.ndarray, cov_z: np.ndarray, chai
     with more than one point, the importance-sampling estimate (``log_evidence_is``) and the effective sample
     size of the weights (``is_ess``).
     """
-    from bayeval.relevance.results import FitResult
-
     with _single_thread_blas():
         rng = np.random.default_rng(seed)
         total = chains * draws
@@ -179,13 +177,12 @@ def integrated_laplace(model, mode: Mode, z: np.ndarray, cov_z: np.ndarray, chai
         else:
             # importance sampling of log h: Student-t(4) proposal around the Laplace Gaussian, weights from
             # the Laplace marginal likelihood × hyperprior (× Jacobian); draws allocated by the weights
-            from scipy.linalg import cho_factor
             from scipy.stats import multivariate_t
 
             prop = multivariate_t(loc=z, shape=cov_z, df=4)
             zs = np.atleast_2d(prop.rvs(size=G, random_state=rng))
             logw, inner = np.empty(G), []
-            h0 = cho_factor(mode.blocks[0][1], lower=True)
+            h0 = cholesky(mode.blocks[0][1])
             for g, zz in enumerate(zs):
                 val, x, H, _ = model.log_marginal(np.exp(zz), x0, h0)
                 logw[g] = val + model.log_hyperprior(np.exp(zz)) + zz.sum()
@@ -205,5 +202,5 @@ def integrated_laplace(model, mode: Mode, z: np.ndarray, cov_z: np.ndarray, chai
              "inference": f"{INFERENCE['laplace']}; hyperparameters integrated over {G} importance-weighted points",
              **evidence}
     spec = model.param_spec
-    idata = _to_idata(spec.unflatten(flat), spec, None, attrs=attrs)
-    return FitResult(model.name, "laplace", idata, spec, mode, source=model, seed=int(rng.integers(2**31 - 1)))
+    return FitResult(model.name, "laplace", spec.unflatten(flat), spec, mode, source=model,
+                     seed=int(rng.integers(2**31 - 1)), attrs=attrs)

@@ -120,8 +120,16 @@ class RankCoefficients(RelevanceModel):
         D = max(D, 1)
         wins = np.empty((len(data), D + 1, D + 1))
         base = rank_wins(D, prior.comparison_weight)
+        seen: dict[bytes, np.ndarray] = {}  # topics whose lists have the same lengths share their wins
         for t, tr in enumerate(data):
-            wins[t] = rank_wins(D, prior.comparison_weight, np.minimum(tr.lengths, D)) if prior.per_system else base
+            if not prior.per_system:
+                wins[t] = base
+                continue
+            lengths = np.minimum(tr.lengths, D)
+            key = lengths.tobytes()
+            if key not in seen:
+                seen[key] = rank_wins(D, prior.comparison_weight, lengths)
+            wins[t] = seen[key]
         R = np.array([tr.num_rel for tr in data], dtype=np.float64)
         N = np.array([tr.num_nonrel for tr in data], dtype=np.float64)
         a = prior.count_scale * R + prior.relevant_offset
@@ -165,10 +173,9 @@ class RankCoefficients(RelevanceModel):
         T, K = self.wins.shape[:2]
         # start at the prior mode: sigma(theta) = a / (a + b)
         theta = np.broadcast_to(np.log(self._a2 / self._b2), (T, K)).copy()
-        H = np.empty((T, K, K))
-        lp = np.empty(T)
         todo = np.ones(T, bool)
         old = getattr(warm_start, "_solution", None)
+        H, lp = (None, None) if old is None else (np.empty((T, K, K)), np.empty(T))
         if old is not None and warm_start.wins.shape[1] == K:
             where = {name: i for i, name in enumerate(warm_start.topics)}
             for t, name in enumerate(self.topics):
@@ -182,7 +189,9 @@ class RankCoefficients(RelevanceModel):
                     H[t], lp[t] = old[1][i], old[2][i]
                     todo[t] = False
         it, ok = 0, True
-        if todo.any():
+        if todo.all():  # no warm start: the solver's arrays as they are (no second (T, K, K) array)
+            theta, H, lp, it, ok = bt_newton_batch(self.wins, self.prior_a, self.prior_b, x0=theta)
+        elif todo.any():
             theta[todo], H[todo], lp[todo], it, ok = bt_newton_batch(
                 self.wins[todo], self.prior_a[todo], self.prior_b[todo], x0=theta[todo])
         object.__setattr__(self, "_solution", (theta, H, lp))

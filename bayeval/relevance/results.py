@@ -13,8 +13,7 @@ import pandas as pd
 from bayeval.data.probabilities import CLOSED_FORM_DRAWS, RelevanceProbabilities, probabilities_for
 from bayeval.errors import BayevalInputError
 from bayeval.io.probabilities import write_probabilities
-from bayeval.relevance._fitting import INFERENCE
-from bayeval.relevance._idata import complete_idata, rebuild_model
+from bayeval.relevance._idata import complete_idata, posterior_idata, rebuild_model
 
 __all__ = ["FitResult", "RelevanceEstimate"]
 
@@ -28,10 +27,10 @@ class FitResult:
     model : str
         Model name.
     method : {"map", "laplace", "mcmc", "vi"}
-    core : arviz.InferenceData
-        The posterior — every parameter with dims ``(chain, draw, ...)``: ``map`` gives one chain of one
-        draw (the mode), ``laplace`` and ``vi`` one chain of independent draws from their approximation,
-        ``mcmc`` the NUTS chains — and, for ``mcmc``, ``sample_stats``.
+    posterior : dict of str to ndarray
+        Every parameter's draws with dims ``(chain, draw, ...)``: ``map`` gives one chain of one draw (the
+        mode), ``laplace`` and ``vi`` one chain of independent draws from their approximation, ``mcmc`` the
+        NUTS chains.
     spec : ParamSpec
         Names, shapes and dims of the parameters.
     mode : Mode
@@ -42,11 +41,17 @@ class FitResult:
         Seed of the predictive and prior draws of :attr:`idata`.
     prior_draws : int
         Number of prior (and prior predictive) draws in :attr:`idata`.
+    sample_stats : dict of str to ndarray or None
+        NUTS's sample statistics ``(chain, draw)`` (``mcmc`` only).
+    attrs : dict
+        What the method computed (``inference``), its settings and records (e.g. the log evidence).
 
     Notes
     -----
-    :attr:`idata` is computed on first access (it holds one log-likelihood value per observed unit and
-    posterior draw): ``posterior``, ``sample_stats`` (NUTS), ``log_likelihood``, ``posterior_predictive``,
+    Nothing here needs ArviZ: the draws are numpy arrays. :attr:`core` (the posterior and ``sample_stats`` as an
+    ArviZ InferenceData) and :attr:`idata` are built on first access, so a fit that nobody inspects in ArviZ
+    does not import it (docs/scale.md). :attr:`idata` holds one log-likelihood value per observed unit and
+    posterior draw: ``posterior``, ``sample_stats`` (NUTS), ``log_likelihood``, ``posterior_predictive``,
     ``prior``, ``prior_predictive``, ``observed_data``, ``constant_data``; ``attrs`` name the model, the
     method, what it computes (``inference``) and record the model, so that
     ``FitResult.from_idata(az.from_netcdf(path))`` rebuilds the fit (see :mod:`bayeval.relevance._idata`).
@@ -54,48 +59,58 @@ class FitResult:
 
     model: str
     method: str
-    core: object
+    posterior: Mapping
     spec: object
     mode: object
     source: object = None
     seed: int | None = None
     prior_draws: int = 500
+    sample_stats: Mapping | None = None
+    attrs: Mapping = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "attrs", dict(self.attrs or {}))
+
+    @functools.cached_property
+    def core(self):
+        """The posterior (and NUTS's ``sample_stats``) as an ArviZ InferenceData, built on first access."""
+        return posterior_idata(self.posterior, self.spec, self.sample_stats, self.attrs)
 
     @functools.cached_property
     def idata(self):
-        """The complete ArviZ InferenceData (see Notes)."""
+        """The complete ArviZ InferenceData (see Notes), built on first access."""
         return complete_idata(self)
 
     @classmethod
     def from_idata(cls, idata) -> FitResult:
         """Rebuild a fit from its complete InferenceData (e.g. read back with ``az.from_netcdf``): the
         model from ``attrs`` and ``constant_data``, its mode by the fast path, the posterior as stored."""
-        import arviz as az
-
         if "constant_data" not in idata.groups():
             raise BayevalInputError("idata: no constant_data group (not a complete bayeval fit)")
         attrs = dict(idata.posterior.attrs)
         model = rebuild_model(attrs, idata.constant_data)
-        core_groups = {"posterior": idata.posterior}
+        spec = model.param_spec
+        posterior = {n: np.asarray(idata.posterior[n].values) for n in spec.names}
+        stats = None
         if "sample_stats" in idata.groups():
-            core_groups["sample_stats"] = idata.sample_stats
-        core = az.InferenceData(**core_groups)
+            stats = {k: np.asarray(v.values) for k, v in idata.sample_stats.data_vars.items()}
         method = str(attrs.get("method", "map"))
-        out = cls(model.name, method, core, model.param_spec, model.mode(), source=model)
+        out = cls(model.name, method, posterior, spec, model.mode(), source=model, sample_stats=stats,
+                  attrs=attrs)
         object.__setattr__(out, "idata", idata)  # the cached complete idata is the one given
         return out
 
     # draws ----------------------------------------------------------------------------------
     @property
     def n_draws(self) -> int:
-        post = self.core.posterior
-        return int(post.sizes["chain"] * post.sizes["draw"])
+        v = np.asarray(self.posterior[self.spec.names[0]])
+        return int(v.shape[0] * v.shape[1])
 
     def draws(self, name: str) -> np.ndarray:
         """Draws of one parameter, chains stacked: shape ``(chains*draws, *shape)``."""
         if name not in self.spec.names:
             raise BayevalInputError(f"name: unknown parameter {name!r}; parameters: {', '.join(self.spec.names)}")
-        v = np.asarray(self.core.posterior[name].values)
+        v = np.asarray(self.posterior[name])
         return v.reshape((v.shape[0] * v.shape[1],) + v.shape[2:])  # explicit: a parameter may have size 0
 
     def flat_draws(self) -> np.ndarray:
@@ -127,7 +142,7 @@ class FitResult:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out = az.summary(self.core, **kwargs)
-        out.attrs["inference"] = INFERENCE[self.method]
+        out.attrs["inference"] = self.attrs.get("inference", self.method)
         return out
 
     def _labels(self) -> list[str]:
@@ -157,10 +172,10 @@ class FitResult:
 
     def divergences(self) -> int:
         """Number of divergent NUTS transitions (0 for other methods)."""
-        ss = getattr(self.core, "sample_stats", None)
+        ss = self.sample_stats
         if ss is None or "diverging" not in ss:
             return 0
-        return int(np.asarray(ss["diverging"].values).sum())
+        return int(np.asarray(ss["diverging"]).sum())
 
     def to_frame(self) -> pd.DataFrame:
         """One row per scalar parameter: ``param, mode, mean, sd, q2.5, q97.5``."""

@@ -61,7 +61,7 @@ def _design(data: RankData, depth: int) -> _Design:
     for tr in data:
         r = np.asarray(tr.ranks, dtype=np.int64)
         p = np.where((r > 0) & (r <= depth), r - 1, depth)
-        pos.append(p)
+        pos.append(p.astype(np.int16) if depth < 2**15 else p)  # positions ≤ depth: a quarter of the memory
         comp.append(np.minimum(complete_prefix(tr), depth))
     return _Design(depth, tuple(pos), tuple(comp))
 
