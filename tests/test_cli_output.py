@@ -32,7 +32,7 @@ def test_one_format_per_column():
     assert [r[0] for r in cells] == ["2.300e-05", "1.100e-04", "0.000e+00"]  # small values: scientific
     assert [r[1] for r in cells] == ["0.2500", "0.5000", "1.0000"]
     assert [r[2] for r in cells] == ["3", "10", "0"]  # counts stored as floats
-    assert [r[3] for r in cells] == ["1.0000", "0.0000", "1.0000"]  # a 0/1 probability keeps its decimals
+    assert [r[3] for r in cells] == ["> 1 - 1e-6", "< 1e-6", "> 1 - 1e-6"]  # a computed 0/1 is a bound
     assert [r[4] for r in cells] == ["1", "2", "3"] and [r[5] for r in cells] == ["yes", "no", "yes"]
 
 

@@ -11,13 +11,9 @@ import numpy as np
 from scipy import stats
 
 from bayeval.errors import BayevalInputError
+from bayeval.methods import ADJUSTMENTS
 
 __all__ = ["ADJUSTMENTS", "adjust_pvalues"]
-
-ADJUSTMENTS = ("none", "bonferroni", "holm", "bh")
-"""The adjustments :func:`adjust_pvalues` makes: none, Bonferroni and Holm (family-wise error rate), Benjamini–Hochberg
-(false discovery rate)."""
-
 
 def adjust_pvalues(p, method: str = "none") -> np.ndarray:
     r"""Adjust a family of p-values for multiple comparisons.
