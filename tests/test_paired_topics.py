@@ -153,3 +153,84 @@ def test_uncertain_t_bad_input():
         uncertain_paired_t(np.zeros((2, 3)), np.zeros((2, 3)), mean_variance=[1.0])
     r = uncertain_paired_t(np.zeros((1, 1)), np.zeros((1, 1)))
     assert np.isnan(r.p_value).all()
+
+
+# --- through bv.compare and the command line ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small():
+    from bayeval.data import RankData
+    from bayeval.synthetic import make_collection
+
+    col = make_collection(n_topics=16, n_systems=4, n_docs=80, depth=30, judged_depth=8, seed=21)
+    return col, RankData.build(col.runs, col.judgments)
+
+
+def test_compare_topic_tests_on_known_relevance_are_the_usual_tests_on_trec_eval_values(small):
+    import bayeval as bv
+
+    col, data = small
+    cmp = bv.compare(data, None, default_p=0.0, method="exact")  # unjudged = not relevant: nothing uncertain
+    ap = bv.evaluate(data, "AP").values[0]  # (systems, topics): trec_eval's AP
+    a, b = ap[cmp.index_a], ap[cmp.index_b]
+    t = cmp.topic_tests("t", adjust="none")
+    assert np.allclose(t.p_value, stats.ttest_rel(a, b, axis=1).pvalue, rtol=1e-9)
+    combined = cmp.topic_tests()  # no shared error at a point p: the t-test
+    assert np.allclose(combined.p_value, t.p_value, rtol=1e-9)
+    assert np.allclose(cmp.topic_tests("wilcoxon").p_value, [stats.wilcoxon(x - y).pvalue for x, y in zip(a, b)])
+    r = cmp.topic_tests("randomization", adjust="holm", resamples=100_000)  # 2^16 flips: enumerated, exact
+    ref = [stats.permutation_test((x, y), lambda u, v, axis: np.mean(u - v, axis=axis), vectorized=True,
+                                  permutation_type="samples", n_resamples=100_000).pvalue for x, y in zip(a, b)]
+    assert np.allclose(r.p_value, ref, rtol=1e-12)
+    assert np.allclose(r.p_adjusted, adjust_pvalues(np.array(ref), "holm"))
+    frame = r.to_frame()
+    assert list(frame.columns) == ["run_a", "run_b", "measure", "delta_expected", "topic_lower", "topic_upper",
+                                   "p_less_topics", "p_value"]
+    assert frame.p_less_topics.isna().all() and "randomization" in r.describe() and "Holm" in r.describe()
+    with pytest.raises(BayevalInputError, match="test: must be one of"):
+        cmp.topic_tests("z")
+    with pytest.raises(BayevalInputError, match="adjust"):
+        cmp.topic_tests("t", adjust="fdr")
+
+
+def test_combined_test_widens_with_posterior_draws(small):
+    """With a sampled fit the relevance error shared between topics (parameter draws) widens the interval of the
+    mean over topics: the combined p-value is at least the plain t-test's on the same E[Δ_t], the intervals
+    contain the t-test's."""
+    import bayeval as bv
+
+    col, data = small
+    est = bv.estimate(data, "rtc", fit="laplace", draws=100, chains=1, p_draws=50, seed=1)
+    cmp = bv.compare(data, est, method="delta")
+    c, t = cmp.topic_tests("combined"), cmp.topic_tests("t")
+    assert np.all(c.p_value >= t.p_value - 1e-12) and np.any(c.p_value > t.p_value * 1.01)
+    assert np.all(c.lower <= t.lower + 1e-12) and np.all(c.upper >= t.upper - 1e-12)
+
+
+def test_evaluate_pairs_reports_the_test_across_topics(small, tmp_path):
+    import io
+
+    import pandas as pd
+    from conftest import run_cli
+
+    import bayeval as bv
+    from bayeval.io import write_qrels, write_run
+
+    col, data = small
+    write_qrels(col.judgments, tmp_path / "q")
+    paths = []
+    for run in col.runs:
+        write_run(run, tmp_path / run.name)
+        paths.append(tmp_path / run.name)
+    rc, out, err = run_cli("evaluate", tmp_path / "q", *paths, "--default-p", "0", "--pairs", "--test", "t",
+                           "--adjust", "bonferroni", "--format", "csv")
+    assert rc == 0, err
+    pairs = pd.read_csv(io.StringIO(out)).dropna(subset=["run_a"])
+    ap = bv.evaluate(data, "AP").values[0]
+    names = list(data.systems)
+    ref = [stats.ttest_rel(ap[names.index(a)], ap[names.index(b)]).pvalue for a, b in zip(pairs.run_a, pairs.run_b)]
+    np.testing.assert_allclose(pairs.p_value, np.minimum(1, 6 * np.array(ref)), rtol=1e-5)  # 4 runs: 6 pairs
+    rc, out, err = run_cli("evaluate", tmp_path / "q", *paths, "--default-p", "0", "--pairs")
+    assert rc == 0, err
+    assert "p_less_topics: P(mean AP_a - AP_b over the population of topics < 0)" in out
+    assert "Holm-adjusted over 6 pairs" in out

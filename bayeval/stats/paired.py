@@ -179,6 +179,10 @@ class UncertainT:
         :math:`P(\mu < 0)`: the probability that a over the population of topics is worse than b.
     p_value : ndarray, shape (P,)
         Two-sided p-value of :math:`\mu = 0`, :math:`2\min(P(\mu<0), P(\mu>0))`.
+    sampling_se : ndarray, shape (P,)
+        :math:`s_e/\sqrt n`, the paired t-test's standard error (topic sampling alone).
+    n : int
+        Topics.
     """
 
     mean: np.ndarray
@@ -186,13 +190,17 @@ class UncertainT:
     df: np.ndarray
     p_less: np.ndarray
     p_value: np.ndarray
+    sampling_se: np.ndarray
+    n: int
 
     def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        r"""``(lower, upper)`` of :math:`\mu`: :math:`\bar e \pm t_{df,(1+\ell)/2}\, se`."""
+        r"""``(lower, upper)`` of :math:`\mu`: :math:`\bar e \pm t_{\nu,(1+\ell)/2}\, se`, never narrower than
+        the paired t-test's :math:`\bar e \pm t_{n-1,(1+\ell)/2}\, s_e/\sqrt n`."""
         if not 0.0 < float(level) < 1.0:
             raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
-        q = stats.t.ppf(0.5 + float(level) / 2, self.df)
-        return self.mean - q * self.se, self.mean + q * self.se
+        q = 0.5 + float(level) / 2
+        half = np.maximum(stats.t.ppf(q, self.df) * self.se, stats.t.ppf(q, max(self.n - 1, 1)) * self.sampling_se)
+        return self.mean - half, self.mean + half
 
 
 def uncertain_paired_t(expected, variance, mean_variance=None) -> UncertainT:
@@ -231,7 +239,9 @@ def uncertain_paired_t(expected, variance, mean_variance=None) -> UncertainT:
 
     (:math:`s_e^2` the sample variance of the :math:`e_t`, ddof 1) on Satterthwaite's degrees of freedom
     :math:`\nu = (n-1)\,se^4 / (s_e^2/n)^2` (only :math:`s_e^2` is estimated), and :math:`P(\mu < 0) =
-    F_{t_\nu}(-T)`: the posterior probability of :math:`\mu < 0` under a flat prior, as for the t-test. Adding
+    F_{t_\nu}(-T)`: the posterior probability of :math:`\mu < 0` under a flat prior, as for the t-test; it is
+    never further from 1/2 than the paired t-test's without :math:`C` (more uncertainty never makes it surer,
+    which the larger :math:`\nu` alone could, far in the tails or with very few topics). Adding
     :math:`\sum_t v_t/n^2` as well (posterior draws of each topic's difference inside a topic bootstrap) would
     count the topics' own errors twice: they are in :math:`s_e^2` already. With :math:`C = 0` (complete
     judgments, or a point p) this is the paired t-test on the :math:`e_t` exactly: :math:`\nu = n - 1` and the
@@ -265,7 +275,7 @@ def uncertain_paired_t(expected, variance, mean_variance=None) -> UncertainT:
         shared[shared <= 1e-12 * np.maximum(own, 1e-300)] = 0.0  # rounding of vr - own, not a shared error
     if n < 2:
         nan = np.full(P, np.nan)
-        return UncertainT(e.mean(axis=1) if n else nan, nan, nan, nan, nan)
+        return UncertainT(e.mean(axis=1) if n else nan, nan, nan, nan, nan, nan, n)
     mean = e.mean(axis=1)
     sampling = e.var(axis=1, ddof=1) / n
     var = sampling + shared
@@ -273,6 +283,11 @@ def uncertain_paired_t(expected, variance, mean_variance=None) -> UncertainT:
     with np.errstate(divide="ignore", invalid="ignore"):
         df = np.where(sampling > 0, (n - 1) * (var / np.where(sampling > 0, sampling, 1.0)) ** 2, np.inf)
         z = np.where(se > 0, mean / np.where(se > 0, se, 1.0), 0.0)
-    p_less = np.where(se > 0, stats.t.cdf(-z, df), np.where(mean < 0, 1.0, np.where(mean > 0, 0.0, np.nan)))
+        z_t = np.where(sampling > 0, mean / np.sqrt(np.where(sampling > 0, sampling, 1.0)), 0.0)
+    certain = np.where(mean < 0, 1.0, np.where(mean > 0, 0.0, np.nan))
+    p_less = np.where(se > 0, stats.t.cdf(-z, df), certain)
+    # never surer than the t-test without the shared error (Satterthwaite's larger df alone could make it so)
+    p_t = np.where(sampling > 0, stats.t.cdf(-z_t, n - 1), certain)
+    p_less = np.where(np.abs(p_t - 0.5) < np.abs(p_less - 0.5), p_t, p_less)
     p_value = np.minimum(1.0, 2.0 * np.minimum(p_less, 1.0 - p_less))
-    return UncertainT(mean, se, df, p_less, p_value)
+    return UncertainT(mean, se, df, p_less, p_value, np.sqrt(sampling), n)
