@@ -177,10 +177,12 @@ def test_compare_topic_tests_on_known_relevance_are_the_usual_tests_on_trec_eval
     assert np.allclose(t.p_value, stats.ttest_rel(a, b, axis=1).pvalue, rtol=1e-9)
     combined = cmp.topic_tests()  # no shared error at a point p: the t-test
     assert np.allclose(combined.p_value, t.p_value, rtol=1e-9)
-    assert np.allclose(cmp.topic_tests("wilcoxon").p_value, [stats.wilcoxon(x - y).pvalue for x, y in zip(a, b)])
+    wil = [stats.wilcoxon(x - y).pvalue for x, y in zip(a, b, strict=True)]
+    assert np.allclose(cmp.topic_tests("wilcoxon").p_value, wil)
     r = cmp.topic_tests("randomization", adjust="holm", resamples=100_000)  # 2^16 flips: enumerated, exact
     ref = [stats.permutation_test((x, y), lambda u, v, axis: np.mean(u - v, axis=axis), vectorized=True,
-                                  permutation_type="samples", n_resamples=100_000).pvalue for x, y in zip(a, b)]
+                                  permutation_type="samples", n_resamples=100_000).pvalue
+           for x, y in zip(a, b, strict=True)]
     assert np.allclose(r.p_value, ref, rtol=1e-12)
     assert np.allclose(r.p_adjusted, adjust_pvalues(np.array(ref), "holm"))
     frame = r.to_frame()
@@ -228,9 +230,88 @@ def test_evaluate_pairs_reports_the_test_across_topics(small, tmp_path):
     pairs = pd.read_csv(io.StringIO(out)).dropna(subset=["run_a"])
     ap = bv.evaluate(data, "AP").values[0]
     names = list(data.systems)
-    ref = [stats.ttest_rel(ap[names.index(a)], ap[names.index(b)]).pvalue for a, b in zip(pairs.run_a, pairs.run_b)]
+    ref = [stats.ttest_rel(ap[names.index(a)], ap[names.index(b)]).pvalue
+           for a, b in zip(pairs.run_a, pairs.run_b, strict=True)]
     np.testing.assert_allclose(pairs.p_value, np.minimum(1, 6 * np.array(ref)), rtol=1e-5)  # 4 runs: 6 pairs
     rc, out, err = run_cli("evaluate", tmp_path / "q", *paths, "--default-p", "0", "--pairs")
     assert rc == 0, err
     assert "p_less_topics: P(mean AP_a - AP_b over the population of topics < 0)" in out
     assert "Holm-adjusted over 6 pairs" in out
+
+
+def test_compare_command_one_table_of_every_test(small, tmp_path):
+    import io
+
+    import pandas as pd
+    from conftest import run_cli
+
+    import bayeval as bv
+    from bayeval.io import write_qrels, write_run
+
+    col, data = small
+    write_qrels(col.judgments, tmp_path / "q")
+    for run in col.runs:
+        write_run(run, tmp_path / run.name)
+    a, b = col.runs.names[:2]
+    rc, out, err = run_cli("compare", tmp_path / "q", tmp_path / a, tmp_path / b, "--default-p", "0.2",
+                           "--format", "csv")
+    assert rc == 0, err
+    f = pd.read_csv(io.StringIO(out))
+    assert list(f.columns) == ["test", "values", "delta", "lower", "upper", "p_less", "p_value"]
+    assert f["values"].tolist() == ["E"] * 6 + ["unjudged = 0"] * 4
+    pair = bv.RankData.build(col.runs.select([a, b]), col.judgments)
+    ap = bv.evaluate(pair, "AP").values[0]
+    known = f[f["values"] == "unjudged = 0"].set_index("test")
+    assert known.loc["paired t-test", "p_value"] == pytest.approx(stats.ttest_rel(ap[0], ap[1]).pvalue, rel=1e-5)
+    assert known.loc["Wilcoxon signed-rank test", "p_value"] == pytest.approx(stats.wilcoxon(ap[0] - ap[1]).pvalue,
+                                                                              rel=1e-5)
+    assert known.delta.iloc[0] == pytest.approx((ap[0] - ap[1]).mean(), abs=1e-6)
+    cmp = bv.compare(pair, None, default_p=0.2)
+    e = f[f["values"] == "E"].set_index("test")
+    assert e.loc["these topics, relevance uncertain", "p_less"] == pytest.approx(cmp.all_p_less[0], rel=1e-5)
+    assert e.loc["paired t-test", "p_value"] == pytest.approx(cmp.topic_tests("t").p_value[0], rel=1e-5)
+    rc, out, err = run_cli("compare", tmp_path / "q", tmp_path / a, tmp_path / b, "--default-p", "0.2")
+    assert rc == 0 and "E[MAP]" in out and "MAP (unjudged = 0)" in out
+    for bad, what in ((["--measure", "AP,P@10"], "--measure"), (["--default-p", "3"], "--default-p")):
+        rc, out, err = run_cli("compare", tmp_path / "q", tmp_path / a, tmp_path / b, *bad)
+        assert rc == 2 and what in err and "Traceback" not in err
+    rc, out, err = run_cli("compare", tmp_path / "q", tmp_path / a, tmp_path / "nope")
+    assert rc == 2 and "nope" in err
+
+
+@pytest.mark.data
+@pytest.mark.slow
+def test_compare_agrees_with_ranx_on_trec8(shared_data, tmp_path):
+    """ranx's compare (its own MAP@100, Student's t and Fisher's randomization) against `bayeval compare` on two
+    TREC-8 runs with unjudged documents not relevant: the t-test's p-value to 1e-3 (ranx breaks score ties its
+    own way: 0.40384 against 0.40330 measured), the randomization test's within its Monte Carlo error."""
+    import gzip
+    import io
+    import shutil
+
+    import pandas as pd
+    from conftest import run_cli
+
+    ranx = pytest.importorskip("ranx")
+    d = shared_data / "trec8"
+    for f in ("qrels.txt.gz", "runs/input.INQ601.gz", "runs/input.INQ602.gz"):
+        with gzip.open(d / f) as src, open(tmp_path / f.split("/")[-1][:-3], "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    q = ranx.Qrels.from_file(str(tmp_path / "qrels.txt"), kind="trec")
+    runs = []
+    for name in ("INQ601", "INQ602"):
+        runs.append(ranx.Run.from_file(str(tmp_path / f"input.{name}"), kind="trec"))
+        runs[-1].name = name
+    pair = frozenset(["INQ601", "INQ602"])
+    student = ranx.compare(q, runs, metrics=["map@100"], stat_test="student", make_comparable=True)
+    fisher = ranx.compare(q, runs, metrics=["map@100"], stat_test="fisher", n_permutations=20_000,
+                          make_comparable=True)
+    rc, out, err = run_cli("compare", d / "qrels.txt.gz", d / "runs/input.INQ601.gz", d / "runs/input.INQ602.gz",
+                           "--depth", "100", "--default-p", "0", "--resamples", "20000", "--format", "csv")
+    assert rc == 0, err
+    f = pd.read_csv(io.StringIO(out))
+    known = f[f["values"] == "unjudged = 0"].set_index("test")
+    assert known.loc["paired t-test", "p_value"] == pytest.approx(student.comparisons[pair]["map@100"]["p_value"],
+                                                                  abs=1e-3)
+    p = fisher.comparisons[pair]["map@100"]["p_value"]
+    assert abs(known.loc["randomization test", "p_value"] - p) < 4 * 2 * np.sqrt(p * (1 - p) / 20_000)

@@ -39,8 +39,6 @@ __all__ = ["register"]
 
 
 def register(sub) -> None:
-    from bayeval.relevance.defaults import model_help
-
     p = sub.add_parser(
         "evaluate", help="expected measures and P(difference < 0) under uncertain relevance",
         description="Expected value of each measure for every run with its interval, treating each unjudged "
@@ -52,6 +50,34 @@ def register(sub) -> None:
                     "model's parameter uncertainty. With --pairs, csv/json output is one table: the per-run "
                     "rows (column run set) then the pair rows (run_a and run_b set).")
     add_collection_arguments(p)
+    p.add_argument("--measures", default="AP", help="comma-separated measures (default AP), e.g. AP,P@10,nDCG@10")
+    p.add_argument("--pairs", action="store_true",
+                   help="every pair of runs: P(a - b < 0) on these topics and a test across topics")
+    add_test_arguments(p, adjust=True)
+    p.add_argument("--per-topic", action="store_true", help="also print every topic's rows")
+    add_source_arguments(p)
+    add_format_argument(p)
+    p.set_defaults(func=run)
+
+
+def add_test_arguments(p, *, adjust: bool) -> None:
+    """``--test`` (and ``--adjust`` over many pairs): the test across topics (:func:`bayeval.expected.topic_tests`)."""
+    p.add_argument("--test", choices=TOPIC_TESTS, default="combined",
+                   help="the test across topics: combined (default): the paired t-test on the expected per-topic "
+                        "differences plus the relevance error every topic shares, one probability for topics and "
+                        "relevance (docs/expected.md, 'Across topics'); t, wilcoxon, randomization, bootstrap: "
+                        "those tests on the expected per-topic differences")
+    if adjust:
+        p.add_argument("--adjust", choices=ADJUSTMENTS, default="holm",
+                       help="adjustment of the p-values over the pairs: none, bonferroni, holm (default), bh "
+                            "(Benjamini-Hochberg)")
+
+
+def add_source_arguments(p) -> None:
+    """Where p of unjudged documents comes from and how the moments are computed: ``--probabilities``,
+    ``--default-p``, ``--method``, ``--level``, ``--mc-draws``, ``--seed`` and the relevance model's group."""
+    from bayeval.relevance.defaults import model_help
+
     p.add_argument("--probabilities", metavar="FILE",
                    help="probabilities of relevance of unjudged documents, mtc-eval format 'topic Q0 docno prob'")
     p.add_argument("--default-p", type=probability, default=None,
@@ -64,19 +90,8 @@ def register(sub) -> None:
                         "(map|laplace|mcmc|vi) is deprecated: give it as --fit")
     p.add_argument("--level", type=level, default=0.95, help="level of the intervals (default 0.95)")
     add_mc_draws(p, 2000, old="--draws")
-    p.add_argument("--seed", type=int, default=0, help="Monte Carlo and fit seed (default 0)")
-    p.add_argument("--measures", default="AP", help="comma-separated measures (default AP), e.g. AP,P@10,nDCG@10")
-    p.add_argument("--pairs", action="store_true",
-                   help="every pair of runs: P(a - b < 0) on these topics and a test across topics")
-    p.add_argument("--test", choices=TOPIC_TESTS, default="combined",
-                   help="the test across topics with --pairs: combined (default): the paired t-test on the "
-                        "expected per-topic differences plus the relevance error every topic shares, one "
-                        "probability for topics and relevance (docs/expected.md, 'Across topics'); t, wilcoxon, "
-                        "randomization, bootstrap: those tests on the expected per-topic differences")
-    p.add_argument("--adjust", choices=ADJUSTMENTS, default="holm",
-                   help="adjustment of the p-values over the pairs: none, bonferroni, holm (default), bh "
-                        "(Benjamini-Hochberg)")
-    p.add_argument("--per-topic", action="store_true", help="also print every topic's rows")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the Monte Carlo draws, the fit and the resampling tests (default 0)")
     g = p.add_argument_group("relevance model (instead of --probabilities)")
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --probabilities "
@@ -94,8 +109,6 @@ def register(sub) -> None:
     g.add_argument("--closed-form-draws", type=positive_int, default=25,
                    help="of those, how many (evenly spaced) --method paper|delta|exact combines by the law of total "
                         "variance (default 25; each costs one closed-form pass)")
-    add_format_argument(p)
-    p.set_defaults(func=run)
 
 
 def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
@@ -206,33 +219,42 @@ def _pair_legend(measure, tt_describe: str, level_pct: str, plugin: bool) -> dic
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    from scipy.special import ndtri
-
-    from bayeval.data.rankdata import RankData
+def probabilities_for(args: argparse.Namespace, data):
+    """``(data, probs, est, method, fit, source)`` from the source arguments (:func:`add_source_arguments`): ``probs``
+    what the expected measures take, ``est`` the fitted model's estimate (or None), ``source`` in words."""
     from bayeval.display import describe_source
-    from bayeval.expected import compare_systems, expected_measures
     from bayeval.io.probabilities import read_probabilities
-    from bayeval.measures import parse_measures
 
     method, fit = _resolve_methods(args)
     if fit is None and args.unseen:
         raise BayevalInputError("--unseen: needs a relevance model (not --probabilities or --default-p)")
-    measures = parse_measures(args.measures)
-    if method != "mc" and any(m.name == "R-prec" for m in measures):
-        raise BayevalInputError("--measures: R-prec has no closed form (its cutoff is the random R); "
-                                "use --method mc")
     probs = read_probabilities(args.probabilities) if args.probabilities else None
-    qrels, runs = qrels_and_runs(args)
-    data = RankData.build(runs, qrels, depth=args.depth)
-    mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
-    est, source = None, describe_moments(method)
+    est, cfg, source = None, None, describe_moments(method)
     if fit is not None:
         cfg, est, data = _fit_model(args, data, fit)
         # every method uses the posterior draws of p when there are any (closed forms by the law of total
         # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
         probs = est = replace(est, closed_form_draws=args.closed_form_draws)
         source = describe_source(cfg.name, fit, method)
+    elif probs is None:
+        source = describe_source(None, None, method, default_p=args.default_p)
+    return data, probs, est, cfg, method, fit, source
+
+
+def run(args: argparse.Namespace) -> int:
+    from scipy.special import ndtri
+
+    from bayeval.data.rankdata import RankData
+    from bayeval.expected import compare_systems, expected_measures
+    from bayeval.measures import parse_measures
+
+    measures = parse_measures(args.measures)
+    if args.method != "mc" and any(m.name == "R-prec" for m in measures):
+        raise BayevalInputError("--measures: R-prec has no closed form (its cutoff is the random R); "
+                                "use --method mc")
+    qrels, runs = qrels_and_runs(args)
+    data, probs, est, cfg, method, fit, source = probabilities_for(args, RankData.build(runs, qrels, depth=args.depth))
+    mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
     exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
     pct = f"{100 * args.level:g}%"
     per_run = exp.to_frame(per_topic=args.per_topic)

@@ -22,8 +22,8 @@ from bayeval.errors import BayevalInputError, DataNotice
 __all__ = ["build_parser", "main"]
 
 # sub-command modules, in the order `bayeval --help` lists them
-_COMMANDS = ("check", "demo", "measures", "sampled", "evaluate", "estimate", "report", "design", "bias", "judge",
-             "experiment")
+_COMMANDS = ("check", "demo", "measures", "sampled", "evaluate", "compare", "estimate", "report", "design", "bias",
+             "judge", "experiment")
 
 
 class _Parser(argparse.ArgumentParser):
