@@ -6,8 +6,8 @@
 - ``bayeval experiment robustness stats TABLE [--what overall|proper|reliability|...] [--runs-info runs.tsv]``
   prints the papers' statistics of a trial table and the proper scores of P(ΔMAP < 0) (Brier, log score,
   reliability bins, sharpness; :mod:`bayeval.stats.forecast`);
-- ``bayeval experiment robustness report TABLE --page PAGE.md [--figures PREFIX]`` writes the markdown
-  page (with figures) that docs/robustness-*.md are;
+- ``bayeval experiment robustness report TABLE --page PAGE.md [--figures DIR]`` writes the markdown
+  page (with its figures in DIR) that docs/robustness-*.md are;
 - ``bayeval experiment similarity run|stats|trajectory|report|cranfield`` — the same for the similarity
   study of Carterette & Allan (2007) (docs/similarity-*.md).
 - ``bayeval experiment sparse DIR`` — one judged relevant document per topic (docs/sparse-labels.md).
@@ -115,8 +115,9 @@ def register(sub) -> None:
     g.add_argument("--collection", default=None, help="the collection to report (if the table holds several)")
     g.add_argument("--paper", choices=("adhoc99", "robust05"), default="adhoc99",
                    help="carterette2007 Table 5 column quoted next to the results (default adhoc99)")
-    g.add_argument("--figures", default=None, metavar="PREFIX",
-                   help="write PREFIX-calibration.png, -emap.png, -tau.png and link them from the page")
+    g.add_argument("--figures", default=None, metavar="DIR",
+                   help="folder (created) to write the figures into, PAGE-calibration.png, -reliability.png, "
+                        "-emap.png and -tau.png (PAGE: the page's name), linked from the page")
     g.add_argument("--runs-info", default=None, metavar="runs.tsv", help="run table marking manual runs")
     g.add_argument("--tau-goal", type=float, default=None, help="mean tau goal to check (e.g. 0.60)")
     g.add_argument("--notes", default=None, metavar="FILE.md", help="hand-written reading appended to the page")
@@ -190,7 +191,9 @@ def _register_similarity(studies, parser_class) -> None:
     g.add_argument("--paper-trec", default="8",
                    help="carterette-allan2007 Table 1 row quoted (3, 5-8; 'none'; default 8)")
     g.add_argument("--trajectory", default=None, metavar="FILE.csv", help="csv of 'trajectory' to plot")
-    g.add_argument("--figures", default=None, metavar="PREFIX", help="write PREFIX-emap.png (and -tau.png)")
+    g.add_argument("--figures", default=None, metavar="DIR",
+                   help="folder (created) to write the figures into, PAGE-emap.png (and -tau.png; PAGE: the page's "
+                        "name), linked from the page")
     g.add_argument("--runs-info", default=None, metavar="runs.tsv", help="run table marking manual runs")
     g.add_argument("--notes", default=None, metavar="FILE.md", help="hand-written reading appended to the page")
     g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
@@ -291,7 +294,7 @@ def _sim_report(args: argparse.Namespace) -> int:
     name = frame["collection"].iloc[0]
     figures = {}
     if args.figures:
-        rel = os.path.relpath(os.path.abspath(args.figures), os.path.dirname(os.path.abspath(args.page)))
+        args.figures, rel = _figure_prefix(args.figures, args.page)
         manual = _manual_runs(args.runs_info)
         methods = [m for m in NAMES if m in set(frame["method"])]
         plot_expected_vs_true(frame.assign(confidence="E[MAP]"), [(m, "E[MAP]") for m in methods], manual=manual,
@@ -426,6 +429,19 @@ def _read_notes(path: str | None) -> str | None:
         raise BayevalInputError(f"--notes: cannot read {path} ({exc.strerror})") from exc
 
 
+def _figure_prefix(folder: str, page: str) -> tuple[str, str]:
+    """``(prefix, prefix relative to the page)`` of the figures written into ``folder`` (created): the page's name
+    in it, so that two studies' figures can share a folder."""
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise BayevalInputError(f"--figures: {folder} is a file; give a folder (created when absent)")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise BayevalInputError(f"--figures: cannot create {folder} ({exc.strerror})") from exc
+    prefix = os.path.join(folder, os.path.splitext(os.path.basename(page))[0])
+    return prefix, os.path.relpath(os.path.abspath(prefix), os.path.dirname(os.path.abspath(page)))
+
+
 def _report(args: argparse.Namespace) -> int:
     from bayeval.experiments import read_table
     from bayeval.experiments.report import render_report, write_report
@@ -438,7 +454,7 @@ def _report(args: argparse.Namespace) -> int:
                                                                         "tau_goal", "notes"), paper="adhoc99")
     rel = None
     if args.figures:
-        rel = os.path.relpath(os.path.abspath(args.figures), os.path.dirname(os.path.abspath(args.page)))
+        args.figures, rel = _figure_prefix(args.figures, args.page)
     text = render_report(frame, title=args.title or f"Robustness of reused judgments: {frame['collection'].iloc[0]}",
                          command=command, paper_key=args.paper, figures=args.figures, figures_rel=rel,
                          manual=manual, tau_goal=args.tau_goal, notes=notes)
