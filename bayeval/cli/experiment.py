@@ -263,6 +263,55 @@ _WHY_MISSING = {**dict.fromkeys(("wilcoxon_p", "t_p"),
                 "accuracy_95": "no call at confidence 0.95 or more"}
 
 
+#: The columns of the studies' statistics tables (a legend line each; shared ones are in bayeval.display.LEGENDS).
+_STUDY_LEGEND = {
+    "method": "the study's method (mtc, rtc, bayes: Bayesian RTC, ip: incremental pooling; sim, one: MTC with "
+              "similarity, MTC with one judged document)",
+    "confidence": "how P(ΔMAP < 0) was computed (the moment method, or Monte Carlo)",
+    "trials": "trials of the method",
+    "trial": "the trial",
+    "pairs": "pairs of runs scored",
+    "judgments": "judgments made in the trial",
+    "reached": "share of trials (per trial: whether) the selection reached the target confidence",
+    "tau": "Kendall τ between the runs' E[MAP] and their true MAP",
+    "sd_tau": "sd of τ over trials",
+    "sig_accuracy": "accuracy of the calls of the pairs a paired t-test over topics finds significant at 0.05 (true "
+                    "MAP)",
+    "sig_pairs": "share of pairs significant at 0.05 by that test",
+    "brier": "Brier score of P(ΔMAP < 0) against the sign of the true ΔMAP (lower is better)",
+    "log_score": "log score of P(ΔMAP < 0) (mean -log of the probability given to what happened; lower is better)",
+    "share_95": "share of pairs called with confidence ≥ 0.95",
+    "share_99": "share of pairs called with confidence ≥ 0.99",
+    "n_95": "pairs called with confidence ≥ 0.95",
+    "n_99": "pairs called with confidence ≥ 0.99",
+    "right_95": "share of the calls at ≥ 0.95 that are right (NA: none)",
+    "right_99": "share of the calls at ≥ 0.99 that are right (NA: none)",
+    "reliable": "every reliability bin's observed frequency lies in its Wilson interval",
+    "split": "how the pairs are grouped: all, pair_type (which runs were judged), run_type (automatic/manual)",
+    "group": "the group of that split (pair type, run type or similarity bin)",
+    "bin": "the bin of confidence (or of P(ΔMAP < 0))",
+    "lower_edge": "lower edge of the bin",
+    "upper_edge": "upper edge of the bin",
+    "n": "pairs (or trials) counted",
+    "share": "share of the method's pairs in the bin",
+    "mean_confidence": "mean confidence of the pairs in the bin",
+    "mean_forecast": "mean P(ΔMAP < 0) of the pairs in the bin",
+    "frequency": "share of them whose true ΔMAP < 0",
+    "lower": "lower end of the 95% Wilson interval of that share (accuracy, or frequency)",
+    "upper": "upper end of that interval",
+    "consistent": "the bin's mean lies in that interval",
+    "quantity": "the per-trial quantity tested",
+    "a": "the first method",
+    "b": "the second method",
+    "mean_a": "mean of the quantity for a over trials",
+    "mean_b": "mean for b",
+    "median_a": "median for a",
+    "median_b": "median for b",
+    "wilcoxon_p": "two-sided p-value of Wilcoxon's signed-rank test over trials",
+    "t_p": "two-sided p-value of the paired t-test over trials",
+}
+
+
 def _sim_stats(args: argparse.Namespace) -> int:
     from bayeval.cli._output import write_frame
     from bayeval.experiments.similarity_report import similarity_statistics
@@ -271,7 +320,7 @@ def _sim_stats(args: argparse.Namespace) -> int:
     st = similarity_statistics(frame)
     table = {"overall": st.overall, "trials": st.per_trial, "tests": st.tests}[args.what]
     write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials",
-                missing=_WHY_MISSING)
+                missing=_WHY_MISSING, legend=_STUDY_LEGEND)
     return 0
 
 
@@ -375,7 +424,7 @@ def _stats(args: argparse.Namespace) -> int:
              "proper": st.proper, "reliability": st.reliability,
              "pair-type": st.by_pair_type, "similarity": st.by_similarity, "tests": st.tests}[args.what]
     write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials",
-                missing=_WHY_MISSING)
+                missing=_WHY_MISSING, legend=_STUDY_LEGEND)
     return 0
 
 
