@@ -109,7 +109,7 @@ def test_depth_means_one_thing_with_one_default_everywhere():
     assert {(a.default, a.help) for p, a in found if p in studies} == \
         {(100, "keep only each run's top D documents (default 100, the studies' published setting)")}
     model = _options("model_depth")
-    assert {p for p, _ in model} == {"evaluate", "estimate", "report", "sampled"}
+    assert {p for p, _ in model} == {"evaluate", "compare", "estimate", "report", "sampled"}
     assert len({(a.default, a.help) for _, a in model}) == 1
 
 
