@@ -9,8 +9,8 @@ returns a frozen :class:`Report`:
   (mean over topics of the fraction of the top k holding a judged document) and the rank by E;
 - the pairwise confidence matrix :math:`C_{ab}=P(\mathrm{MAP}_a>\mathrm{MAP}_b)=P(\Delta_{ab}>0)`, marked
   † at 0.95 and ‡ at 0.99 (on these topics, relevance uncertain), and * where a test across topics says the runs
-  differ over the population of topics (:func:`bayeval.expected.topic_tests`, default the combined test,
-  Holm-adjusted over all pairs, at 0.05);
+  differ over the population of topics (:func:`bayeval.expected.topic_tests`, default the paired t-test on the
+  values with unjudged documents not relevant, Holm-adjusted over all pairs, at 0.05);
 
 rendered as LaTeX (booktabs) and markdown tables and a figure (E with intervals; the confidence heatmap).
 Like ranx's ``Report``, with the uncertainty of incomplete judgments in every number.
@@ -40,7 +40,7 @@ from bayeval.display import describe_source, format_number, format_share
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.expected.extrapolation import extrapolation
-from bayeval.measures import judged_at
+from bayeval.measures import evaluate, judged_at
 
 __all__ = ["ACROSS_MARK", "MARKERS", "MAX_MATRIX", "Report", "make_report", "run_labels"]
 
@@ -431,7 +431,8 @@ def _judged_at(data, k: int) -> np.ndarray:
 
 def make_report(data, probabilities=None, *, measure: str = "AP", level: float = 0.95, judged_k: int = 10,
                 method: str | None = None, default_p: float = 0.5, mc_draws: int = 2000, seed=0,
-                test: str | None = "combined", adjust: str = "holm", alpha: float = 0.05) -> Report:
+                test: str | None = "t", test_values: str = "judged", adjust: str = "holm",
+                alpha: float = 0.05) -> Report:
     """Evaluate every run of ``data`` under uncertain relevance and build a :class:`Report`.
 
     Parameters
@@ -454,9 +455,13 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
         Monte Carlo draws (``method="mc"``).
     seed : int
     test : str or None
-        The test across topics that marks pairs (:data:`ACROSS_MARK`): ``"combined"`` (default; topics and
-        relevance in one probability), ``"t"``, ``"wilcoxon"``, ``"randomization"``, ``"bootstrap"``
+        The test across topics that marks pairs (:data:`ACROSS_MARK`): ``"t"`` (default), ``"wilcoxon"``,
+        ``"randomization"``, ``"bootstrap"``, ``"combined"`` (topics and relevance in one probability)
         (:func:`bayeval.expected.topic_tests`); ``None``: no test.
+    test_values : {"judged", "expected"}
+        What it compares per topic: the measure with unjudged documents not relevant (default, as trec_eval), or
+        E[measure]; on shallow judgments both reject too many true nulls, ``"expected"`` more (the choice and its
+        figures: docs/expected.md, "Across topics").
     adjust : {"none", "bonferroni", "holm", "bh"}
         Its adjustment over all pairs (default Holm).
     alpha : float
@@ -515,7 +520,10 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     conf = pd.DataFrame(C[np.ix_(order, order)], index=names[order], columns=names[order])
     across, caption = None, ""
     if test is not None:
-        tt = cmp.topic_tests(test, adjust=adjust, seed=seed)
+        if test_values not in ("judged", "expected"):
+            raise BayevalInputError(f"test_values: must be judged or expected, got {test_values!r}")
+        known = evaluate(data, [measure]).values[0] if test_values == "judged" else None
+        tt = cmp.topic_tests(test, values=known, adjust=adjust, seed=seed)
         A = np.full((S, S), np.nan)
         A[tt.index_a, tt.index_b] = A[tt.index_b, tt.index_a] = tt.p_adjusted
         across, caption = pd.DataFrame(A[np.ix_(order, order)], index=names[order], columns=names[order]), \

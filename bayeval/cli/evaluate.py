@@ -61,12 +61,16 @@ def register(sub) -> None:
 
 
 def add_test_arguments(p, *, adjust: bool) -> None:
-    """``--test`` (and ``--adjust`` over many pairs): the test across topics (:func:`bayeval.expected.topic_tests`)."""
-    p.add_argument("--test", choices=TOPIC_TESTS, default="combined",
-                   help="the test across topics: combined (default): the paired t-test on the expected per-topic "
-                        "differences plus the relevance error every topic shares, one probability for topics and "
-                        "relevance (docs/expected.md, 'Across topics'); t, wilcoxon, randomization, bootstrap: "
-                        "those tests on the expected per-topic differences")
+    """``--test``, ``--test-values`` (and ``--adjust`` over many pairs): the test across topics
+    (:func:`bayeval.expected.topic_tests`)."""
+    p.add_argument("--test", choices=TOPIC_TESTS, default="t",
+                   help="the test across topics: t (default), wilcoxon, randomization, bootstrap, or combined: the "
+                        "paired t-test on the expected per-topic differences plus the relevance error every topic "
+                        "shares (docs/expected.md, 'Across topics')")
+    p.add_argument("--test-values", choices=("judged", "expected"), default="judged",
+                   help="what the test compares per topic: judged (default): the measure with unjudged documents "
+                        "not relevant, as trec_eval; expected: E[measure]. On shallow judgments both reject too "
+                        "many true nulls, expected more (docs/expected.md, 'Across topics')")
     if adjust:
         p.add_argument("--adjust", choices=ADJUSTMENTS, default="holm",
                        help="adjustment of the p-values over the pairs: none, bonferroni, holm (default), bh "
@@ -182,7 +186,7 @@ def _with_interval(frame: pd.DataFrame, mean: str, var: str, lower: str, upper: 
     frame[lower], frame[upper] = np.clip(e - z * sd, *bounds), np.clip(e + z * sd, *bounds)
 
 
-def _pair_frame(cmp, plugin, args):
+def _pair_frame(cmp, plugin, args, known=None):
     """The pair rows: E[Δ] with its interval on these topics, P(Δ < 0), the test across topics on the ``all``
     rows (per-topic rows have none), and P(Δ < 0) at the point p where ``plugin`` is another comparison."""
     from scipy.special import ndtri
@@ -190,10 +194,11 @@ def _pair_frame(cmp, plugin, args):
     frame = cmp.to_frame(per_topic=args.per_topic)
     _with_interval(frame, "delta_expected", "delta_variance", "delta_lower", "delta_upper",
                    float(ndtri(0.5 + args.level / 2)), (-1.0, 1.0))
-    tt = cmp.topic_tests(args.test, adjust=args.adjust, level=args.level, seed=args.seed)
+    tt = cmp.topic_tests(args.test, values=known if args.test_values == "judged" else None, adjust=args.adjust,
+                         level=args.level, seed=args.seed)
     over = frame["topic"] == "all"
     frame["p_less_topics"], frame["p_value"] = np.nan, np.nan
-    frame.loc[over, "p_less_topics"] = tt.p_less
+    frame.loc[over, "p_less_topics"] = cmp.topic_tests("combined").p_less
     frame.loc[over, "p_value"] = tt.p_adjusted
     if plugin is not None:
         frame["p_less_plugin"] = plugin.to_frame(per_topic=args.per_topic)["p_less"].to_numpy()
@@ -212,7 +217,8 @@ def _pair_legend(measure, tt_describe: str, level_pct: str, plugin: bool) -> dic
            "p_less": f"P({m}_a - {m}_b < 0) on these topics (relevance uncertain"
                      f"{', over the posterior' if plugin else ''}): confidence that run b is better",
            "p_less_topics": f"P(mean {m}_a - {m}_b over the population of topics < 0): topics sampled and "
-                            "relevance uncertain (--test combined or t)",
+                            "relevance uncertain (the combined test; too sure on shallow judgments, docs/expected.md "
+                            "'Across topics')",
            "p_value": f"{tt_describe} (--test, --adjust)"}
     if plugin:
         out["p_less_plugin"] = "the same at the point p (no parameter uncertainty)"
@@ -246,14 +252,15 @@ def run(args: argparse.Namespace) -> int:
 
     from bayeval.data.rankdata import RankData
     from bayeval.expected import compare_systems, expected_measures
-    from bayeval.measures import parse_measures
+    from bayeval.measures import evaluate, parse_measures
 
     measures = parse_measures(args.measures)
     if args.method != "mc" and any(m.name == "R-prec" for m in measures):
         raise BayevalInputError("--measures: R-prec has no closed form (its cutoff is the random R); "
                                 "use --method mc")
     qrels, runs = qrels_and_runs(args)
-    data, probs, est, cfg, method, fit, source = probabilities_for(args, RankData.build(runs, qrels, depth=args.depth))
+    known_data = RankData.build(runs, qrels, depth=args.depth)
+    data, probs, est, cfg, method, fit, source = probabilities_for(args, known_data)
     mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
     exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
     pct = f"{100 * args.level:g}%"
@@ -285,7 +292,8 @@ def run(args: argparse.Namespace) -> int:
             else:
                 cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)
                 title = f"{m}_a - {m}_b: P(< 0) on these topics by {describe_moments(method)}; tests across topics"
-            frame, tt = _pair_frame(cmp, plugin, args)
+            known = evaluate(known_data, [m]).values[0] if args.test_values == "judged" else None
+            frame, tt = _pair_frame(cmp, plugin, args, known)
             if table:
                 write_frame(frame.drop(columns="delta_variance"), "table", title=title,
                             legend=_pair_legend(m, tt.describe(), pct, plugin is not None))

@@ -38,10 +38,13 @@ def register(sub) -> None:
                    help="moments: exact, delta, paper or mc (default: mc with a sampled --fit, else exact)")
     add_mc_draws(p, 2000)
     p.add_argument("--seed", type=int, default=0, help="seed of the fit and the Monte Carlo draws (default 0)")
-    p.add_argument("--test", choices=(*TOPIC_TESTS, "none"), default="combined",
-                   help="the test across topics that marks pairs with *: combined (default: topics and relevance "
-                        "in one probability, docs/expected.md 'Across topics'), t, wilcoxon, randomization, "
-                        "bootstrap, or none")
+    p.add_argument("--test", choices=(*TOPIC_TESTS, "none"), default="t",
+                   help="the test across topics that marks pairs with *: t (default), wilcoxon, randomization, "
+                        "bootstrap, combined (topics and relevance in one probability; docs/expected.md 'Across "
+                        "topics'), or none")
+    p.add_argument("--test-values", choices=("judged", "expected"), default="judged",
+                   help="what the test compares per topic: judged (default): the measure with unjudged documents "
+                        "not relevant, as trec_eval; expected: E[measure]")
     p.add_argument("--adjust", choices=ADJUSTMENTS, default="holm",
                    help="adjustment of its p-values over all pairs (default holm)")
     p.add_argument("--out", metavar="DIR", help="directory to write report.{tex,md,png,pdf} (default: print markdown)")
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
                       method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
                       mc_draws=args.mc_draws, seed=args.seed, test=None if args.test == "none" else args.test,
-                      adjust=args.adjust)
+                      test_values=args.test_values, adjust=args.adjust)
     if args.out:
         paths = rep.save(args.out)
         print(rep.summary())

@@ -59,6 +59,8 @@ class TopicTests:
         :math:`P(\mu < 0)` (``combined`` and ``t``; NaN otherwise).
     p_value, p_adjusted : ndarray, shape (P,)
         Two-sided p-value of :math:`\mu = 0`, and the same adjusted over the family of P pairs by ``adjust``.
+    judged : bool
+        The values tested were given (relevance known, e.g. trec_eval's), not :math:`E[\Delta_t]`.
     """
 
     measure: str
@@ -75,6 +77,7 @@ class TopicTests:
     p_less: np.ndarray
     p_value: np.ndarray
     p_adjusted: np.ndarray
+    judged: bool = False
 
     def __post_init__(self) -> None:
         for name in ("mean", "lower", "upper", "p_less", "p_value", "p_adjusted"):
@@ -101,7 +104,8 @@ class TopicTests:
         if self.adjust != "none" and len(self.index_a) < 2:
             adj = "(one pair: nothing to adjust)"
         family = f" over {len(self.index_a)} pairs" if self.adjust != "none" and len(self.index_a) > 1 else ""
-        return f"{TEST_NAMES[self.test]}, {self.topics} topics; two-sided p-value {adj}{family}"
+        on = "the given values (relevance known)" if self.judged else "E[Δ] per topic"
+        return f"{TEST_NAMES[self.test]} on {on}, {self.topics} topics; two-sided p-value {adj}{family}"
 
     def summary(self) -> str:
         k = int(np.count_nonzero(self.p_adjusted < 0.05))
@@ -116,7 +120,7 @@ class TopicTests:
                f"pairs={len(self.index_a)}, topics={self.topics})"
 
 
-def topic_tests(comparison, test: str = "combined", *, adjust: str = "none", level: float = 0.95,
+def topic_tests(comparison, test: str = "combined", *, values=None, adjust: str = "none", level: float = 0.95,
                 resamples: int = RESAMPLES, seed=0) -> TopicTests:
     r"""Test every pair of ``comparison`` across topics.
 
@@ -130,6 +134,11 @@ def topic_tests(comparison, test: str = "combined", *, adjust: str = "none", lev
         :math:`E[\Delta_t]` plus the relevance error every topic shares (posterior draws of p; none at a point
         p, where it is the t-test). The others: :func:`bayeval.stats.paired_pvalues` on :math:`E[\Delta_t]`,
         relevance taken as known.
+    values : ndarray, shape (S, T), optional
+        Per system and topic, values to test instead of :math:`E[\Delta_t]`, relevance known — e.g. trec_eval's,
+        unjudged documents not relevant (``bv.evaluate(data, measure).values[0]``); ``"combined"`` is then the
+        t-test. On shallow judgments every test across topics rejects too many true nulls, the tests on
+        :math:`E[\Delta_t]` more than the t-test on these values (docs/expected.md, "Across topics").
     adjust : {"none", "bonferroni", "holm", "bh"}
         Adjustment over the family of pairs (:func:`bayeval.stats.adjust_pvalues`).
     level : float
@@ -162,17 +171,27 @@ def topic_tests(comparison, test: str = "combined", *, adjust: str = "none", lev
         if not hasattr(comparison, name):
             raise BayevalInputError(f"comparison: expected a PairwiseComparison, got {type(comparison).__name__}")
     e = np.asarray(comparison.delta_expected, dtype=np.float64)
+    own = None
+    if values is not None:
+        x = np.asarray(values, dtype=np.float64)
+        if x.shape != (len(comparison.systems), e.shape[1]):
+            raise BayevalInputError(f"values: expected shape ({len(comparison.systems)}, {e.shape[1]}) (systems, "
+                                    f"topics), got {x.shape}")
+        e, own = x[comparison.index_a] - x[comparison.index_b], np.zeros_like(e)
     P, n = e.shape
     nan = np.full(P, np.nan)
     if test in ("combined", "t"):
-        r = uncertain_paired_t(e, comparison.delta_variance,
-                               comparison.all_variance if test == "combined" else None)
+        if own is not None:
+            r = uncertain_paired_t(e, own)
+        else:
+            r = uncertain_paired_t(e, comparison.delta_variance,
+                                   comparison.all_variance if test == "combined" else None)
         lower, upper = r.interval(level) if n >= 2 else (nan, nan)
         mean, p_less, p_value = r.mean, r.p_less, r.p_value
     else:
         mean, lower, upper, p_less = e.mean(axis=1) if n else nan, nan, nan, nan
         p_value = paired_pvalues(e, np.zeros_like(e), test, resamples=resamples, rng=seed)
-    return TopicTests(str(comparison.measure), test, adjust, tuple(comparison.systems), comparison.index_a,
-                      comparison.index_b, n, float(level), mean, lower, upper, p_less, p_value,
-                      adjust_pvalues(p_value, adjust))
+    return TopicTests(str(comparison.measure), "t" if test == "combined" and own is not None else test, adjust,
+                      tuple(comparison.systems), comparison.index_a, comparison.index_b, n, float(level), mean, lower,
+                      upper, p_less, p_value, adjust_pvalues(p_value, adjust), own is not None)
 
