@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import optimize
 
 from bayeval.data import RankData
 from bayeval.data.qrels import pool_qrels
