@@ -45,7 +45,8 @@ def _pair(text: str) -> tuple[str, str]:
 
 
 def _selection_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--measure", default="AP", help="AP, P@k, DCG@k or recall@k (default AP)")
+    p.add_argument("--measure", default="AP",
+                   help="AP, P@k, DCG@k, nDCG@k (decided on DCG@k) or recall@k (default AP)")
     p.add_argument("--alpha", type=confidence, default=0.95,
                    help="confidence at which a pair is decided (default 0.95)")
     p.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
@@ -225,8 +226,25 @@ def _demo_serve(args) -> int:
     return _run_server(args.campaign, args.cranfield, args.topics or args.cranfield, args)
 
 
+def _selection_measure(text: str) -> str:
+    """``--measure`` as the selectors read it: nDCG@k is decided on DCG@k, which has document weights (nDCG's
+    ideal DCG is random), saying so: on one topic both differences have the same sign."""
+    from bayeval.measures import Measure
+
+    try:
+        m = Measure.parse(text)
+    except BayevalInputError:
+        return text  # the selector names the error
+    if m.name == "nDCG" and m.cutoff is not None:
+        print(f"bayeval: note: --measure {m}: documents are chosen and pairs decided on DCG@{m.cutoff} (nDCG's ideal "
+              "DCG is unknown while judging; on each topic the two differences have the same sign); evaluate the "
+              f"judgments with nDCG@{m.cutoff} afterwards", file=sys.stderr)
+        return f"DCG@{m.cutoff}"
+    return text
+
+
 def _selector_kwargs(args) -> dict:
-    kw = {"measure": args.measure, "alpha": args.alpha, "method": args.method, "depth": args.depth,
+    kw = {"measure": _selection_measure(args.measure), "alpha": args.alpha, "method": args.method, "depth": args.depth,
           "default_p": args.default_p, "refit_every": args.refit_every, "config": args.config, "seed": args.seed,
           "moments": args.moments, "gain": args.gain, "max_grade": args.max_grade, "pool_depth": args.pool_depth}
     if args.method == "depth-pool" and args.pool_depth is None:
@@ -245,7 +263,8 @@ def _init(args) -> int:
         qrels_path = files.pop(0)
     initial = read_qrels(qrels_path, relevance_level=args.relevance_level) if qrels_path else None
     runs = read_runs(files)
-    camp = Campaign.create(args.campaign, runs, initial=initial, pairs=args.pairs, **_selector_kwargs(args))
+    camp = Campaign.create(args.campaign, runs, initial=initial, pairs=args.pairs,
+                           relevance_level=args.relevance_level, **_selector_kwargs(args))
     st = camp.status()
     n_init = camp.counts().get("initial", 0)
     print(f"created {args.campaign}: {len(runs)} runs, {len(st.run_a)} target pairs, {camp.settings['measure']}, "
@@ -256,14 +275,14 @@ def _init(args) -> int:
 
 def _next(args) -> int:
     from bayeval.selection import Campaign, write_requests
-    from bayeval.serve.desk import GRADE_NAMES
+    from bayeval.serve.desk import grade_names
 
     with Campaign.open(args.campaign) as camp:
         cands = camp.next(args.n)
         if args.out:
             n = write_requests(cands, args.out)
             sel = camp.selector()
-            scale = ", ".join(f"{g} = {GRADE_NAMES.get(g, f'grade {g}')}" for g in range(int(sel.max_grade) + 1))
+            scale = ", ".join(f"{g} = {name}" for g, name in grade_names(int(sel.max_grade), int(sel.level)).items())
             print(f"wrote {n} documents to judge to {args.out}: fill its empty grade column ({scale}), then "
                   f"'bayeval judge record {args.campaign} {args.out}'", file=sys.stderr)
         elif args.format == "csv":
