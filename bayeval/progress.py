@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from typing import TextIO, TypeVar
@@ -32,28 +33,38 @@ def format_duration(seconds: float) -> str:
 
 def _lines(iterable: Iterable[T], total: int | None, description: str, every: float, stream: TextIO) -> Iterator[T]:
     """The items of ``iterable``, with a line ``description: k/total (p%), elapsed, about ... left`` on ``stream``
-    at most every ``every`` seconds, and one at the end when any was printed."""
-    start = last = time.monotonic()
-    done = 0
-    said = False
+    every ``every`` seconds whether or not an item arrived (a heartbeat thread; the interval grows to a tenth of the
+    time elapsed, at most a minute, so an hour's work says so about 70 times), and one at the end when any was."""
+    start = time.monotonic()
+    state = {"done": 0, "said": False}
+    lock = threading.Lock()
+    stop = threading.Event()
 
     def say(final: bool = False) -> None:
-        elapsed = time.monotonic() - start
+        done, elapsed = state["done"], time.monotonic() - start
         of = f"/{total} ({100 * done / total:.0f}%)" if total else ""
         left = ""
-        if total and done and not final:
+        if total and done and not final and done < total:
             left = f", about {format_duration(elapsed / done * (total - done))} left"
-        print(f"{description}: {done}{of}, {format_duration(elapsed)} elapsed{left}" + (", done" if final else ""),
-              file=stream, flush=True)
+        with lock:
+            print(f"{description}: {done}{of}, {format_duration(elapsed)} elapsed{left}"
+                  + (", done" if final else ""), file=stream, flush=True)
+            state["said"] = True
 
-    for item in iterable:
-        yield item
-        done += 1
-        now = time.monotonic()
-        if now - last >= every:
+    def beat() -> None:
+        while not stop.wait(max(every, min(60.0, (time.monotonic() - start) / 10))):
             say()
-            last, said = now, True
-    if said:
+
+    thread = threading.Thread(target=beat, name="bayeval-progress", daemon=True)
+    thread.start()
+    try:
+        for item in iterable:
+            yield item
+            state["done"] += 1
+    finally:
+        stop.set()
+        thread.join()
+    if state["said"]:
         say(final=True)
 
 
@@ -65,8 +76,8 @@ def track(iterable: Iterable[T], *, total: int | None = None, description: str =
     ----------
     enabled : bool or None
         ``None`` (default) or ``True``: a rich bar when stderr is a terminal, otherwise a plain line every
-        ``every`` seconds (none for work done sooner: short runs and tests stay quiet); ``False``: nothing. No
-        progress when ``total`` is 0.
+        ``every`` seconds or more (none for work done sooner: short runs and tests stay quiet); ``False``:
+        nothing. No progress when ``total`` is 0.
     keep : bool
         Show the elapsed time and leave the finished bar on screen (for work of minutes or hours,
         such as a study's trials); by default the bar disappears when done.

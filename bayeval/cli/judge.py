@@ -6,7 +6,8 @@
 - ``bayeval judge status CAMPAIGN``
 - ``bayeval judge export CAMPAIGN --qrels FILE``
 - ``bayeval judge simulate QRELS RUN... --method mtc|rtc|pool --alpha 0.95 [--depth D] [--budget N] [--seed S]``
-- ``bayeval judge serve CAMPAIGN --texts DOCS [--topics TOPICS] [--host 127.0.0.1] [--port 8000]``: the judging page
+- ``bayeval judge serve CAMPAIGN [--texts DOCS] [--topics TOPICS] [--host 127.0.0.1] [--port 8000]``: the judging
+  page
 - ``bayeval judge demo-serve [CRANFIELD_DIR]``: a campaign on Cranfield, served
 """
 
@@ -151,7 +152,7 @@ def register(sub) -> None:
                         description="Serve the campaign's judging page: topic and document side by side, a key per "
                                     "grade, the campaign's next document for each assessor (docs/judging.md).")
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
-    _serve_options(s, texts_required=True)
+    _serve_options(s, texts=True)
     s.set_defaults(func=_serve)
 
     s = cmds.add_parser("demo-serve", help="create a campaign on Cranfield and serve its judging page",
@@ -162,15 +163,17 @@ def register(sub) -> None:
     s.add_argument("--campaign", default="cranfield-demo.sqlite", help="campaign file, created when absent "
                                                                       "(default cranfield-demo.sqlite)")
     s.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
-    _serve_options(s, texts_required=False)
+    _serve_options(s, texts=False)
     s.set_defaults(func=_demo_serve)
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
 
-def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:
-    if texts_required:
-        p.add_argument("--texts", required=True, metavar="DOCS",
-                       help="document texts: docno<TAB>text lines, JSON lines (docno, text), or Cranfield's directory")
+def _serve_options(p: argparse.ArgumentParser, *, texts: bool) -> None:
+    if texts:
+        p.add_argument("--texts", metavar="DOCS",
+                       help="document texts, extracted from your document collection (not from the qrels or runs, "
+                            "which hold only ids): docno<TAB>text lines, JSON lines (docno, text), or Cranfield's "
+                            "directory; without it the page shows each document's id, to judge it from elsewhere")
     p.add_argument("--topics", metavar="TOPICS", help="topic statements: a TREC topics file or "
                                                       "topic<TAB>title[<TAB>desc[<TAB>narr]] lines")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other address "
@@ -191,7 +194,7 @@ def _run_server(campaign: str, texts_path: str, topics_path: str | None, args) -
     from bayeval.selection import Campaign
 
     Campaign.open(campaign).close()  # a bad campaign path fails before the texts are read
-    texts = load_texts(texts_path)
+    texts = load_texts(texts_path) if texts_path else {}
     topics = load_topics(topics_path) if topics_path else {}
     loopback = args.host in LOOPBACK
     token = None if loopback else secrets.token_urlsafe(24)
@@ -199,8 +202,10 @@ def _run_server(campaign: str, texts_path: str, topics_path: str | None, args) -
                      lease_seconds=float(args.lease_seconds))
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{args.port}/" + ("" if token is None else f"?token={token}")
-    print(f"judging {os.path.basename(campaign)}: {len(texts)} texts, {len(topics)} topic statements; "
-          f"open {url}  (Ctrl-C stops)", flush=True)
+    missing = [] if texts_path else ["no --texts: documents are shown by id only"]
+    missing += [] if topics_path else ["no --topics: topics are shown by number only"]
+    print(f"judging {os.path.basename(campaign)}: {len(texts)} texts, {len(topics)} topic statements"
+          + "".join(f" ({m})" for m in missing) + f"; open {url}  (Ctrl-C stops)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
     return 0
 
