@@ -70,7 +70,9 @@ def _commands(d, tmp):
             ["estimate", shallow, *runs, "--model", "rtc", "--fit", "laplace", "--summary", "--out", tmp / "p.txt"],
             ["judge", "next", camp, "--n", "5", "--format", "table"], ["judge", "status", camp],
             ["judge", "simulate", q, *runs[:2], "--depth", "20", "--budget", "30"],
-            ["sampled", sample, *runs], ["sampled", sample, *runs, "--estimator", "stat"]]
+            ["sampled", sample, *runs], ["sampled", sample, *runs, "--estimator", "stat"],
+            ["demo", "--topics", "5", "--systems", "3", "--docs", "80", "--depth", "20", "--default-p", "0.3"],
+            ["design", "plan", "--topics", "50", "--sites", "4"]]
     return setup, cmds
 
 
