@@ -523,7 +523,8 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
         if test_values not in ("judged", "expected"):
             raise BayevalInputError(f"test_values: must be judged or expected, got {test_values!r}")
         known = evaluate(data, [measure]).values[0] if test_values == "judged" else None
-        tt = cmp.topic_tests(test, values=known, adjust=adjust, seed=seed)
+        tt = cmp.topic_tests(test, values=known, values_name="the values with unjudged documents not relevant",
+                             adjust=adjust, seed=seed)
         A = np.full((S, S), np.nan)
         A[tt.index_a, tt.index_b] = A[tt.index_b, tt.index_a] = tt.p_adjusted
         across, caption = pd.DataFrame(A[np.ix_(order, order)], index=names[order], columns=names[order]), \

@@ -191,7 +191,7 @@ def test_compare_topic_tests_on_known_relevance_are_the_usual_tests_on_trec_eval
     assert frame.p_less_topics.isna().all() and "randomization" in r.describe() and "Holm" in r.describe()
     uncertain = bv.compare(data, None, default_p=0.3, method="exact")  # E[Δ_t] differ from trec_eval's
     judged = uncertain.topic_tests("t", values=ap)  # the values given: trec_eval's t-test whatever p is
-    assert np.allclose(judged.p_value, t.p_value, rtol=1e-9) and judged.judged and "given values" in judged.describe()
+    assert np.allclose(judged.p_value, t.p_value, rtol=1e-9) and judged.judged and "values given" in judged.describe()
     assert uncertain.topic_tests("combined", values=ap).test == "t"
     assert not np.allclose(uncertain.topic_tests("t").p_value, t.p_value)
     with pytest.raises(BayevalInputError, match="values"):

@@ -195,6 +195,7 @@ def _pair_frame(cmp, plugin, args, known=None):
     _with_interval(frame, "delta_expected", "delta_variance", "delta_lower", "delta_upper",
                    float(ndtri(0.5 + args.level / 2)), (-1.0, 1.0))
     tt = cmp.topic_tests(args.test, values=known if args.test_values == "judged" else None, adjust=args.adjust,
+                         values_name="the values with unjudged documents not relevant (trec_eval's)",
                          level=args.level, seed=args.seed)
     over = frame["topic"] == "all"
     frame["p_less_topics"], frame["p_value"] = np.nan, np.nan

@@ -59,8 +59,8 @@ class TopicTests:
         :math:`P(\mu < 0)` (``combined`` and ``t``; NaN otherwise).
     p_value, p_adjusted : ndarray, shape (P,)
         Two-sided p-value of :math:`\mu = 0`, and the same adjusted over the family of P pairs by ``adjust``.
-    judged : bool
-        The values tested were given (relevance known, e.g. trec_eval's), not :math:`E[\Delta_t]`.
+    judged : str
+        What the values tested were when given (relevance known, e.g. trec_eval's); empty: :math:`E[\Delta_t]`.
     """
 
     measure: str
@@ -77,7 +77,7 @@ class TopicTests:
     p_less: np.ndarray
     p_value: np.ndarray
     p_adjusted: np.ndarray
-    judged: bool = False
+    judged: str = ""
 
     def __post_init__(self) -> None:
         for name in ("mean", "lower", "upper", "p_less", "p_value", "p_adjusted"):
@@ -104,7 +104,7 @@ class TopicTests:
         if self.adjust != "none" and len(self.index_a) < 2:
             adj = "(one pair: nothing to adjust)"
         family = f" over {len(self.index_a)} pairs" if self.adjust != "none" and len(self.index_a) > 1 else ""
-        on = "the given values (relevance known)" if self.judged else "E[Δ] per topic"
+        on = self.judged or "E[Δ] per topic"
         return f"{TEST_NAMES[self.test]} on {on}, {self.topics} topics; two-sided p-value {adj}{family}"
 
     def summary(self) -> str:
@@ -120,8 +120,8 @@ class TopicTests:
                f"pairs={len(self.index_a)}, topics={self.topics})"
 
 
-def topic_tests(comparison, test: str = "combined", *, values=None, adjust: str = "none", level: float = 0.95,
-                resamples: int = RESAMPLES, seed=0) -> TopicTests:
+def topic_tests(comparison, test: str = "combined", *, values=None, values_name: str = "the values given",
+                adjust: str = "none", level: float = 0.95, resamples: int = RESAMPLES, seed=0) -> TopicTests:
     r"""Test every pair of ``comparison`` across topics.
 
     Parameters
@@ -139,6 +139,8 @@ def topic_tests(comparison, test: str = "combined", *, values=None, adjust: str 
         unjudged documents not relevant (``bv.evaluate(data, measure).values[0]``); ``"combined"`` is then the
         t-test. On shallow judgments every test across topics rejects too many true nulls, the tests on
         :math:`E[\Delta_t]` more than the t-test on these values (docs/expected.md, "Across topics").
+    values_name : str
+        What ``values`` are, for :meth:`TopicTests.describe` (e.g. "trec_eval's values").
     adjust : {"none", "bonferroni", "holm", "bh"}
         Adjustment over the family of pairs (:func:`bayeval.stats.adjust_pvalues`).
     level : float
@@ -193,5 +195,6 @@ def topic_tests(comparison, test: str = "combined", *, values=None, adjust: str 
         p_value = paired_pvalues(e, np.zeros_like(e), test, resamples=resamples, rng=seed)
     return TopicTests(str(comparison.measure), "t" if test == "combined" and own is not None else test, adjust,
                       tuple(comparison.systems), comparison.index_a, comparison.index_b, n, float(level), mean, lower,
-                      upper, p_less, p_value, adjust_pvalues(p_value, adjust), own is not None)
+                      upper, p_less, p_value, adjust_pvalues(p_value, adjust),
+                      str(values_name) if own is not None else "")
 
