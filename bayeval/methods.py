@@ -5,12 +5,14 @@
   :data:`NUTS_SAMPLERS` — which sampler runs its ``"mcmc"``.
 - :data:`SELECTION_METHODS` — which document a judging campaign asks for next (:mod:`bayeval.selection`).
 - :data:`STUDY_METHODS` — the methods a robustness study compares (:mod:`bayeval.experiments`).
+- :data:`TOPIC_TESTS` — the tests across topics of a pair of runs (:mod:`bayeval.expected.across_topics`), and
+  :data:`ADJUSTMENTS` — the adjustments of a family of their p-values (:mod:`bayeval.stats.multiple`).
 """
 
 from __future__ import annotations
 
-__all__ = ["CLOSED_FORM_METHODS", "CONFIDENCES", "DEFAULT_MOMENT_METHOD", "FIT_METHODS", "MOMENT_METHODS",
-           "NUTS_SAMPLERS", "SELECTION_METHODS", "STUDY_METHODS"]
+__all__ = ["ADJUSTMENTS", "CLOSED_FORM_METHODS", "CONFIDENCES", "DEFAULT_MOMENT_METHOD", "FIT_METHODS",
+           "MOMENT_METHODS", "NUTS_SAMPLERS", "SELECTION_METHODS", "STUDY_METHODS", "TOPIC_TESTS"]
 
 MOMENT_METHODS = ("delta", "exact", "mc", "paper")
 """Moments of a measure under uncertain relevance: ``"delta"`` (second-order delta method), ``"exact"``
@@ -41,3 +43,12 @@ relevance model), ``"pool"`` (incremental pooling), ``"depth-pool"`` (depth-k po
 STUDY_METHODS = ("mtc", "rtc", "bayes", "ip")
 """Methods of the robustness study: ``"mtc"`` and ``"rtc"`` (selection), ``"bayes"`` (RTC's judgments,
 Bayesian confidence), ``"ip"`` (incremental pooling, the baseline)."""
+
+TOPIC_TESTS = ("combined", "t", "wilcoxon", "randomization", "bootstrap")
+"""Tests across topics: ``"combined"`` (the paired t-test on the expected per-topic differences plus the relevance
+error every topic shares: topics and relevance in one probability), and the paired tests of
+:func:`bayeval.stats.paired_pvalues` on the expected per-topic differences; docs/expected.md, "Across topics"."""
+
+ADJUSTMENTS = ("none", "bonferroni", "holm", "bh")
+"""Adjustments of a family of p-values: none, Bonferroni and Holm (family-wise error rate), Benjamini–Hochberg
+(false discovery rate)."""

@@ -8,7 +8,9 @@ returns a frozen :class:`Report`:
   :math:`E\pm z_{(1+\ell)/2}\sqrt{\mathrm{Var}}` at level :math:`\ell` (clipped to [0, 1]), judged@k
   (mean over topics of the fraction of the top k holding a judged document) and the rank by E;
 - the pairwise confidence matrix :math:`C_{ab}=P(\mathrm{MAP}_a>\mathrm{MAP}_b)=P(\Delta_{ab}>0)`, marked
-  † at 0.95 and ‡ at 0.99;
+  † at 0.95 and ‡ at 0.99 (on these topics, relevance uncertain), and * where a test across topics says the runs
+  differ over the population of topics (:func:`bayeval.expected.topic_tests`, default the paired t-test on the
+  values with unjudged documents not relevant, Holm-adjusted over all pairs, at 0.05);
 
 rendered as LaTeX (booktabs) and markdown tables and a figure (E with intervals; the confidence heatmap).
 Like ranx's ``Report``, with the uncertainty of incomplete judgments in every number.
@@ -34,16 +36,18 @@ import numpy as np
 import pandas as pd
 
 from bayeval.data.rankdata import RankData
-from bayeval.display import describe_source
+from bayeval.display import describe_source, format_number, format_share
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.expected.extrapolation import extrapolation
-from bayeval.measures import judged_at
+from bayeval.measures import evaluate, judged_at
 
-__all__ = ["MARKERS", "MAX_MATRIX", "Report", "make_report", "run_labels"]
+__all__ = ["ACROSS_MARK", "MARKERS", "MAX_MATRIX", "Report", "make_report", "run_labels"]
 
 #: Confidence thresholds and their markers (LaTeX, plain text), strongest first.
 MARKERS = ((0.99, r"$^{\ddagger}$", "‡"), (0.95, r"$^{\dagger}$", "†"))
+#: The mark of a pair that differs across topics (adjusted p-value below the report's ``alpha``).
+ACROSS_MARK = "*"
 
 
 #: Runs shown in the LaTeX confidence matrix and the figure's heatmap (the best by E); the markdown has all.
@@ -75,11 +79,16 @@ def run_labels(names, width: int = _LABEL_WIDTH) -> dict[str, str]:
 
     Names of at most ``width`` characters are kept. Otherwise the prefix and suffix all names share are
     dropped, cut at a separator (``baselines__IRTask1_bm25_run`` → ``bm25``), and a core still longer than
-    ``width`` is cut with "…"; if two labels would then be equal, the runs are labelled ``R1``, ``R2``, ...
-    in the given order. A report prints the key (:meth:`Report.label_key`).
+    ``width`` is cut with "…" at its end; where two cut labels would be equal, those (and only those) keep their
+    last characters instead (``bl_bcai_mdl1_vs``, ``bl_bcai_mdl1_vt`` → ``bl_bcai_mdl…vs``, ``bl_bcai_mdl…vt``).
+    Only if that cannot tell them apart are the runs labelled ``R1``, ``R2``, ... in the given order. A report
+    prints the key of the labels that are not their run's name (:meth:`Report.label_key`), in its text and its
+    figure.
 
     >>> run_labels(["baselines__IRTask1_bm25_run", "baselines__IRTask1_dph_run"])
     {'baselines__IRTask1_bm25_run': 'bm25', 'baselines__IRTask1_dph_run': 'dph'}
+    >>> list(run_labels(["bl_bcai_mdl1_vs", "bl_bcai_mdl1_vt", "bm25_bert_token", "p_bm25"]).values())
+    ['bl_bcai_mdl…vs', 'bl_bcai_mdl…vt', 'bm25_bert_tok…', 'p_bm25']
     """
     names = [str(n) for n in names]
     if all(len(n) <= width for n in names):
@@ -87,6 +96,18 @@ def run_labels(names, width: int = _LABEL_WIDTH) -> dict[str, str]:
     pre, suf = _shared_affixes(names)
     core = [n[len(pre):len(n) - len(suf)].strip(_SEPARATORS) or n for n in names]
     labels = [c if len(c) <= width else c[:width - 1] + "…" for c in core]
+    for _ in range(2):  # clashing cut labels keep their ends: head…tail, the tail as long as it must be
+        seen: dict[str, list[int]] = {}
+        for k, lab in enumerate(labels):
+            seen.setdefault(lab, []).append(k)
+        for group in (g for g in seen.values() if len(g) > 1):
+            for tail in range(2, width - 1):
+                cut = [core[k] if len(core[k]) <= width else core[k][:width - 1 - tail] + "…" + core[k][-tail:]
+                       for k in group]
+                if len(set(cut)) == len(cut):
+                    break
+            for k, lab in zip(group, cut, strict=True):
+                labels[k] = lab
     if len(set(labels)) < len(labels):
         labels = [f"R{k + 1}" for k in range(len(names))]
     return dict(zip(names, labels, strict=True))
@@ -110,7 +131,8 @@ def _tex(text: str) -> str:
                  ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
         out = out.replace(a, b) if a != "\\" else out.replace(a, "\x00")
     out = out.replace("\x00", r"\textbackslash{}")
-    for a, b in (("±", r"$\pm$"), ("·", r"$\cdot$"), ("≥", r"$\geq$"), ("†", r"$^\dagger$"), ("‡", r"$^\ddagger$")):
+    for a, b in (("±", r"$\pm$"), ("·", r"$\cdot$"), ("≥", r"$\geq$"), ("†", r"$^\dagger$"), ("‡", r"$^\ddagger$"),
+                 ("<", "$<$"), (">", "$>$")):
         out = out.replace(a, b)
     return out
 
@@ -139,6 +161,13 @@ class Report:
     source : str
         Where the probabilities of relevance came from and how the moments were computed.
     topics : int
+    across : DataFrame, optional
+        Square like ``confidence``: the adjusted p-value of the test across topics of row and column (NaN on the
+        diagonal); ``None`` when not tested.
+    across_caption : str
+        That test in words.
+    alpha : float
+        Level at which ``across`` marks a pair (:data:`ACROSS_MARK`).
     """
 
     measure: str
@@ -148,6 +177,9 @@ class Report:
     confidence: pd.DataFrame
     source: str
     topics: int
+    across: pd.DataFrame | None = None
+    across_caption: str = ""
+    alpha: float = 0.05
 
     # tables ------------------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
@@ -166,7 +198,25 @@ class Report:
                 f"judged retrieved.")
 
     def _matrix_legend(self) -> str:
-        return "Confidence: P(row > column); † ≥ 0.95, ‡ ≥ 0.99."
+        text = "Confidence: P(row > column) on these topics, relevance uncertain; † ≥ 0.95, ‡ ≥ 0.99."
+        if self.across is not None:
+            text += (f" {ACROSS_MARK}: the runs differ over the population of topics, p < {self.alpha:g} "
+                     f"({self.across_caption}).")
+        return text
+
+    def _cell(self, a: str, b: str, latex: bool) -> str:
+        """A cell of the confidence matrix: the confidence, its marker, and the mark of the test across topics."""
+        c = self.confidence.loc[a, b]
+        text = f"{c:.3f}{_marker(c, latex)}"
+        if self.across is not None and self.across.loc[a, b] < self.alpha:
+            text += f"$^{{{ACROSS_MARK}}}$" if latex else ACROSS_MARK
+        return text
+
+    def across_pairs(self) -> int:
+        """How many pairs differ across topics at ``alpha`` (0 when not tested)."""
+        if self.across is None:
+            return 0
+        return int(np.nansum(np.triu(self.across.to_numpy(dtype=float) < self.alpha, 1)))
 
     @property
     def labels(self) -> dict[str, str]:
@@ -205,10 +255,11 @@ class Report:
     def _run_rows(self) -> list[tuple[str, ...]]:
         rows, labels, groups = [], self.labels, self.groups()
         for run, r in self.runs.iterrows():
-            rows.append((labels[run], f"{r['expected']:.4f}", f"[{r['lower']:.4f}, {r['upper']:.4f}]",
+            rows.append((labels[run], format_number(r["expected"]),
+                         f"[{format_number(r['lower'])}, {format_number(r['upper'])}]",
                          f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}", f"{int(groups[run])}",
-                         f"{r['unjudged_zero']:.4f}", f"{100 * r['model_share']:.0f}%",
-                         f"{100 * r['beyond_share']:.0f}%"))
+                         format_number(r["unjudged_zero"]), format_share(r["model_share"]),
+                         format_share(r["beyond_share"])))
         return rows
 
     def _headers(self) -> tuple[str, ...]:
@@ -233,10 +284,7 @@ class Report:
         lines += ["", "| P(row > column) | " + " | ".join(labels[n] for n in names) + " |",
                   "|:---|" + "|".join(["---:"] * len(names)) + "|"]
         for a in names:
-            cells = []
-            for b in names:
-                c = self.confidence.loc[a, b]
-                cells.append("—" if a == b else f"{c:.3f}{_marker(c, False)}")
+            cells = ["—" if a == b else self._cell(a, b, False) for b in names]
             lines.append(f"| {labels[a]} | " + " | ".join(cells) + " |")
         lines += ["", self._matrix_legend()]
         return "\n".join(lines) + "\n"
@@ -267,16 +315,14 @@ class Report:
                   r"\toprule",
                   " & ".join([""] + [_tex(labels[n]) for n in names]) + r" \\", r"\midrule"]
         for a in names:
-            cells = [_tex(labels[a])]
-            for b in names:
-                c = self.confidence.loc[a, b]
-                cells.append("--" if a == b else f"{c:.3f}{_marker(c, True)}")
+            cells = [_tex(labels[a])] + ["--" if a == b else self._cell(a, b, True) for b in names]
             lines.append(" & ".join(cells) + r" \\")
         top = (f" The best {len(names)} of {n} runs by E; the full matrix is in the markdown report."
                if len(names) < n else "")
         lines += [r"\bottomrule", r"\end{tabular}",
-                  rf"\caption{{P({_tex(_mean_name(self.measure))} of row $>$ column); $^\dagger\geq 0.95$, "
-                  rf"$^\ddagger\geq 0.99$.{_tex(top)}}}", r"\end{table}"]
+                  rf"\caption{{P({_tex(_mean_name(self.measure))} of row $>$ column) on these topics; "
+                  rf"$^\dagger\geq 0.95$, $^\ddagger\geq 0.99$.{_tex(self._across_note())}{_tex(top)}}}",
+                  r"\end{table}"]
         return "\n".join(lines) + "\n"
 
     def summary(self) -> str:
@@ -288,23 +334,38 @@ class Report:
         strong = int(np.nansum(self.confidence.to_numpy() >= 0.95))
         n = len(self.confidence)
         key = [f"  {k}" for k in self.label_key()]
+        across = ("" if self.across is None else f"; {self.across_pairs()} differ over the population of topics "
+                  f"(p < {self.alpha:g}: {self.across_caption})")
         return "\n".join([fmt(h), *map(fmt, rows), *(["key:", *key] if key else []),
-                          f"{strong} of {n * (n - 1) // 2} pairs ordered with confidence ≥ 0.95 "
-                          f"({self.groups().max()} groups)", self._run_legend()])
+                          f"{strong} of {n * (n - 1) // 2} pairs ordered with confidence ≥ 0.95 on these topics "
+                          f"({self.groups().max()} groups){across}", self._run_legend()])
+
+    def _across_note(self) -> str:
+        if self.across is None:
+            return ""
+        return f" {ACROSS_MARK}: differ over the population of topics, p < {self.alpha:g} ({self.across_caption})."
 
     # figure ------------------------------------------------------------------------------------------
     def plot(self, *, figsize=None, max_matrix: int = MAX_MATRIX):
         """A figure with E[MAP] and its interval per run (left; every run, by its label) and the confidence
-        heatmap of the best ``max_matrix`` runs (right), sized to fit a page (at most 9 in high for 32 runs)."""
+        heatmap of the best ``max_matrix`` runs (right), sized to fit a page (at most 9 in high for 32 runs); the
+        key of shortened run labels under both, where there is one."""
         import matplotlib.pyplot as plt
 
         n = len(self.runs)
         m = min(n, max_matrix)
         labels = self.labels
+        key = self.label_key()
         per = 0.32 if n <= max_matrix else 0.24
         height = min(0.9 + per * n, 9.5)
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize or (min(4 + 0.55 * m, 10.5), max(height, 2.5)),
-                                       gridspec_kw={"width_ratios": [1, 1.3]}, layout="constrained")
+        key_cols = 3 if len(key) > 6 else 1
+        key_rows = -(-len(key) // key_cols)
+        key_h = 0.15 * key_rows + 0.2 if key else 0.0
+        fig = plt.figure(figsize=figsize or (min(4 + 0.55 * m, 10.5), min(max(height, 2.5) + key_h, 9.5)),
+                         layout="constrained")
+        grid = fig.add_gridspec(2 if key else 1, 2, width_ratios=[1, 1.3],
+                                height_ratios=[max(height, 2.5), key_h] if key else None)
+        ax1, ax2 = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
         y = np.arange(n)[::-1]
         r = self.runs
         ax1.errorbar(r["expected"], y, xerr=[r["expected"] - r["lower"], r["upper"] - r["expected"]], fmt="o",
@@ -314,17 +375,28 @@ class Report:
         ax1.grid(axis="x", color="0.9")
         names = list(self.confidence.index)[:m]
         C = self.confidence.loc[names, names].to_numpy(dtype=float)
+        A = None if self.across is None else self.across.loc[names, names].to_numpy(dtype=float)
         im = ax2.imshow(C, vmin=0.0, vmax=1.0, cmap="RdBu")
         ticks = [labels[x] for x in names]
         ax2.set_xticks(range(m), ticks, rotation=90, fontsize=8)
         ax2.set_yticks(range(m), ticks, fontsize=8)
         for i in range(m):
             for j in range(m):
-                if i != j and _marker(C[i, j], False):
-                    ax2.text(j, i, _marker(C[i, j], False), ha="center", va="center", fontsize=7, color="white")
-        fig.colorbar(im, ax=ax2, label="P(row > column)", shrink=0.8)
+                mark = _marker(C[i, j], False) + (ACROSS_MARK if A is not None and A[i, j] < self.alpha else "")
+                if i != j and mark:
+                    ax2.text(j, i, mark, ha="center", va="center", fontsize=7, color="white" if abs(C[i, j] - 0.5)
+                             > 0.3 else "black")
+        fig.colorbar(im, ax=ax2, label="P(row > column)", fraction=0.046, pad=0.04)
         top = f"best {m} of {n} runs; " if m < n else ""
-        ax2.set_title(f"{top}† ≥ 0.95, ‡ ≥ 0.99", fontsize=8)
+        across = f", {ACROSS_MARK} differ across topics" if self.across is not None else ""
+        ax2.set_title(f"{top}† ≥ 0.95, ‡ ≥ 0.99{across}", fontsize=8)
+        if key:
+            ax3 = fig.add_subplot(grid[1, :])
+            ax3.axis("off")
+            cols = [key[k * key_rows:(k + 1) * key_rows] for k in range(key_cols)]
+            for c, lines in enumerate(cols):
+                ax3.text(c / key_cols, 1.0, "\n".join(lines), ha="left", va="top", fontsize=6,
+                         transform=ax3.transAxes)
         return fig
 
     def save(self, directory: str | os.PathLike, *, stem: str = "report", formats=("png", "pdf")) -> dict[str, Path]:
@@ -358,7 +430,9 @@ def _judged_at(data, k: int) -> np.ndarray:
 
 
 def make_report(data, probabilities=None, *, measure: str = "AP", level: float = 0.95, judged_k: int = 10,
-                method: str | None = None, default_p: float = 0.5, mc_draws: int = 2000, seed=0) -> Report:
+                method: str | None = None, default_p: float = 0.5, mc_draws: int = 2000, seed=0,
+                test: str | None = "t", test_values: str = "judged", adjust: str = "holm",
+                alpha: float = 0.05) -> Report:
     """Evaluate every run of ``data`` under uncertain relevance and build a :class:`Report`.
 
     Parameters
@@ -380,6 +454,18 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     mc_draws : int
         Monte Carlo draws (``method="mc"``).
     seed : int
+    test : str or None
+        The test across topics that marks pairs (:data:`ACROSS_MARK`): ``"t"`` (default), ``"wilcoxon"``,
+        ``"randomization"``, ``"bootstrap"``, ``"combined"`` (topics and relevance in one probability)
+        (:func:`bayeval.expected.topic_tests`); ``None``: no test.
+    test_values : {"judged", "expected"}
+        What it compares per topic: the measure with unjudged documents not relevant (default, as trec_eval), or
+        E[measure]; on shallow judgments both reject too many true nulls, ``"expected"`` more (the choice and its
+        figures: docs/expected.md, "Across topics").
+    adjust : {"none", "bonferroni", "holm", "bh"}
+        Its adjustment over all pairs (default Holm).
+    alpha : float
+        Level at which a pair is marked.
 
     Returns
     -------
@@ -405,6 +491,8 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
         raise BayevalInputError(f"judged_k: must be a positive integer, got {judged_k!r}")
     if len(data.systems) < 2:
         raise BayevalInputError(f"data: a report compares runs; got {len(data.systems)} run")
+    if not 0.0 < float(alpha) < 1.0:
+        raise BayevalInputError(f"alpha: must lie in (0, 1), got {alpha!r}")
     has_draws = bool(getattr(probabilities, "has_draws", False))
     method = method or ("mc" if has_draws else "exact")
     mc = {"draws": mc_draws, "seed": seed} if method == "mc" else {}
@@ -430,8 +518,19 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     C[cmp.index_a, cmp.index_b] = 1.0 - cmp.all_p_less
     C[cmp.index_b, cmp.index_a] = cmp.all_p_less
     conf = pd.DataFrame(C[np.ix_(order, order)], index=names[order], columns=names[order])
+    across, caption = None, ""
+    if test is not None:
+        if test_values not in ("judged", "expected"):
+            raise BayevalInputError(f"test_values: must be judged or expected, got {test_values!r}")
+        known = evaluate(data, [measure]).values[0] if test_values == "judged" else None
+        tt = cmp.topic_tests(test, values=known, values_name="the values with unjudged documents not relevant",
+                             adjust=adjust, seed=seed)
+        A = np.full((S, S), np.nan)
+        A[tt.index_a, tt.index_b] = A[tt.index_b, tt.index_a] = tt.p_adjusted
+        across, caption = pd.DataFrame(A[np.ix_(order, order)], index=names[order], columns=names[order]), \
+            tt.describe()
 
     src = describe_source(getattr(probabilities, "model", None), getattr(probabilities, "method", None), method,
                           default_p=default_p if probabilities is None else None,
                           draws=ev.draws if method == "mc" else None)
-    return Report(measure, float(level), int(judged_k), runs, conf, src, len(data))
+    return Report(measure, float(level), int(judged_k), runs, conf, src, len(data), across, caption, float(alpha))

@@ -1,8 +1,12 @@
-"""Shared fixtures. ``shared_data`` locates ../shared/data beside the repository, or skips."""
+"""Shared fixtures. ``shared_data`` locates ../shared/data beside the repository, or skips; every test must leave
+no process behind (:func:`no_process_left_behind`)."""
 
 from __future__ import annotations
 
 import io
+import os
+import signal
+import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -10,6 +14,56 @@ import numpy as np
 import pytest
 
 _SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"  # <repo>/../shared/data
+
+
+#: Helpers an interpreter keeps for its lifetime and ends itself at exit: not "left behind" by a test.
+_LIFETIME_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.semaphore_tracker", "loky", "joblib")
+
+
+def group_processes() -> dict[int, str]:
+    """``{pid: command line}`` of the live processes of this process group other than this one (Linux ``/proc``;
+    empty elsewhere). A process a test starts joins the group, and stays in it when it outlives its parent: the
+    ``judge serve`` a test forgot to stop shows up here with parent 1."""
+    me, group, out = os.getpid(), os.getpgrp(), {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return out
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            if fields[0] == b"Z" or int(fields[2]) != group:  # state, ppid, pgrp: zombies are gone already
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except (OSError, IndexError, ValueError):
+            continue
+        if not any(h in cmd for h in _LIFETIME_HELPERS):
+            out[int(entry)] = cmd
+    return out
+
+
+@pytest.fixture(autouse=True)
+def no_process_left_behind():
+    """A test that leaves a process running fails (the process is killed): servers, workers, browsers."""
+    before = set(group_processes())
+    yield
+    deadline = time.monotonic() + 5.0  # a process the test stopped may take a moment to go
+    left = {p: c for p, c in group_processes().items() if p not in before}
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = {p: c for p, c in group_processes().items() if p not in before}
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    if left:
+        pytest.fail("left running (now killed): " + "; ".join(f"{p}: {c[:120]}" for p, c in left.items()),
+                    pytrace=False)
 
 
 @pytest.fixture(scope="session")

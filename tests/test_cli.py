@@ -62,15 +62,19 @@ def test_evaluate_csv_and_pairs(files):
     rc, out, err = _cli("evaluate", qrels, *runs, "--method", "exact", "--default-p", "0.5", "--format", "csv")
     assert rc == 0, err
     frame = pd.read_csv(io.StringIO(out))
-    assert list(frame.columns) == ["run", "topic", "measure", "expected", "variance"]
+    assert list(frame.columns) == ["run", "topic", "measure", "expected", "variance", "lower", "upper"]
     assert (frame.variance >= 0).all() and frame.expected.between(0, 1).all()
+    half = 1.959964 * np.sqrt(frame.variance)  # the 95% interval, clipped to [0, 1]
+    np.testing.assert_allclose(frame.lower, np.clip(frame.expected - half, 0, 1), atol=1e-5)
+    np.testing.assert_allclose(frame.upper, np.clip(frame.expected + half, 0, 1), atol=1e-5)
     rc, out, err = _cli("evaluate", qrels, *runs, "--pairs", "--method", "delta", "--default-p", "0.5", "--format",
                         "json")
     assert rc == 0, err
     rows = json.loads(out)
     assert {r["run"] for r in rows if r["run"]} == {"sys01", "sys02", "sys03"}  # the per-run rows are kept
     rows = [r for r in rows if r["run_a"]]
-    assert {"run_a", "run_b", "topic", "measure", "delta_expected", "delta_variance", "p_less"} <= set(rows[0])
+    assert ["run", "run_a", "run_b", "topic", "measure", "expected", "variance", "lower", "upper", "delta_expected",
+            "delta_variance", "delta_lower", "delta_upper", "p_less", "p_less_topics", "p_value"] == list(rows[0])
     assert len({(r["run_a"], r["run_b"]) for r in rows}) == 3  # 3 runs -> 3 pairs
     assert all(0.0 <= r["p_less"] <= 1.0 for r in rows)
 
@@ -108,46 +112,56 @@ def _pairs_csv(out):
     """The pair rows of ``evaluate --pairs --format csv`` (the per-run rows come first, with ``run`` set)."""
     frame = pd.read_csv(io.StringIO(out), dtype={"topic": str})
     assert frame.run.notna().any() and (frame.run.notna() != frame.run_a.notna()).all()
-    pair_cols = ["run_a", "run_b", "topic", "measure", "delta_expected", "p_less_plugin", "p_less_bayes",
-                 "sd_plugin", "sd_bayes"]
-    assert set(pair_cols) <= set(frame.columns)
+    pair_cols = ["run_a", "run_b", "topic", "measure", "delta_expected", "delta_variance", "p_less", "p_less_topics",
+                 "p_value"] + ["p_less_plugin"] * ("p_less_plugin" in frame.columns)
     return frame.loc[frame.run_a.notna(), pair_cols].reset_index(drop=True)
 
 
-def test_evaluate_model_rtc_map_gives_plugin_and_monte_carlo_confidence(files):
-    """With the fast-path MAP there are no parameter draws: the Bayesian column is Monte Carlo at the point p,
-    so it estimates the same P(ΔMAP < 0 | p) as the plug-in column (exact moments + normal approximation):
-    they agree up to the MC error (sd ≤ 0.5/√4000 ≈ 0.008) plus the normal approximation's error."""
+def test_evaluate_model_rtc_map_exact_and_monte_carlo_agree(files):
+    """With the fast-path MAP there are no parameter draws (no p_less_plugin column: it would repeat p_less), and
+    Monte Carlo at the point p estimates the same P(ΔMAP < 0 | p) as the exact moments with the normal
+    approximation: they agree up to the MC error (sd ≤ 0.5/√4000 ≈ 0.008) plus the normal approximation's."""
     qrels, runs, _ = files
-    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--pairs", "--mc-draws", "4000", "--format", "csv")
+    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--pairs", "--format", "csv")
     assert rc == 0, err
-    frame = _pairs_csv(out)
-    assert len(frame) == 3 and frame.p_less_bayes.between(0, 1).all()
-    assert (frame.p_less_bayes - frame.p_less_plugin).abs().max() < 0.1
-    assert (frame.sd_bayes / frame.sd_plugin).between(0.8, 1.25).all()
+    exact = _pairs_csv(out)
+    rc, out, err = _cli("evaluate", qrels, *runs, "--model", "rtc", "--pairs", "--method", "mc", "--mc-draws", "4000",
+                        "--format", "csv")
+    assert rc == 0, err
+    mc = _pairs_csv(out)
+    assert len(exact) == 3 and "p_less_plugin" not in exact and mc.p_less.between(0, 1).all()
+    assert (mc.p_less - exact.p_less).abs().max() < 0.1
+    assert (np.sqrt(mc.delta_variance / exact.delta_variance)).between(0.8, 1.25).all()
 
 
 def test_evaluate_model_laplace_propagates_parameter_uncertainty(files):
-    """``--method laplace`` is short for ``--fit laplace`` (moments exact): p has posterior draws, and by the law of
-    total variance Var[ΔMAP] = E[Var(ΔMAP | p)] + Var(E[ΔMAP | p]). The closed-form Bayesian column (exact per
-    draw, combined over the draws) equals Monte Carlo over the same draws (``--method mc``; sd within 5%, the
-    MC error of an sd being about 1/√(2·20000) = 0.5%), and the parameter uncertainty is not negligible here:
-    the Bayesian sd is at least 1.4 times the plug-in one for every pair (about 1.7–2.0 measured). With copies of
-    the point estimate in place of the draws both sds would be equal."""
+    """``--fit laplace``: p has posterior draws, and by the law of total variance Var[ΔMAP] = E[Var(ΔMAP | p)] +
+    Var(E[ΔMAP | p]). The closed form (exact per draw, combined over the draws) equals Monte Carlo over the same
+    draws (``--method mc``; sd within 5%, the MC error of an sd being about 1/√(2·20000) = 0.5%), and the
+    parameter uncertainty is not negligible here: the sd is at least 1.4 times the one at the posterior mode
+    (``--fit map``) for every pair (about 1.7–2.0 measured). With copies of the point estimate in place of the
+    draws both sds would be equal. The deprecated spelling ``--method laplace`` still works, saying so."""
     qrels, runs, _ = files
     common = ["--model", "rtc", "--posterior-draws", "100", "--p-draws", "100", "--closed-form-draws", "100",
               "--pairs", "--format", "csv"]
-    rc, out, err = _cli("evaluate", qrels, *runs, "--method", "laplace", *common)
+    rc, out, err = _cli("evaluate", qrels, *runs, "--fit", "laplace", *common)
     assert rc == 0, err
     closed = _pairs_csv(out)
+    assert closed.p_less_plugin.between(0, 1).all()
+    rc, out, err = _cli("evaluate", qrels, *runs, "--method", "laplace", *common)
+    assert rc == 0 and "--method laplace is deprecated" in err and "--fit laplace" in err
+    pd.testing.assert_frame_equal(_pairs_csv(out), closed)
     rc, out, err = _cli("evaluate", qrels, *runs, "--fit", "laplace", "--method", "mc", "--mc-draws", "20000", *common)
     assert rc == 0, err
     mc = _pairs_csv(out)
-    np.testing.assert_allclose(closed.sd_bayes, mc.sd_bayes, rtol=0.05)
-    assert (closed.sd_bayes >= 1.4 * closed.sd_plugin).all()
+    np.testing.assert_allclose(np.sqrt(closed.delta_variance), np.sqrt(mc.delta_variance), rtol=0.05)
+    rc, out, err = _cli("evaluate", qrels, *runs, "--fit", "map", *common)
+    assert rc == 0, err
+    assert (closed.delta_variance >= 1.4**2 * _pairs_csv(out).delta_variance).all()
     rc, out, err = _cli("evaluate", qrels, *runs, "--model", "smoothed", "--format", "csv")
     assert rc == 0, err
-    assert list(pd.read_csv(io.StringIO(out)).columns) == ["run", "topic", "measure", "expected", "variance"]
+    assert list(pd.read_csv(io.StringIO(out)).columns) == ["run", "topic", "measure", "expected", "variance",
+                                                           "lower", "upper"]
 
 
 @pytest.mark.parametrize(
@@ -179,7 +193,7 @@ def test_evaluate_model_rtc_mcmc(files):
                         "--tune", "200", "--p-draws", "100", "--pairs", "--format", "csv")
     assert rc == 0, err
     assert "r-hat" in err
-    assert _pairs_csv(out).p_less_bayes.between(0, 1).all()
+    assert _pairs_csv(out).p_less.between(0, 1).all()
 
 
 def test_stage_fit_defaults_keep_rank_coefficients_at_map():

@@ -32,7 +32,7 @@ def test_one_format_per_column():
     assert [r[0] for r in cells] == ["2.300e-05", "1.100e-04", "0.000e+00"]  # small values: scientific
     assert [r[1] for r in cells] == ["0.2500", "0.5000", "1.0000"]
     assert [r[2] for r in cells] == ["3", "10", "0"]  # counts stored as floats
-    assert [r[3] for r in cells] == ["1.0000", "0.0000", "1.0000"]  # a 0/1 probability keeps its decimals
+    assert [r[3] for r in cells] == ["> 1 - 1e-6", "< 1e-6", "> 1 - 1e-6"]  # a computed 0/1 is a bound
     assert [r[4] for r in cells] == ["1", "2", "3"] and [r[5] for r in cells] == ["yes", "no", "yes"]
 
 
@@ -109,7 +109,7 @@ def test_depth_means_one_thing_with_one_default_everywhere():
     assert {(a.default, a.help) for p, a in found if p in studies} == \
         {(100, "keep only each run's top D documents (default 100, the studies' published setting)")}
     model = _options("model_depth")
-    assert {p for p, _ in model} == {"evaluate", "estimate", "report", "sampled"}
+    assert {p for p, _ in model} == {"evaluate", "compare", "estimate", "report", "sampled"}
     assert len({(a.default, a.help) for _, a in model}) == 1
 
 

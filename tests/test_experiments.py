@@ -343,7 +343,7 @@ def test_cli_run_stats_report(tmp_path, collection_dir, capsys):
                  "--workers", "1", "--no-progress"]) == 0
     page = tmp_path / "docs" / "robustness-x.md"
     rc = main(["experiment", "robustness", "report", str(out), "--page", str(page), "--figures",
-               str(tmp_path / "docs" / "img" / "robustness-x"), "--runs-info", str(collection_dir / "runs.tsv"),
+               str(tmp_path / "docs" / "img"), "--runs-info", str(collection_dir / "runs.tsv"),
                "--merge", f"v={variant}"])
     assert rc == 0
     text = page.read_text()
@@ -352,8 +352,11 @@ def test_cli_run_stats_report(tmp_path, collection_dir, capsys):
     assert "![confidence vs accuracy](img/robustness-x-calibration.png)" in text
     assert "## Proper scores of P(ΔMAP < 0)" in text and "— automatic" in text and "— one" in text
     assert "![reliability of P(ΔMAP < 0)](img/robustness-x-reliability.png)" in text
-    for suffix in ("calibration", "reliability", "emap", "tau"):
+    for suffix in ("calibration", "reliability", "emap", "tau"):  # --figures is a folder: PAGE-<figure>.png in it
         assert (tmp_path / "docs" / "img" / f"robustness-x-{suffix}.png").stat().st_size > 1000
+    (tmp_path / "afile").write_text("x")
+    assert main(["experiment", "robustness", "report", str(out), "--page", str(page), "--figures",
+                 str(tmp_path / "afile")]) == 2
 
 
 @pytest.mark.parametrize("argv", [

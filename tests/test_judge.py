@@ -282,7 +282,8 @@ def test_cli_errors_exit_2(tmp_path, files):
     assert rc == 2 and f"{bad}:2:" in err and "Traceback" not in err
     assert _cli("judge", "status", tmp_path / "missing.sqlite")[0] == 2
     assert _cli("judge", "init", camp, *runs)[0] == 2  # exists
-    assert _cli("judge", "init", tmp_path / "f.sqlite", *runs, "--measure", "nDCG@5")[0] == 2
+    assert _cli("judge", "init", tmp_path / "f.sqlite", *runs, "--measure", "bpref")[0] == 2  # no weights
+    # nDCG@5 is decided on DCG@5 (tests/test_judge_graded.py)
     assert _cli("judge", "simulate", d / "full.qrels", *runs, "--alpha", "1.5")[0] == 2
     assert _cli("judge", "init", tmp_path / "g.sqlite", *runs, "--pairs", "sys01:zzz")[0] == 2
     assert not (tmp_path / "f.sqlite").exists() and not (tmp_path / "g.sqlite").exists()

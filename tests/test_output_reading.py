@@ -39,11 +39,12 @@ def test_tiny_probabilities_read_less_than_1e_6():
     assert format_probability(4.59e-169) == "< 1e-6"
     assert format_probability(3.778e-97) == "< 1e-6"
     assert format_probability(1 - 1e-9) == "> 1 - 1e-6"
-    assert format_probability(0.0) == "0.0000" and format_probability(1.0) == "1.0000"
+    assert format_probability(0.0) == "< 1e-6" and format_probability(1.0) == "> 1 - 1e-6"  # never certain
     assert format_probability(0.25) == "0.2500" and format_probability(3.2e-5) == "3e-05"
     frame = pd.DataFrame({"p_less_plugin": [4.59e-169, 3.778e-97, 0.5], "confidence": [1.0, 1.0, 0.5]})
     cells = format_columns(frame)
     assert [r[0] for r in cells] == ["< 1e-6", "< 1e-6", "0.5000"]
+    assert [r[1] for r in cells] == ["> 1 - 1e-6", "> 1 - 1e-6", "0.5000"]
     assert not any("e-1" in c or "e-9" in c for r in cells for c in r)
 
 

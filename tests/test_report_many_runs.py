@@ -113,3 +113,43 @@ def test_study_panels_are_titled_in_words_with_one_y_label():
     assert titles[0] == "MTC + similarity · E[MAP]" and titles[-1] == "incremental pooling · E[MAP]"
     assert [ax.get_ylabel() for ax in fig.axes] == ["E[MAP]", "", "", "", ""]
     plt.close(fig)
+
+
+@pytest.mark.parametrize("names", ["long", "dl20"])
+def test_figure_keeps_every_text_inside_and_carries_the_label_key(names):
+    """Nothing of the figure is cut (the colorbar's label, tick labels, the key), and where labels are not the run
+    names the key is in the figure too, not only at the end of the text. DL 2020's names: 15 characters, two
+    differing only at their end (bl_bcai_mdl1_vs, _vt) -- labelled apart, not renamed R1...R59."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if names == "long":
+        col = make_collection(n_topics=6, n_systems=20, n_docs=100, depth=30, judged_depth=10, seed=4)
+        runs = RunSet(tuple(dataclasses.replace(r, name=LONG.format(r.name)) for r in col.runs))
+    else:
+        tags = ["bl_bcai_mdl1_vs", "bl_bcai_mdl1_vt", "bm25_bert_token", "CoRT-standalone", "p_bm25", "1", "2",
+                "TF_IDF_d_2_t_50", "bigIR-T5xp-T5-F", "rr-pass-roberta", "fr_pass_roberta", "pash_f1"]
+        col = make_collection(n_topics=6, n_systems=len(tags), n_docs=100, depth=30, judged_depth=10, seed=4)
+        runs = RunSet(tuple(dataclasses.replace(r, name=t) for r, t in zip(col.runs, tags, strict=True)))
+    rep = make_report(RankData.build(runs, col.judgments), default_p=0.2)
+    labels = rep.labels
+    assert not any(lab.startswith("R") and lab[1:].isdigit() for lab in labels.values())
+    assert len(set(labels.values())) == len(labels)
+    fig = rep.plot()
+    fig.canvas.draw()
+    box = fig.bbox
+    texts = [t for ax in fig.axes for t in (*ax.texts, *((ax.xaxis.label, ax.yaxis.label, *ax.get_yticklabels(),
+                                                           *ax.get_xticklabels()) if ax.axison else ()))
+             if t.get_text()]
+    for t in texts:
+        ext = t.get_window_extent()
+        assert ext.x0 >= box.x0 - 1 and ext.x1 <= box.x1 + 1 and ext.y0 >= box.y0 - 1 and ext.y1 <= box.y1 + 1, \
+            t.get_text()
+    colorbar = [ax.yaxis.label.get_text() for ax in fig.axes]
+    assert "P(row > column)" in colorbar
+    figure_text = "\n".join(t.get_text() for ax in fig.axes for t in ax.texts)
+    for line in rep.label_key():
+        assert line in figure_text
+    plt.close(fig)

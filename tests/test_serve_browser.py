@@ -83,9 +83,10 @@ def test_judge_by_keyboard_reload_kill_and_restart(tmp_path, monkeypatch):
     port = free_port()
     log = open(tmp_path / "server.log", "wb")
     argv = [str(camp_path), "--texts", str(texts)]
-    server = start_server(argv, port, log)
-    driver = chrome(tmp_path / "profile")
+    driver = chrome(tmp_path / "profile")  # skips (no browser) before any server starts
+    server = None
     try:
+        server = start_server(argv, port, log)
         from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.action_chains import ActionChains
         from selenium.webdriver.common.by import By
@@ -159,8 +160,9 @@ def test_judge_by_keyboard_reload_kill_and_restart(tmp_path, monkeypatch):
         ref.close()
     finally:
         driver.quit()
-        server.kill()
-        server.wait()
+        if server is not None:
+            server.kill()
+            server.wait()
         log.close()
     with Campaign.open(camp_path) as camp:
         f = camp.judgments()
@@ -221,9 +223,10 @@ def test_narrow_window_no_sideways_scroll_and_the_statement_once_per_topic(tmp_p
                      f"{t}?\n<narr> Narrative:\nA relevant document says what {t} is.\n</top>\n")
     port = free_port()
     log = open(tmp_path / "server.log", "wb")
-    server = start_server([str(camp_path), "--texts", str(texts), "--topics", str(topics)], port, log)
-    driver = chrome(tmp_path / "profile")
+    driver = chrome(tmp_path / "profile")  # skips (no browser) before any server starts
+    server = None
     try:
+        server = start_server([str(camp_path), "--texts", str(texts), "--topics", str(topics)], port, log)
         from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.action_chains import ActionChains
         from selenium.webdriver.common.by import By
@@ -257,6 +260,7 @@ def test_narrow_window_no_sideways_scroll_and_the_statement_once_per_topic(tmp_p
         assert seen_same >= 1 and seen_new >= 1
     finally:
         driver.quit()
-        server.kill()
-        server.wait()
+        if server is not None:
+            server.kill()
+            server.wait()
         log.close()

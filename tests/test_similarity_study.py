@@ -200,8 +200,8 @@ def test_cli_run_stats_report(tmp_path, collection_dir, capsys):
     assert main(["experiment", "similarity", "report", str(out), "--page", str(page), "--figures",
                  str(tmp_path / "fig"), "--trajectory", str(traj)]) == 0
     text = page.read_text()
-    assert "bayeval experiment similarity report" in text and "fig-tau.png" in text
-    assert (tmp_path / "fig-emap.png").stat().st_size > 0
+    assert "bayeval experiment similarity report" in text and "fig/page-tau.png" in text
+    assert (tmp_path / "fig" / "page-emap.png").stat().st_size > 0  # --figures is a folder, created
     assert main(["experiment", "similarity", "run", str(collection_dir), "--out", str(out), "--methods", "ip",
                  "--workers", "1"]) == 2
     assert "methods" in capsys.readouterr().err

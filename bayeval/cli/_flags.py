@@ -3,7 +3,8 @@
 - ``--mc-draws N``: Monte Carlo draws of relevance (expected measures, P(Δ < 0));
 - ``--posterior-draws N``: posterior draws per chain of a relevance model's fit (with ``--chains``,
   ``--tune``);
-- ``--progress`` / ``--no-progress``: a progress bar, by default on a terminal only.
+- ``--progress`` / ``--no-progress``: progress of long work, a bar on a terminal and a line every few seconds
+  elsewhere (default), or none.
 
 The earlier spellings (``--draws``, ``--fit-draws``) still work for a while; they print a one-line
 deprecation notice on stderr and are hidden from ``--help``.
@@ -50,6 +51,7 @@ def add_posterior_draws(parser, default: int = 1000, *, old: str | None = None) 
 
 
 def add_progress(parser) -> None:
-    """``--progress`` / ``--no-progress`` (``args.progress``: True, False, or None = on a terminal)."""
+    """``--progress`` / ``--no-progress`` (``args.progress``: True, False, or None = the default, shown)."""
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="progress bar (default: on a terminal)")
+                        help="progress of long work: a bar on a terminal, a line every few seconds in a log or a "
+                             "pipe (default); --no-progress: none")

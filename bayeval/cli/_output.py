@@ -1,11 +1,13 @@
 """Writing result tables for people (aligned text) and programs (csv, json).
 
-``table`` output never cuts a number: each column gets one number format (integers without decimals;
-decimals fixed per column; a column of small values gets the decimals that show three significant digits,
-variances scientific notation; probabilities below 1e-6 read ``< 1e-6``),
+``table`` output never cuts a number: each column gets one number format, at most four significant digits
+(:func:`bayeval.display.number_format`: counts whole, a column of small values the decimals that show three
+significant digits, variances scientific; probabilities at or beyond 1e-6 of 0 or 1 read ``< 1e-6`` /
+``> 1 - 1e-6``),
 and the table is drawn by rich only on a terminal wide enough for it; otherwise — narrow terminal,
-pipe, file — it is plain aligned text that keeps every character. Columns with a known meaning get a
-legend line under the table (:data:`LEGENDS`; a command's own ``legend`` replaces the shared line).
+pipe, file — it is plain aligned text that keeps every character. Every column gets a
+legend line under the table (:data:`bayeval.display.LEGENDS`; a command's own ``legend`` replaces the shared
+line; tests/test_legends.py runs the commands and fails on a column without one).
 An empty result says so on stderr in every format.
 """
 
@@ -19,44 +21,13 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
+from bayeval.display import LEGENDS, TINY_P, format_probability, format_pvalue, number_format
 from bayeval.errors import BayevalInputError
 
 __all__ = ["FORMATS", "LEGENDS", "TINY_P", "collapse_missing", "format_columns", "format_probability",
            "is_probability_column", "write_frame"]
 
 FORMATS = ("table", "csv", "json")
-
-#: Legend of columns that several sub-commands print (table output only).
-LEGENDS = {
-    "expected": "expected value of the measure, unjudged documents relevant at random",
-    "variance": "variance of the measure under that randomness",
-    "delta_expected": "E[measure_a - measure_b]",
-    "delta_variance": "Var[measure_a - measure_b]",
-    "p_less": "P(measure_a - measure_b < 0): confidence that run b is better",
-    "p_less_plugin": "P(a - b < 0) at the point probabilities (Bernoulli uncertainty only)",
-    "p_less_bayes": "P(a - b < 0) over posterior draws of p (parameter uncertainty too)",
-    "sd_plugin": "sd of a - b, plug-in",
-    "sd_bayes": "sd of a - b, Bayesian",
-    "prob": "probability of relevance of an unjudged document",
-    "judged_at_k": "fraction of the top k holding a judged document",
-    "r_hat": "rank-normalised split r-hat (NUTS only; < 1.01 is good)",
-    "ess_bulk": "bulk effective sample size",
-    # simulation studies (docs/robustness-trec8.md, docs/similarity-trec8.md)
-    "accuracy": "share of pairs whose call (sign of ΔMAP) is right",
-    "W_mean": "bookmaker W̄: 0 calibrated, < 0 over-confident, > 0 under-confident",
-    "median_judgments": "median judgments per trial to reach the target confidence",
-    "mean_judgments": "mean judgments per trial",
-    "mean_tau": "mean Kendall τ between the runs' E[MAP] and their true MAP",
-    "decided": "share of trials whose selection reached the target confidence",
-    "goal_bins": "yes: every confidence bin's accuracy is at least its lower edge",
-    "calls_95": "share of pairs called with confidence ≥ 0.95",
-    "accuracy_95": "accuracy of the calls made with confidence ≥ 0.95 (NA: none)",
-    "seconds": "mean seconds per trial",
-}
-
-_SMALL = 1e-3  # a column whose non-zero values all lie below this gets more decimals (variances: scientific)
-TINY_P = 1e-6  #: a probability below this is printed "< 1e-6": nobody needs its digits
-_TINY_TEXT = "1e-6"
 
 
 def is_probability_column(name) -> bool:
@@ -65,43 +36,20 @@ def is_probability_column(name) -> bool:
     return name.startswith("p_less") or name in ("confidence", "prob")
 
 
-def format_probability(v: float, digits: int = 4) -> str:
-    """A probability with ``digits`` decimals; below :data:`TINY_P` just ``"< 1e-6"`` (and ``"> 1 - 1e-6"``
-    above 1 - 1e-6 when that is not exactly 1), between it and 1e-``digits`` one significant digit."""
-    if not np.isfinite(v):
-        return "NA"
-    if 0.0 < v < TINY_P:
-        return f"< {_TINY_TEXT}"
-    if 1.0 - TINY_P < v < 1.0:
-        return f"> 1 - {_TINY_TEXT}"
-    if 0.0 < v < 10.0 ** -digits:
-        return f"{v:.0e}"
-    return f"{v:.{digits}f}"
-
-
 def _column_format(values: pd.Series, digits: int):
-    """One formatter for a whole column."""
-    if values.dtype.kind == "f" and is_probability_column(values.name):
-        return lambda v: format_probability(float(v), digits)
+    """One formatter for a whole column (:func:`bayeval.display.number_format` for numbers)."""
     kind = values.dtype.kind
+    if kind == "f" and is_probability_column(values.name):
+        return lambda v: format_probability(float(v), digits)
+    if kind == "f" and str(values.name).startswith("p_value"):
+        return lambda v: format_pvalue(float(v), digits)
     if kind == "b":
         return lambda v: "yes" if v else "no"
     if kind in "iu":
         return lambda v: f"{int(v):d}"
     if kind != "f":
         return lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)
-    finite = values[np.isfinite(values.to_numpy(dtype=float))]
-    if (len(finite) and np.all(finite == np.round(finite)) and np.abs(finite).max() > 1
-            and np.abs(finite).max() < 1e15):
-        return lambda v: "NA" if not np.isfinite(v) else f"{int(v):d}"  # counts stored as floats (not 0/1 rates)
-    nonzero = np.abs(finite[finite != 0])
-    if len(nonzero) and nonzero.max() < _SMALL:
-        top = float(nonzero.max())
-        if "variance" in str(values.name) or top < 1e-6:
-            return lambda v: "NA" if not np.isfinite(v) else f"{v:.3e}"
-        places = min(-int(np.floor(np.log10(top))) + 2, 8)  # three significant digits of the largest value
-        return lambda v: "NA" if not np.isfinite(v) else f"{v:.{places}f}"
-    return lambda v: "NA" if not np.isfinite(v) else f"{v:.{digits}f}"
+    return number_format(values.to_numpy(dtype=float), digits, scientific="variance" in str(values.name))
 
 
 def format_columns(frame: pd.DataFrame, digits: int = 4) -> list[list[str]]:

@@ -124,5 +124,21 @@ def run(args: argparse.Namespace) -> int:
     title = (f"{study.scenario}: {int(study.focus.sum())} of {len(study.runs)} runs studied, {len(study.topics)} "
              f"topics, pool depth {study.pool_depth}; {int((red.judged - red.judged_after).sum())} judgments removed "
              f"({int((red.relevant - red.relevant_after).sum())} relevant)")
-    write_frame(table, args.format, title=title)
+    write_frame(table, args.format, title=title, legend=_LEGEND)
     return 0
+
+
+#: The columns of the study table (Büttcher et al. 2007, Tables 2-3 and 7-8; docs/bias.md).
+_LEGEND = {
+    "method": "the qrels the runs are scored on: the reduced pool, or a repair of it (completed qrels, expected "
+              "measures)",
+    "runs": "runs studied",
+    "avg_rank_change": "mean |rank on the reduced qrels - rank on the full qrels|",
+    "max_up": "largest rise in rank",
+    "max_down": "largest fall in rank",
+    "rms_error": "root mean square of (score on the reduced qrels - score on the full qrels)",
+    "mean_shift": "mean of that difference",
+    "significant": "share of runs whose score changes significantly (paired t-test over topics, p < 0.05)",
+    "tau_all": "Kendall's τ between the rankings of all runs (ties agree)",
+    "tau_manual": "Kendall's τ between the rankings of the studied (manual) runs",
+}

@@ -100,7 +100,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"Synthetic collection: {args.systems} systems, {args.topics} topics, {args.docs} documents per "
               f"topic, runs to depth {args.depth}; {n_judged} judgments (depth-{args.judged_depth} pool).\n"
               f"Unjudged documents: {p_note}; moments by the '{args.method}' method.\n")
-        write_frame(table.sort_values("true MAP", ascending=False), "table", title="MAP per system")
+        write_frame(table.sort_values("true MAP", ascending=False), "table", title="MAP per system", legend={
+            "quality": "the system's quality in the generator (higher: better rankings)",
+            "true MAP": "MAP on the generator's complete judgments",
+            "trec_eval MAP": "MAP on the shallow judgments, unjudged documents not relevant (trec_eval)",
+            "E[MAP]": "expected MAP, unjudged documents relevant at random",
+            "95% low": "lower end of the 95% interval of MAP", "95% high": "upper end of that interval",
+            "covers truth": "the interval contains the true MAP"})
         print(f"The 95% intervals contain the true MAP for {int(covered.sum())} of {len(table)} systems. "
               "A 95% interval means: given the judgments and the\nrelevance model, the MAP lies in it with "
               "probability 0.95; on this generator the model's intervals were checked to cover\nthe truth at "
@@ -115,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
               f"{scores.brier:.4f} (0.25 = always ½).\n")
         write_frame(pairs.sort_values("confidence", ascending=False)[
             ["run_a", "run_b", "delta_expected", "delta_variance", "p_less", "confidence", "correct"]],
-            "table", title="P(MAP_a - MAP_b < 0) for every pair")
+            "table", title="P(MAP_a - MAP_b < 0) for every pair", legend={
+                "confidence": "max(p_less, 1 - p_less): confidence in the sign",
+                "correct": "the more likely winner is the truly better system"})
     else:
         write_frame(pairs, args.format)
     return 0

@@ -22,6 +22,20 @@ from bayeval.io.designs import read_sites
 
 __all__ = ["register"]
 
+#: The columns of ``design plan`` (carterette2010 Table 2; bayeval.design.DesignPlan).
+_PLAN_LEGEND = {
+    "k": "sites held out of each topic outside the all-site baseline",
+    "combinations": "C(m, k): topics of one block, one per held-out combination",
+    "blocks": "b, the number of blocks",
+    "n": "size of the all-site baseline T0",
+    "within_baseline": "per site: topics it contributed to (T0 included)",
+    "within_reuse": "per site: topics it was held out of (its reuse set)",
+    "between_baseline": "per pair of sites: topics both contributed to",
+    "between_reuse": "per pair of sites: topics both were held out of",
+    "participant": "per ordered pair of sites: topics the first was held out of while the second contributed",
+    "held_out_total": "topics each site is held out of (= within_reuse)",
+}
+
 TABLES = ("summary", "agreement", "groups", "sites", "runs", "pairs", "scores")
 
 
@@ -188,7 +202,8 @@ def _plan(args: argparse.Namespace) -> int:
     frame = table.to_frame()
     if args.format == "table":  # N, m and n0 are in the title
         frame = frame.drop(columns=["n_topics", "n_sites", "min_baseline"])
-    write_frame(frame, args.format, title=f"N = {args.topics} topics, m = {m} sites, n0 = {args.min_baseline}")
+    write_frame(frame, args.format, title=f"N = {args.topics} topics, m = {m} sites, n0 = {args.min_baseline}",
+                legend=_PLAN_LEGEND)
     if args.format == "table":
         for k, need in table.infeasible:
             print(f"k = {k}: infeasible, needs at least {need} topics")

@@ -1,14 +1,14 @@
-"""``bayeval evaluate``: expected measures, variances and pairwise confidence.
+"""``bayeval evaluate``: expected measures with intervals, pairwise confidence and tests across topics.
 
 Probabilities of relevance of unjudged documents come from ``--probabilities`` (an mtc-eval file),
-``--default-p``, or a relevance model fitted on the spot (``--model rtc [--fit mcmc]``). With a model
-and ``--pairs`` every pair gets two confidences side by side: the *plug-in* P(Δ < 0) at the point
-probabilities (Bernoulli uncertainty only, computed by ``--method``) and the *Bayesian* one by Monte
-Carlo over posterior draws of p (parameter + Bernoulli uncertainty;
-:func:`bayeval.relevance.bayesian_confidence`). ``--method paper|delta|exact`` with a sampled fit computes
-the moments given each posterior draw of p and combines them by the law of total variance (E = mean of
-E_d, Var = mean of Var_d + variance of E_d), so that the closed forms are Bayesian too; ``--method mc``
-samples.
+``--default-p``, or a relevance model fitted on the spot (``--model rtc [--fit laplace]``). ``--method`` is how
+the moments are computed (exact, delta, paper, mc); ``--fit`` how the model is fitted. With ``--pairs`` every
+pair gets P(Δ < 0) on these topics (relevance uncertain; with a sampled fit over the posterior draws of p,
+:func:`bayeval.relevance.bayesian_confidence`, the plug-in value at the point p beside it as
+``p_less_plugin``), and a test across topics (``--test``, default ``combined``: the population of topics and
+relevance in one probability, ``p_less_topics``; :func:`bayeval.expected.topic_tests`) adjusted over the pairs
+(``--adjust``, default Holm). A closed-form ``--method`` with a sampled fit computes the moments given each
+posterior draw of p and combines them by the law of total variance; ``mc`` samples.
 """
 
 from __future__ import annotations
@@ -24,47 +24,78 @@ from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import (
     add_collection_arguments,
     add_format_argument,
+    level,
     positive_int,
     probability,
     qrels_and_runs,
 )
 from bayeval.cli._output import write_frame
 from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument, add_unseen_argument
+from bayeval.display import describe_fit, describe_moments, display_name
 from bayeval.errors import BayevalInputError
-from bayeval.methods import DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS
+from bayeval.methods import ADJUSTMENTS, DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS, TOPIC_TESTS
 
 __all__ = ["register"]
 
 
 def register(sub) -> None:
-    from bayeval.relevance.defaults import model_help
-
     p = sub.add_parser(
         "evaluate", help="expected measures and P(difference < 0) under uncertain relevance",
-        description="Expected value and variance of each measure for every run, treating each unjudged "
+        description="Expected value of each measure for every run with its interval, treating each unjudged "
                     "document as relevant with probability p (from --probabilities, from a relevance model "
-                    "fitted with --model, else --default-p), and with --pairs the confidence "
-                    "P(measure_a - measure_b < 0) for every pair of runs. With --model and --pairs both the "
-                    "plug-in confidence (at the point p) and the Bayesian one (over posterior draws of p, "
-                    "by --method: a closed form per draw combined by the law of total variance, or Monte "
-                    "Carlo; --fit laplace|mcmc|vi adds the parameter uncertainty) are reported. "
-                    "With --pairs, csv/json output is one table: the per-run rows (column run set) "
-                    "then the pair rows (run_a and run_b set).")
+                    "fitted with --model, else --default-p), and with --pairs for every pair of runs "
+                    "P(measure_a - measure_b < 0) on these topics and a test across topics (--test; the default "
+                    "'combined' counts the sampling of topics and the uncertainty of relevance in one "
+                    "probability), adjusted over the pairs (--adjust). --fit laplace|mcmc|vi adds the "
+                    "model's parameter uncertainty. With --pairs, csv/json output is one table: the per-run "
+                    "rows (column run set) then the pair rows (run_a and run_b set).")
     add_collection_arguments(p)
+    p.add_argument("--measures", default="AP", help="comma-separated measures (default AP), e.g. AP,P@10,nDCG@10")
+    p.add_argument("--pairs", action="store_true",
+                   help="every pair of runs: P(a - b < 0) on these topics and a test across topics")
+    add_test_arguments(p, adjust=True)
+    p.add_argument("--per-topic", action="store_true", help="also print every topic's rows")
+    add_source_arguments(p)
+    add_format_argument(p)
+    p.set_defaults(func=run)
+
+
+def add_test_arguments(p, *, adjust: bool) -> None:
+    """``--test``, ``--test-values`` (and ``--adjust`` over many pairs): the test across topics
+    (:func:`bayeval.expected.topic_tests`)."""
+    p.add_argument("--test", choices=TOPIC_TESTS, default="t",
+                   help="the test across topics: t (default), wilcoxon, randomization, bootstrap, or combined: the "
+                        "paired t-test on the expected per-topic differences plus the relevance error every topic "
+                        "shares (docs/expected.md, 'Across topics')")
+    p.add_argument("--test-values", choices=("judged", "expected"), default="judged",
+                   help="what the test compares per topic: judged (default): the measure with unjudged documents "
+                        "not relevant, as trec_eval; expected: E[measure]. On shallow judgments both reject too "
+                        "many true nulls, expected more (docs/expected.md, 'Across topics')")
+    if adjust:
+        p.add_argument("--adjust", choices=ADJUSTMENTS, default="holm",
+                       help="adjustment of the p-values over the pairs: none, bonferroni, holm (default), bh "
+                            "(Benjamini-Hochberg)")
+
+
+def add_source_arguments(p) -> None:
+    """Where p of unjudged documents comes from and how the moments are computed: ``--probabilities``,
+    ``--default-p``, ``--method``, ``--level``, ``--mc-draws``, ``--seed`` and the relevance model's group."""
+    from bayeval.relevance.defaults import model_help
+
     p.add_argument("--probabilities", metavar="FILE",
                    help="probabilities of relevance of unjudged documents, mtc-eval format 'topic Q0 docno prob'")
     p.add_argument("--default-p", type=probability, default=None,
                    help="probability for unjudged documents not in --probabilities (default 0.5, MTC's assumption); "
                         "without --probabilities it replaces the default model")
     p.add_argument("--method", choices=MOMENT_METHODS + FIT_METHODS, default=None,
-                   help="paper: the papers' closed form; delta: 2nd-order delta method; exact: exact moments; "
-                        "mc: Monte Carlo (default exact). With --model, map|laplace|mcmc|vi is short for --fit "
-                        "(and the moments are then exact)")
+                   metavar="{" + ",".join(MOMENT_METHODS) + "}",
+                   help="how the moments are computed: paper: the papers' closed form; delta: 2nd-order delta "
+                        "method; exact: exact moments; mc: Monte Carlo (default exact). A fit method here "
+                        "(map|laplace|mcmc|vi) is deprecated: give it as --fit")
+    p.add_argument("--level", type=level, default=0.95, help="level of the intervals (default 0.95)")
     add_mc_draws(p, 2000, old="--draws")
-    p.add_argument("--seed", type=int, default=0, help="Monte Carlo and fit seed (default 0)")
-    p.add_argument("--measures", default="AP", help="comma-separated measures (default AP), e.g. AP,P@10,nDCG@10")
-    p.add_argument("--pairs", action="store_true", help="confidence for every pair of runs")
-    p.add_argument("--per-topic", action="store_true", help="also print every topic's rows")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the Monte Carlo draws, the fit and the resampling tests (default 0)")
     g = p.add_argument_group("relevance model (instead of --probabilities)")
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --probabilities "
@@ -82,8 +113,6 @@ def register(sub) -> None:
     g.add_argument("--closed-form-draws", type=positive_int, default=25,
                    help="of those, how many (evenly spaced) --method paper|delta|exact combines by the law of total "
                         "variance (default 25; each costs one closed-form pass)")
-    add_format_argument(p)
-    p.set_defaults(func=run)
 
 
 def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
@@ -96,6 +125,8 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
     if args.default_p is None:
         args.default_p = 0.5
     if method in FIT_METHODS:
+        print(f"bayeval: warning: --method {method} is deprecated: the fit method is --fit {method} (--method is "
+              f"how the moments are computed: {', '.join(MOMENT_METHODS)})", file=sys.stderr)
         if args.model is None:
             raise BayevalInputError(f"--method {method}: a fit method needs --model (e.g. --model rtc; "
                                     "--default-p and --probabilities replace the model)")
@@ -142,62 +173,131 @@ def _write_extrapolation(data, probs, measure, default_p: float) -> None:
     except BayevalInputError:  # a measure without an exact expected value (the table above says which)
         return
     write_frame(ex.to_frame().reset_index(), "table",
-                title=f"{measure}: E estimates it as if every document were judged; unjudged_zero counts unjudged "
-                      "as not relevant (trec_eval); model_share / beyond_share: the share of E resting on the "
-                      f"model's p / on documents no run with its top {ex.depth} judged retrieved")
+                title=f"{measure}: E estimates it as if every document were judged; trec_eval counts unjudged "
+                      "documents as not relevant",
+                legend={"beyond_share": "share of E resting on documents that no run with its top "
+                                        f"{ex.depth} judged retrieved"})
 
 
-def run(args: argparse.Namespace) -> int:
-    from bayeval.data.rankdata import RankData
-    from bayeval.expected import compare_systems, expected_measures
+def _with_interval(frame: pd.DataFrame, mean: str, var: str, lower: str, upper: str, z: float, bounds) -> None:
+    """Add the normal interval E ± z sd of column ``mean`` (variance ``var``), clipped to ``bounds``."""
+    sd = np.sqrt(np.maximum(frame[var].to_numpy(dtype=float), 0.0))
+    e = frame[mean].to_numpy(dtype=float)
+    frame[lower], frame[upper] = np.clip(e - z * sd, *bounds), np.clip(e + z * sd, *bounds)
+
+
+def _pair_frame(cmp, plugin, args, known=None):
+    """The pair rows: E[Δ] with its interval on these topics, P(Δ < 0), the test across topics on the ``all``
+    rows (per-topic rows have none), and P(Δ < 0) at the point p where ``plugin`` is another comparison."""
+    from scipy.special import ndtri
+
+    frame = cmp.to_frame(per_topic=args.per_topic)
+    _with_interval(frame, "delta_expected", "delta_variance", "delta_lower", "delta_upper",
+                   float(ndtri(0.5 + args.level / 2)), (-1.0, 1.0))
+    tt = cmp.topic_tests(args.test, values=known if args.test_values == "judged" else None, adjust=args.adjust,
+                         values_name="the values with unjudged documents not relevant (trec_eval's)",
+                         level=args.level, seed=args.seed)
+    over = frame["topic"] == "all"
+    frame["p_less_topics"], frame["p_value"] = np.nan, np.nan
+    frame.loc[over, "p_less_topics"] = cmp.topic_tests("combined").p_less
+    frame.loc[over, "p_value"] = tt.p_adjusted
+    if plugin is not None:
+        frame["p_less_plugin"] = plugin.to_frame(per_topic=args.per_topic)["p_less"].to_numpy()
+    order = ["run_a", "run_b", "topic", "measure", "delta_expected", "delta_variance", "delta_lower", "delta_upper",
+             "p_less", "p_less_plugin", "p_less_topics", "p_value"]
+    return frame[[c for c in order if c in frame.columns]], tt
+
+
+def _pair_legend(measure, tt_describe: str, level_pct: str, plugin: bool) -> dict:
+    m = str(measure)
+    out = {"delta_expected": f"E[{m}_a - {m}_b], these topics",
+           "delta_variance": f"Var[{m}_a - {m}_b] over relevance, these topics",
+           "delta_lower": f"lower end of the {level_pct} interval of {m}_a - {m}_b, these topics (relevance "
+                          "uncertain)",
+           "delta_upper": "upper end of that interval",
+           "p_less": f"P({m}_a - {m}_b < 0) on these topics (relevance uncertain"
+                     f"{', over the posterior' if plugin else ''}): confidence that run b is better",
+           "p_less_topics": f"P(mean {m}_a - {m}_b over the population of topics < 0): topics sampled and "
+                            "relevance uncertain (the combined test; too sure on shallow judgments, docs/expected.md "
+                            "'Across topics')",
+           "p_value": f"{tt_describe} (--test, --adjust)"}
+    if plugin:
+        out["p_less_plugin"] = "the same at the point p (no parameter uncertainty)"
+    return out
+
+
+def probabilities_for(args: argparse.Namespace, data):
+    """``(data, probs, est, method, fit, source)`` from the source arguments (:func:`add_source_arguments`): ``probs``
+    what the expected measures take, ``est`` the fitted model's estimate (or None), ``source`` in words."""
+    from bayeval.display import describe_source
     from bayeval.io.probabilities import read_probabilities
-    from bayeval.measures import parse_measures
 
     method, fit = _resolve_methods(args)
     if fit is None and args.unseen:
         raise BayevalInputError("--unseen: needs a relevance model (not --probabilities or --default-p)")
-    measures = parse_measures(args.measures)
-    if method != "mc" and any(m.name == "R-prec" for m in measures):
-        raise BayevalInputError("--measures: R-prec has no closed form (its cutoff is the random R); "
-                                "use --method mc")
     probs = read_probabilities(args.probabilities) if args.probabilities else None
-    qrels, runs = qrels_and_runs(args)
-    data = RankData.build(runs, qrels, depth=args.depth)
-    mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
-    from bayeval.display import describe_fit, describe_moments, describe_source, display_name
-
-    est, source = None, describe_moments(method)
+    est, cfg, source = None, None, describe_moments(method)
     if fit is not None:
         cfg, est, data = _fit_model(args, data, fit)
         # every method uses the posterior draws of p when there are any (closed forms by the law of total
         # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
         probs = est = replace(est, closed_form_draws=args.closed_form_draws)
         source = describe_source(cfg.name, fit, method)
+    elif probs is None:
+        source = describe_source(None, None, method, default_p=args.default_p)
+    return data, probs, est, cfg, method, fit, source
+
+
+def run(args: argparse.Namespace) -> int:
+    from scipy.special import ndtri
+
+    from bayeval.data.rankdata import RankData
+    from bayeval.expected import compare_systems, expected_measures
+    from bayeval.measures import evaluate, parse_measures
+
+    measures = parse_measures(args.measures)
+    if args.method != "mc" and any(m.name == "R-prec" for m in measures):
+        raise BayevalInputError("--measures: R-prec has no closed form (its cutoff is the random R); "
+                                "use --method mc")
+    qrels, runs = qrels_and_runs(args)
+    known_data = RankData.build(runs, qrels, depth=args.depth)
+    data, probs, est, cfg, method, fit, source = probabilities_for(args, known_data)
+    mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
     exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
+    pct = f"{100 * args.level:g}%"
     per_run = exp.to_frame(per_topic=args.per_topic)
-    if not (args.pairs and args.format != "table"):
-        write_frame(per_run, args.format, title=f"expected measures ({source}), {len(data.topics)} topics")
-        if args.format == "table" and not args.per_topic:
+    _with_interval(per_run, "expected", "variance", "lower", "upper", float(ndtri(0.5 + args.level / 2)), (0.0, 1.0))
+    table = args.format == "table"
+    run_legend = {"lower": f"lower end of the {pct} interval of the measure, E ± {ndtri(0.5 + args.level / 2):.2f} "
+                           "sd over relevance (topics fixed)",
+                  "upper": "upper end of that interval"}
+    if not (args.pairs and not table):
+        write_frame(per_run.drop(columns="variance") if table else per_run, args.format, legend=run_legend,
+                    title=f"expected measures ({source}), {len(data.topics)} topics")
+        if table and not args.per_topic:
             _write_extrapolation(data, est if est is not None else probs, measures[0], args.default_p)
     tables = []
     if args.pairs:
         for m in measures:
+            plugin = None
             if est is not None:
                 from bayeval.relevance import bayesian_confidence
 
                 bc = bayesian_confidence(data, est, measure=m, draws=args.mc_draws, plugin_method=method,
                                          method=method, seed=args.seed)
-                frame = bc.to_frame(per_topic=args.per_topic)
+                cmp, plugin = bc.bayesian, (bc.plugin if est.has_draws else None)
                 how = "Monte Carlo" if method == "mc" else f"{describe_moments(method)}, law of total variance"
-                title = (f"P({m}_a - {m}_b < 0): plug-in ({describe_moments(method)}) and Bayesian ({how} over "
-                         f"{'posterior draws of p' if est.has_draws else 'the point p'}), {display_name(cfg.name)} "
-                         f"({describe_fit(fit)})")
+                title = (f"{m}_a - {m}_b: P(< 0) on these topics by {how} over "
+                         f"{'posterior draws of p' if est.has_draws else 'the point p'}, {display_name(cfg.name)} "
+                         f"({describe_fit(fit)}); tests across topics")
             else:
                 cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)
-                frame = cmp.to_frame(per_topic=args.per_topic)
-                title = f"P({m}_a - {m}_b < 0), {describe_moments(method)}"
-            if args.format == "table":
-                write_frame(frame, args.format, title=title)
+                title = f"{m}_a - {m}_b: P(< 0) on these topics by {describe_moments(method)}; tests across topics"
+            known = evaluate(known_data, [m]).values[0] if args.test_values == "judged" else None
+            frame, tt = _pair_frame(cmp, plugin, args, known)
+            if table:
+                write_frame(frame.drop(columns="delta_variance"), "table", title=title,
+                            legend=_pair_legend(m, tt.describe(), pct, plugin is not None))
             else:
                 tables.append(frame)
     if tables:  # csv/json: one table, the per-run rows (run set) first, then the pairs (run_a, run_b set)

@@ -6,8 +6,8 @@
 - ``bayeval experiment robustness stats TABLE [--what overall|proper|reliability|...] [--runs-info runs.tsv]``
   prints the papers' statistics of a trial table and the proper scores of P(ΔMAP < 0) (Brier, log score,
   reliability bins, sharpness; :mod:`bayeval.stats.forecast`);
-- ``bayeval experiment robustness report TABLE --page PAGE.md [--figures PREFIX]`` writes the markdown
-  page (with figures) that docs/robustness-*.md are;
+- ``bayeval experiment robustness report TABLE --page PAGE.md [--figures DIR]`` writes the markdown
+  page (with its figures in DIR) that docs/robustness-*.md are;
 - ``bayeval experiment similarity run|stats|trajectory|report|cranfield`` — the same for the similarity
   study of Carterette & Allan (2007) (docs/similarity-*.md).
 - ``bayeval experiment sparse DIR`` — one judged relevant document per topic (docs/sparse-labels.md).
@@ -115,8 +115,9 @@ def register(sub) -> None:
     g.add_argument("--collection", default=None, help="the collection to report (if the table holds several)")
     g.add_argument("--paper", choices=("adhoc99", "robust05"), default="adhoc99",
                    help="carterette2007 Table 5 column quoted next to the results (default adhoc99)")
-    g.add_argument("--figures", default=None, metavar="PREFIX",
-                   help="write PREFIX-calibration.png, -emap.png, -tau.png and link them from the page")
+    g.add_argument("--figures", default=None, metavar="DIR",
+                   help="folder (created) to write the figures into, PAGE-calibration.png, -reliability.png, "
+                        "-emap.png and -tau.png (PAGE: the page's name), linked from the page")
     g.add_argument("--runs-info", default=None, metavar="runs.tsv", help="run table marking manual runs")
     g.add_argument("--tau-goal", type=float, default=None, help="mean tau goal to check (e.g. 0.60)")
     g.add_argument("--notes", default=None, metavar="FILE.md", help="hand-written reading appended to the page")
@@ -190,7 +191,9 @@ def _register_similarity(studies, parser_class) -> None:
     g.add_argument("--paper-trec", default="8",
                    help="carterette-allan2007 Table 1 row quoted (3, 5-8; 'none'; default 8)")
     g.add_argument("--trajectory", default=None, metavar="FILE.csv", help="csv of 'trajectory' to plot")
-    g.add_argument("--figures", default=None, metavar="PREFIX", help="write PREFIX-emap.png (and -tau.png)")
+    g.add_argument("--figures", default=None, metavar="DIR",
+                   help="folder (created) to write the figures into, PAGE-emap.png (and -tau.png; PAGE: the page's "
+                        "name), linked from the page")
     g.add_argument("--runs-info", default=None, metavar="runs.tsv", help="run table marking manual runs")
     g.add_argument("--notes", default=None, metavar="FILE.md", help="hand-written reading appended to the page")
     g.add_argument("--command", default=None, help="the command line printed at the top (default: this one)")
@@ -260,6 +263,55 @@ _WHY_MISSING = {**dict.fromkeys(("wilcoxon_p", "t_p"),
                 "accuracy_95": "no call at confidence 0.95 or more"}
 
 
+#: The columns of the studies' statistics tables (a legend line each; shared ones are in bayeval.display.LEGENDS).
+_STUDY_LEGEND = {
+    "method": "the study's method (mtc, rtc, bayes: Bayesian RTC, ip: incremental pooling; sim, one: MTC with "
+              "similarity, MTC with one judged document)",
+    "confidence": "how P(ΔMAP < 0) was computed (the moment method, or Monte Carlo)",
+    "trials": "trials of the method",
+    "trial": "the trial",
+    "pairs": "pairs of runs scored",
+    "judgments": "judgments made in the trial",
+    "reached": "share of trials (per trial: whether) the selection reached the target confidence",
+    "tau": "Kendall τ between the runs' E[MAP] and their true MAP",
+    "sd_tau": "sd of τ over trials",
+    "sig_accuracy": "accuracy of the calls of the pairs a paired t-test over topics finds significant at 0.05 (true "
+                    "MAP)",
+    "sig_pairs": "share of pairs significant at 0.05 by that test",
+    "brier": "Brier score of P(ΔMAP < 0) against the sign of the true ΔMAP (lower is better)",
+    "log_score": "log score of P(ΔMAP < 0) (mean -log of the probability given to what happened; lower is better)",
+    "share_95": "share of pairs called with confidence ≥ 0.95",
+    "share_99": "share of pairs called with confidence ≥ 0.99",
+    "n_95": "pairs called with confidence ≥ 0.95",
+    "n_99": "pairs called with confidence ≥ 0.99",
+    "right_95": "share of the calls at ≥ 0.95 that are right (NA: none)",
+    "right_99": "share of the calls at ≥ 0.99 that are right (NA: none)",
+    "reliable": "every reliability bin's observed frequency lies in its Wilson interval",
+    "split": "how the pairs are grouped: all, pair_type (which runs were judged), run_type (automatic/manual)",
+    "group": "the group of that split (pair type, run type or similarity bin)",
+    "bin": "the bin of confidence (or of P(ΔMAP < 0))",
+    "lower_edge": "lower edge of the bin",
+    "upper_edge": "upper edge of the bin",
+    "n": "pairs (or trials) counted",
+    "share": "share of the method's pairs in the bin",
+    "mean_confidence": "mean confidence of the pairs in the bin",
+    "mean_forecast": "mean P(ΔMAP < 0) of the pairs in the bin",
+    "frequency": "share of them whose true ΔMAP < 0",
+    "lower": "lower end of the 95% Wilson interval of that share (accuracy, or frequency)",
+    "upper": "upper end of that interval",
+    "consistent": "the bin's mean lies in that interval",
+    "quantity": "the per-trial quantity tested",
+    "a": "the first method",
+    "b": "the second method",
+    "mean_a": "mean of the quantity for a over trials",
+    "mean_b": "mean for b",
+    "median_a": "median for a",
+    "median_b": "median for b",
+    "wilcoxon_p": "two-sided p-value of Wilcoxon's signed-rank test over trials",
+    "t_p": "two-sided p-value of the paired t-test over trials",
+}
+
+
 def _sim_stats(args: argparse.Namespace) -> int:
     from bayeval.cli._output import write_frame
     from bayeval.experiments.similarity_report import similarity_statistics
@@ -268,7 +320,7 @@ def _sim_stats(args: argparse.Namespace) -> int:
     st = similarity_statistics(frame)
     table = {"overall": st.overall, "trials": st.per_trial, "tests": st.tests}[args.what]
     write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials",
-                missing=_WHY_MISSING)
+                missing=_WHY_MISSING, legend=_STUDY_LEGEND)
     return 0
 
 
@@ -291,7 +343,7 @@ def _sim_report(args: argparse.Namespace) -> int:
     name = frame["collection"].iloc[0]
     figures = {}
     if args.figures:
-        rel = os.path.relpath(os.path.abspath(args.figures), os.path.dirname(os.path.abspath(args.page)))
+        args.figures, rel = _figure_prefix(args.figures, args.page)
         manual = _manual_runs(args.runs_info)
         methods = [m for m in NAMES if m in set(frame["method"])]
         plot_expected_vs_true(frame.assign(confidence="E[MAP]"), [(m, "E[MAP]") for m in methods], manual=manual,
@@ -372,7 +424,7 @@ def _stats(args: argparse.Namespace) -> int:
              "proper": st.proper, "reliability": st.reliability,
              "pair-type": st.by_pair_type, "similarity": st.by_similarity, "tests": st.tests}[args.what]
     write_frame(table, args.format, title=f"{frame['collection'].iloc[0]}: {frame['trial'].nunique()} trials",
-                missing=_WHY_MISSING)
+                missing=_WHY_MISSING, legend=_STUDY_LEGEND)
     return 0
 
 
@@ -426,6 +478,19 @@ def _read_notes(path: str | None) -> str | None:
         raise BayevalInputError(f"--notes: cannot read {path} ({exc.strerror})") from exc
 
 
+def _figure_prefix(folder: str, page: str) -> tuple[str, str]:
+    """``(prefix, prefix relative to the page)`` of the figures written into ``folder`` (created): the page's name
+    in it, so that two studies' figures can share a folder."""
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise BayevalInputError(f"--figures: {folder} is a file; give a folder (created when absent)")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise BayevalInputError(f"--figures: cannot create {folder} ({exc.strerror})") from exc
+    prefix = os.path.join(folder, os.path.splitext(os.path.basename(page))[0])
+    return prefix, os.path.relpath(os.path.abspath(prefix), os.path.dirname(os.path.abspath(page)))
+
+
 def _report(args: argparse.Namespace) -> int:
     from bayeval.experiments import read_table
     from bayeval.experiments.report import render_report, write_report
@@ -438,7 +503,7 @@ def _report(args: argparse.Namespace) -> int:
                                                                         "tau_goal", "notes"), paper="adhoc99")
     rel = None
     if args.figures:
-        rel = os.path.relpath(os.path.abspath(args.figures), os.path.dirname(os.path.abspath(args.page)))
+        args.figures, rel = _figure_prefix(args.figures, args.page)
     text = render_report(frame, title=args.title or f"Robustness of reused judgments: {frame['collection'].iloc[0]}",
                          command=command, paper_key=args.paper, figures=args.figures, figures_rel=rel,
                          manual=manual, tau_goal=args.tau_goal, notes=notes)

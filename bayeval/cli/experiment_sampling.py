@@ -130,8 +130,26 @@ def _stats(args: argparse.Namespace) -> int:
     from bayeval.experiments.sampling import read_sampling_table, sampling_reliability, sampling_statistics
 
     frame = read_sampling_table(args.table)
-    write_frame(sampling_reliability(frame)[0] if args.reliability else sampling_statistics(frame), args.format)
+    write_frame(sampling_reliability(frame)[0] if args.reliability else sampling_statistics(frame), args.format,
+                legend=_LEGEND)
     return 0
+
+
+#: The columns of the sampling study's tables (docs/sampling.md).
+_LEGEND = {
+    "collection": "the collection", "budget": "judgments drawn at random per topic (or share of the pool)",
+    "method": "the estimator", "split": "how the pairs are grouped: all, run_type (automatic/manual)",
+    "group": "the run group: automatic, manual or all", "n": "intervals counted (runs × trials)",
+    "trials": "trials", "coverage": "share of the 95% intervals of MAP that contain the true MAP",
+    "coverage_se": "standard error of that share over trials (runs of one trial share a sample)",
+    "above": "share of intervals the true MAP lies above", "below": "share it lies below",
+    "width": "mean width of the intervals", "rmse": "root mean square error of the estimated MAP",
+    "bias": "mean of estimated - true MAP", "tau": "Kendall τ between estimated and true MAP over the runs",
+    "brier": "Brier score of P(ΔMAP < 0) over the pairs", "calls95": "share of pairs called at confidence ≥ 0.95",
+    "right95": "share of those calls that are right", "right99": "share of the calls at ≥ 0.99 that are right",
+    "judged_share": "judgments as a share of the pool", "pairs": "pairs scored",
+    "bins": "reliability bins", "inconsistent": "bins whose Wilson interval misses the bin's mean forecast",
+}
 
 
 def _figure(args: argparse.Namespace) -> int:

@@ -6,7 +6,8 @@
 - ``bayeval judge status CAMPAIGN``
 - ``bayeval judge export CAMPAIGN --qrels FILE``
 - ``bayeval judge simulate QRELS RUN... --method mtc|rtc|pool --alpha 0.95 [--depth D] [--budget N] [--seed S]``
-- ``bayeval judge serve CAMPAIGN --texts DOCS [--topics TOPICS] [--host 127.0.0.1] [--port 8000]``: the judging page
+- ``bayeval judge serve CAMPAIGN [--texts DOCS] [--topics TOPICS] [--host 127.0.0.1] [--port 8000]``: the judging
+  page
 - ``bayeval judge demo-serve [CRANFIELD_DIR]``: a campaign on Cranfield, served
 """
 
@@ -45,7 +46,8 @@ def _pair(text: str) -> tuple[str, str]:
 
 
 def _selection_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--measure", default="AP", help="AP, P@k, DCG@k or recall@k (default AP)")
+    p.add_argument("--measure", default="AP",
+                   help="AP, P@k, DCG@k, nDCG@k (decided on DCG@k) or recall@k (default AP)")
     p.add_argument("--alpha", type=confidence, default=0.95,
                    help="confidence at which a pair is decided (default 0.95)")
     p.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
@@ -150,7 +152,7 @@ def register(sub) -> None:
                         description="Serve the campaign's judging page: topic and document side by side, a key per "
                                     "grade, the campaign's next document for each assessor (docs/judging.md).")
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
-    _serve_options(s, texts_required=True)
+    _serve_options(s, texts=True)
     s.set_defaults(func=_serve)
 
     s = cmds.add_parser("demo-serve", help="create a campaign on Cranfield and serve its judging page",
@@ -161,15 +163,17 @@ def register(sub) -> None:
     s.add_argument("--campaign", default="cranfield-demo.sqlite", help="campaign file, created when absent "
                                                                       "(default cranfield-demo.sqlite)")
     s.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
-    _serve_options(s, texts_required=False)
+    _serve_options(s, texts=False)
     s.set_defaults(func=_demo_serve)
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
 
-def _serve_options(p: argparse.ArgumentParser, *, texts_required: bool) -> None:
-    if texts_required:
-        p.add_argument("--texts", required=True, metavar="DOCS",
-                       help="document texts: docno<TAB>text lines, JSON lines (docno, text), or Cranfield's directory")
+def _serve_options(p: argparse.ArgumentParser, *, texts: bool) -> None:
+    if texts:
+        p.add_argument("--texts", metavar="DOCS",
+                       help="document texts, extracted from your document collection (not from the qrels or runs, "
+                            "which hold only ids): docno<TAB>text lines, JSON lines (docno, text), or Cranfield's "
+                            "directory; without it the page shows each document's id, to judge it from elsewhere")
     p.add_argument("--topics", metavar="TOPICS", help="topic statements: a TREC topics file or "
                                                       "topic<TAB>title[<TAB>desc[<TAB>narr]] lines")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other address "
@@ -190,7 +194,7 @@ def _run_server(campaign: str, texts_path: str, topics_path: str | None, args) -
     from bayeval.selection import Campaign
 
     Campaign.open(campaign).close()  # a bad campaign path fails before the texts are read
-    texts = load_texts(texts_path)
+    texts = load_texts(texts_path) if texts_path else {}
     topics = load_topics(topics_path) if topics_path else {}
     loopback = args.host in LOOPBACK
     token = None if loopback else secrets.token_urlsafe(24)
@@ -198,8 +202,10 @@ def _run_server(campaign: str, texts_path: str, topics_path: str | None, args) -
                      lease_seconds=float(args.lease_seconds))
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{args.port}/" + ("" if token is None else f"?token={token}")
-    print(f"judging {os.path.basename(campaign)}: {len(texts)} texts, {len(topics)} topic statements; "
-          f"open {url}  (Ctrl-C stops)", flush=True)
+    missing = [] if texts_path else ["no --texts: documents are shown by id only"]
+    missing += [] if topics_path else ["no --topics: topics are shown by number only"]
+    print(f"judging {os.path.basename(campaign)}: {len(texts)} texts, {len(topics)} topic statements"
+          + "".join(f" ({m})" for m in missing) + f"; open {url}  (Ctrl-C stops)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
     return 0
 
@@ -225,8 +231,25 @@ def _demo_serve(args) -> int:
     return _run_server(args.campaign, args.cranfield, args.topics or args.cranfield, args)
 
 
+def _selection_measure(text: str) -> str:
+    """``--measure`` as the selectors read it: nDCG@k is decided on DCG@k, which has document weights (nDCG's
+    ideal DCG is random), saying so: on one topic both differences have the same sign."""
+    from bayeval.measures import Measure
+
+    try:
+        m = Measure.parse(text)
+    except BayevalInputError:
+        return text  # the selector names the error
+    if m.name == "nDCG" and m.cutoff is not None:
+        print(f"bayeval: note: --measure {m}: documents are chosen and pairs decided on DCG@{m.cutoff} (nDCG's ideal "
+              "DCG is unknown while judging; on each topic the two differences have the same sign); evaluate the "
+              f"judgments with nDCG@{m.cutoff} afterwards", file=sys.stderr)
+        return f"DCG@{m.cutoff}"
+    return text
+
+
 def _selector_kwargs(args) -> dict:
-    kw = {"measure": args.measure, "alpha": args.alpha, "method": args.method, "depth": args.depth,
+    kw = {"measure": _selection_measure(args.measure), "alpha": args.alpha, "method": args.method, "depth": args.depth,
           "default_p": args.default_p, "refit_every": args.refit_every, "config": args.config, "seed": args.seed,
           "moments": args.moments, "gain": args.gain, "max_grade": args.max_grade, "pool_depth": args.pool_depth}
     if args.method == "depth-pool" and args.pool_depth is None:
@@ -245,7 +268,8 @@ def _init(args) -> int:
         qrels_path = files.pop(0)
     initial = read_qrels(qrels_path, relevance_level=args.relevance_level) if qrels_path else None
     runs = read_runs(files)
-    camp = Campaign.create(args.campaign, runs, initial=initial, pairs=args.pairs, **_selector_kwargs(args))
+    camp = Campaign.create(args.campaign, runs, initial=initial, pairs=args.pairs,
+                           relevance_level=args.relevance_level, **_selector_kwargs(args))
     st = camp.status()
     n_init = camp.counts().get("initial", 0)
     print(f"created {args.campaign}: {len(runs)} runs, {len(st.run_a)} target pairs, {camp.settings['measure']}, "
@@ -256,14 +280,14 @@ def _init(args) -> int:
 
 def _next(args) -> int:
     from bayeval.selection import Campaign, write_requests
-    from bayeval.serve.desk import GRADE_NAMES
+    from bayeval.serve.desk import grade_names
 
     with Campaign.open(args.campaign) as camp:
         cands = camp.next(args.n)
         if args.out:
             n = write_requests(cands, args.out)
             sel = camp.selector()
-            scale = ", ".join(f"{g} = {GRADE_NAMES.get(g, f'grade {g}')}" for g in range(int(sel.max_grade) + 1))
+            scale = ", ".join(f"{g} = {name}" for g, name in grade_names(int(sel.max_grade), int(sel.level)).items())
             print(f"wrote {n} documents to judge to {args.out}: fill its empty grade column ({scale}), then "
                   f"'bayeval judge record {args.campaign} {args.out}'", file=sys.stderr)
         elif args.format == "csv":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -22,8 +23,8 @@ from bayeval.errors import BayevalInputError, DataNotice
 __all__ = ["build_parser", "main"]
 
 # sub-command modules, in the order `bayeval --help` lists them
-_COMMANDS = ("check", "demo", "measures", "sampled", "evaluate", "estimate", "report", "design", "bias", "judge",
-             "experiment")
+_COMMANDS = ("check", "demo", "measures", "sampled", "evaluate", "compare", "estimate", "report", "design", "bias",
+             "judge", "experiment")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,6 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             _show_notice(message, category, filename, lineno, file, line)
 
+    def terminated(signum, frame):  # a timeout's SIGTERM ends the run as Ctrl-C does: workers stopped, files closed
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread (an embedding application): leave its signals alone
+        previous = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", DataNotice)
@@ -96,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bayeval: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 _showwarning = warnings.showwarning

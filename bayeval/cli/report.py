@@ -9,7 +9,7 @@ from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, level, positive_int, probability, qrels_and_runs
 from bayeval.cli.estimate import add_model_depth_argument, add_unseen_argument
 from bayeval.errors import BayevalInputError
-from bayeval.methods import FIT_METHODS, MOMENT_METHODS
+from bayeval.methods import ADJUSTMENTS, FIT_METHODS, MOMENT_METHODS, TOPIC_TESTS
 
 __all__ = ["register"]
 
@@ -21,7 +21,9 @@ def register(sub) -> None:
         "report", help="LaTeX/markdown tables and a figure: E[MAP] with intervals, judged@k, rank, confidences",
         description="Evaluate every run under uncertain relevance and write a report: per run E[MAP] (or "
                     "the mean of --measure) with its interval, judged@k and rank; the pairwise confidence "
-                    "matrix P(row > column) marked at 0.95 and 0.99; and a figure. With --out DIR it writes "
+                    "matrix P(row > column) marked at 0.95 and 0.99, and with * where a test across topics "
+                    "(--test, adjusted by --adjust) says two runs differ over the population of topics; and a "
+                    "figure. With --out DIR it writes "
                     "report.tex (booktabs), report.md, report.png and report.pdf into DIR; without, it prints "
                     "the markdown. p of unjudged documents comes from --model (fitted on the spot) or "
                     "--default-p.")
@@ -36,6 +38,15 @@ def register(sub) -> None:
                    help="moments: exact, delta, paper or mc (default: mc with a sampled --fit, else exact)")
     add_mc_draws(p, 2000)
     p.add_argument("--seed", type=int, default=0, help="seed of the fit and the Monte Carlo draws (default 0)")
+    p.add_argument("--test", choices=(*TOPIC_TESTS, "none"), default="t",
+                   help="the test across topics that marks pairs with *: t (default), wilcoxon, randomization, "
+                        "bootstrap, combined (topics and relevance in one probability; docs/expected.md 'Across "
+                        "topics'), or none")
+    p.add_argument("--test-values", choices=("judged", "expected"), default="judged",
+                   help="what the test compares per topic: judged (default): the measure with unjudged documents "
+                        "not relevant, as trec_eval; expected: E[measure]")
+    p.add_argument("--adjust", choices=ADJUSTMENTS, default="holm",
+                   help="adjustment of its p-values over all pairs (default holm)")
     p.add_argument("--out", metavar="DIR", help="directory to write report.{tex,md,png,pdf} (default: print markdown)")
     g = p.add_argument_group("relevance model")
     g.add_argument("--model", metavar="MODEL",
@@ -78,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         data, probs = with_unseen_if_asked(args, cfg, data, probs)
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
                       method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
-                      mc_draws=args.mc_draws, seed=args.seed)
+                      mc_draws=args.mc_draws, seed=args.seed, test=None if args.test == "none" else args.test,
+                      test_values=args.test_values, adjust=args.adjust)
     if args.out:
         paths = rep.save(args.out)
         print(rep.summary())

@@ -98,18 +98,60 @@ def run(args: argparse.Namespace) -> int:
     if estimator == "stat":
         ev = stat_measures(runs, judgments if args.prels else sample.judged(), depth=args.depth)
         frame = ev.to_frame(per_topic=args.per_topic)
-        title = f"{len(ev.topics)} topics; se: design-based standard error"
+        title = f"{len(ev.topics)} topics; statAP and statP@k with their design-based standard errors"
     else:
         ev = inferred_measures(runs, sample, depth=args.depth)
         frame = ev.to_frame(per_topic=args.per_topic)
         title = f"{len(ev.topics)} topics, as sample_eval.pl"
     if args.format == "table" and not args.per_topic:
-        wide = frame.pivot(index="run", columns="measure", values="value")
-        wide = wide.reindex(index=list(ev.systems), columns=list(dict.fromkeys(frame.measure)))
-        write_frame(wide.reset_index(), "table", title=title)
+        wide, legend, note = _wide(frame, list(ev.systems))
+        write_frame(wide, "table", title=title, legend=legend)
+        if note:
+            print(f"  {note}")
     else:
-        write_frame(frame, args.format)
+        write_frame(frame, args.format, title=title, legend=_LONG_LEGEND)
     return 0
+
+
+_LONG_LEGEND = {"value": "the estimate (topic all: the mean over topics; inum_rel, inum_rel_ret, num_ret: the sum)",
+                "se": "its design-based standard error"}
+
+
+def _describe(measure: str) -> str:
+    """What a column of ``sampled``'s table is (sample_eval.pl's names and statAP's)."""
+    fixed = {"infAP": "inferred AP (xinfAP), mean over topics", "infNDCG": "inferred nDCG, mean over topics",
+             "inum_rel": "estimated relevant documents, summed over topics",
+             "inum_rel_ret": "estimated relevant documents retrieved, summed over topics",
+             "num_ret": "documents retrieved, summed over topics", "statAP": "statAP, mean over topics"}
+    if measure in fixed:
+        return fixed[measure]
+    for head, what in (("iP", "inferred precision at"), ("statP", "statistical precision at")):
+        if measure.startswith(head) and measure[len(head):].isdigit():
+            return f"{what} {measure[len(head):]}, mean over topics"
+    return measure
+
+
+def _wide(frame, systems: list[str]):
+    """``(table, legend, note)``: one row per run, one column per measure (and ``<measure>_se`` where there are
+    standard errors); the interpolated precisions, 11 columns that would make the table ~300 characters wide,
+    only in csv/json (the note says so)."""
+    import pandas as pd
+
+    frame = frame[frame.topic == "all"]
+    measures = [m for m in dict.fromkeys(frame.measure) if not str(m).startswith("iprec@")]
+    left_out = len(set(frame.measure)) - len(measures)
+    wide = pd.DataFrame({"run": systems})
+    legend = {}
+    for m in measures:
+        f = frame[frame.measure == m].set_index("run").reindex(systems)
+        wide[m] = f.value.to_numpy()
+        legend[m] = _describe(m)
+        if "se" in f.columns:
+            wide[f"{m}_se"] = f.se.to_numpy()
+            legend[f"{m}_se"] = f"design-based standard error of {m}"
+    note = (f"not shown: interpolated precision at {left_out} recall levels (iprec@rec0.00 ... iprec@rec1.00; "
+            "--format csv or json has them)") if left_out else None
+    return wide, legend, note
 
 
 def _assisted(args: argparse.Namespace, runs, sample) -> int:

@@ -1,9 +1,8 @@
 r"""P-value adjustment for the pairwise tests between systems over one topic set.
 
-The tests themselves are :func:`bayeval.stats.paired_pvalues`. Kernels on arrays: :func:`adjust_pvalues`
-corrects a family of p-values for multiple comparisons, and
-:func:`power_alpha` gives the per-comparison level at which power should be computed so that the
-expected table matches the adjusted tests.
+The tests themselves are :func:`bayeval.stats.paired_pvalues`, the adjustment :func:`bayeval.stats.adjust_pvalues`
+(here limited to the family-wise ones); :func:`power_alpha` gives the per-comparison level at which power should
+be computed so that the expected table matches the adjusted tests.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayeval.errors import BayevalInputError
+from bayeval.stats import adjust_pvalues as stats_adjust
 
 __all__ = ["ADJUSTMENTS", "adjust_pvalues", "power_alpha"]
 
@@ -18,20 +18,9 @@ ADJUSTMENTS = ("none", "bonferroni", "holm")
 
 
 def adjust_pvalues(p: np.ndarray, method: str = "none") -> np.ndarray:
-    r"""Adjust a family of p-values for multiple comparisons.
-
-    Parameters
-    ----------
-    p : array_like, shape (F,)
-        The family's p-values; NaN entries are left NaN and not counted in F.
-    method : {"none", "bonferroni", "holm"}
-        Bonferroni: :math:`\min(1, F p_i)`. Holm's step-down: with :math:`p_{(1)} \le \dots \le p_{(F)}`,
-        :math:`\tilde p_{(i)} = \max_{j \le i} \min(1, (F - j + 1) p_{(j)})`; both control the
-        family-wise error rate.
-
-    Returns
-    -------
-    ndarray, shape (F,)
+    r"""Adjust a family of p-values for multiple comparisons: :func:`bayeval.stats.adjust_pvalues`, limited to the
+    adjustments that control the family-wise error rate (:data:`ADJUSTMENTS`), the ones :func:`power_alpha` has a
+    per-comparison level for.
 
     Examples
     --------
@@ -40,22 +29,7 @@ def adjust_pvalues(p: np.ndarray, method: str = "none") -> np.ndarray:
     """
     if method not in ADJUSTMENTS:
         raise BayevalInputError(f"adjust: must be one of {', '.join(ADJUSTMENTS)}, got {method!r}")
-    p = np.array(p, dtype=np.float64)
-    if method == "none" or p.size == 0:
-        return p
-    ok = ~np.isnan(p)
-    F = int(ok.sum())
-    q = p[ok]
-    if method == "bonferroni":
-        q = np.minimum(1.0, F * q)
-    else:
-        order = np.argsort(q, kind="stable")
-        stepped = np.minimum(1.0, (F - np.arange(F)) * q[order])
-        out = np.empty(F)
-        out[order] = np.maximum.accumulate(stepped)
-        q = out
-    p[ok] = q
-    return p
+    return stats_adjust(p, method)
 
 
 def power_alpha(alpha: float, family_size: int, method: str = "none") -> float:

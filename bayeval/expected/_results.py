@@ -9,6 +9,7 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from bayeval.errors import BayevalInputError
+from bayeval.expected.across_topics import TopicTests, topic_tests
 
 __all__ = ["ExpectedEvaluation", "PairwiseComparison", "p_less_normal"]
 
@@ -206,6 +207,12 @@ class PairwiseComparison:
             "delta_variance": var.ravel(),
             "p_less": less.ravel(),
         })
+
+    def topic_tests(self, test: str = "combined", **kwargs) -> TopicTests:
+        """Tests across topics of every pair: :func:`bayeval.expected.across_topics.topic_tests` (``adjust``,
+        ``level``, ``resamples``, ``seed``); ``"combined"`` counts the sampling of topics and the relevance
+        uncertainty in one probability, P(Δ < 0) here the relevance alone."""
+        return topic_tests(self, test, **kwargs)
 
     def confidence_interval(self, level: float = 0.95, per_topic: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Normal-approximation intervals E[Δ] ± z sd, clipped to [-1, 1].

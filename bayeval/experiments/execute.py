@@ -91,10 +91,17 @@ def _processes(jobs, collection, config, workers: int) -> Iterable:
     # one trial per process: keep each worker's numba/BLAS to one thread so workers do not oversubscribe
     for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
+    try:
         futures = [ex.submit(_task, collection, config, t) for t in jobs]
         for fut in as_completed(futures):
             yield fut.result()
+    except BaseException:  # interrupted (Ctrl-C, a timeout's SIGTERM) or abandoned: stop the workers now
+        for proc in list(getattr(ex, "_processes", {}).values()):  # no public handle before Python 3.14
+            proc.terminate()
+        ex.shutdown(wait=True, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
 
 
 def _dask(jobs, collection, config, scheduler, timeout: float) -> Iterable:
@@ -213,6 +220,7 @@ def run_study(collection: TestCollection, config: RobustnessConfig | SimilarityS
                 write_table(pd.concat(parts, ignore_index=True), out, columns)
                 last_flush, dirty = now, False
     finally:
+        stream.close()  # an interrupted study stops its workers here (and the table keeps what finished)
         if out is not None and dirty:
             write_table(pd.concat(parts, ignore_index=True), out, columns)
     if backend == "dask":

@@ -36,6 +36,7 @@ __all__ = ["COLUMN_LEGEND", "CollectionCheck", "check_collection"]
 
 #: The legend under the per-run table of :meth:`CollectionCheck.summary`.
 COLUMN_LEGEND = {
+    "run": "the run's name (its tag, or its file's name where tags repeat)",
     "layout": "file format the reader recognised",
     "topics": "topics the run answers",
     "docs_per_topic": "documents retrieved per topic (median)",
@@ -134,6 +135,7 @@ def _render(frame: pd.DataFrame) -> list[str]:
     for row in frame.itertuples(index=False):
         cells.append([f"{v:.2f}" if isinstance(v, float) else str(v) for v in row])
     widths = [max(len(r[j]) for r in cells) for j in range(len(cells[0]))]
+    cells.insert(1, ["-" * w for w in widths])  # the rule under the header, as every table of bayeval has
     return ["  ".join(c.ljust(w) if j in (0, 1, len(widths) - 1) else c.rjust(w)
                       for j, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip() for r in cells]
 
@@ -204,6 +206,11 @@ def check_collection(qrels: str | os.PathLike, runs: str | os.PathLike | Iterabl
         rel = sum(q.num_rel(t) for t in q.topics)
         summary = (f"{qrels}: {len(q.topics)} topics, {n} judgments, {rel} relevant (grade >= {q.relevance_level}), "
                    f"{np.median([q.num_judged(t) for t in q.topics]):.0f} judged per topic (median)")
+        top = max((int(q[t].grades.max()) for t in q.topics if len(q[t].grades)), default=0)
+        if top >= 2:
+            summary += (f"; graded 0-{top}: relevant means grade >= {q.relevance_level} here (trec_eval's -l "
+                        f"{q.relevance_level}); tracks with graded judgments often count a higher grade (TREC DL: "
+                        f"grade >= 2, --relevance-level 2)")
     return CollectionCheck(str(qrels), summary, pd.DataFrame(rows, columns=_COLUMNS),
                            _sorted(run_topics - judged_topics) if q is not None else (),
                            _sorted(judged_topics - run_topics) if files else (), len(evaluated), notes,

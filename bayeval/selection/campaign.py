@@ -91,6 +91,15 @@ class RecordResult:
     duplicates: int
 
 
+def _with_level(judgments, level: int) -> Qrels:
+    """Judgments (Qrels, a frame ``topic, docno, grade`` or None) as Qrels at relevance level ``level``."""
+    if judgments is None:
+        judgments = pd.DataFrame({"topic": [], "docno": [], "grade": []})
+    elif isinstance(judgments, Qrels):
+        judgments = judgments.to_frame()
+    return Qrels.from_frame(judgments[["topic", "docno", "grade"]], relevance_level=level)
+
+
 class Campaign:
     """A judging campaign stored in one SQLite file (see the module notes).
 
@@ -131,6 +140,7 @@ class Campaign:
                measure="AP", alpha: float = 0.95, method: str = "mtc", depth: int | None = 100,
                default_p: float = 0.5, refit_every: int = 10, config: str = "rtc-mtc", seed: int = 0,
                moments: str = "delta", gain: str = "exponential", max_grade: int | None = None,
+               relevance_level: int | None = None,
                pool_depth: int | None = None) -> Campaign:
         """Create the campaign file (it must not exist) and return the open campaign.
 
@@ -150,6 +160,8 @@ class Campaign:
             RTC's refit interval, relevance-model configuration and seed.
         pool_depth : int, optional
             Pool depth of depth-k pooling.
+        relevance_level : int, optional
+            Lowest grade counted relevant (default: the initial judgments', else 1); the judging scale reaches it.
         """
         path = os.fspath(path)
         if os.path.exists(path):
@@ -164,7 +176,10 @@ class Campaign:
         measure = SelectionMeasure.parse(measure).name
         pa, pb = resolve_pairs(runs.names, pairs)
         topics = sort_topics(runs.topics)
-        level = initial.relevance_level if initial is not None else 1
+        level = relevance_level if relevance_level is not None else (
+            initial.relevance_level if initial is not None else 1)
+        if initial is None or initial.relevance_level != level:  # the selector reads the level from its judgments
+            initial = _with_level(initial, level)
         settings = {"measure": measure, "alpha": float(alpha), "method": method, "depth": depth,
                     "default_p": float(default_p), "refit_every": int(refit_every), "config": str(config),
                     "seed": seed, "moments": moments, "gain": gain, "max_grade": max_grade,
@@ -276,11 +291,8 @@ class Campaign:
             runs = self.runs()
             rows = self._conn.execute("SELECT id, topic, docno, grade, source FROM judgments ORDER BY id").fetchall()
             init = [r for r in rows if r[4] == "initial"]
-            initial = None
-            if init:
-                initial = Qrels.from_frame(pd.DataFrame({"topic": [r[1] for r in init], "docno": [r[2] for r in init],
-                                                         "grade": [r[3] for r in init]}),
-                                           relevance_level=int(self.settings["relevance_level"]))
+            initial = _with_level(pd.DataFrame({"topic": [r[1] for r in init], "docno": [r[2] for r in init],
+                                                "grade": [r[3] for r in init]}), int(self.settings["relevance_level"]))
             data = RankData.build(runs, initial, depth=None, topics=sort_topics(runs.topics))
             sel = self._selector_for(self.settings, data, self.pairs())
             sel.replay([(r[1], r[2], r[3]) for r in rows if r[4] != "initial"])

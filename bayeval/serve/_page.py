@@ -121,7 +121,7 @@ def _last(last, csrf: str) -> str:
 
 
 def item_page(*, campaign: str, assessor: str, csrf: str, item: Item, topic, text: str | None, grades,
-              progress: Progress, last) -> str:
+              progress: Progress, last, names: dict | None = None) -> str:
     same = last is not None and last[0] == item.topic  # the statement was read for the last judgment
     if topic is None:
         topic_html = f'<p class="missing">No statement for topic {e(item.topic)} in the topics file.</p>'
@@ -141,8 +141,9 @@ def item_page(*, campaign: str, assessor: str, csrf: str, item: Item, topic, tex
         doc_html = f'<div class="text" id="text">{e(text)}</div>'
     hidden = (f'<input type="hidden" name="csrf" value="{e(csrf)}"><input type="hidden" name="topic" '
               f'value="{e(item.topic)}"><input type="hidden" name="docno" value="{e(item.docno)}">')
+    names = names or GRADE_NAMES
     buttons = "".join(f'<button class="grade" type="submit" name="grade" value="{g}" data-key="{g}">'
-                      f"{e(GRADE_NAMES.get(g, f'grade {g}'))} <kbd>{g}</kbd></button>" for g in grades)
+                      f"{e(names.get(g, f'grade {g}'))} <kbd>{g}</kbd></button>" for g in grades)
     pair = f" (moves {e(item.run_a)} vs {e(item.run_b)})" if item.run_a else ""
     body = ("<main>"
             f'<section class="{"same-topic" if same else "new-topic"}"><h2>Topic <span id="topic">{e(item.topic)}'

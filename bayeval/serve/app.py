@@ -314,7 +314,8 @@ class _Routes:
                                                       progress=progress, last=last, held_elsewhere=others))
         return self.html(request, _page.item_page(campaign=desk.name, assessor=name, csrf=csrf, item=item,
                                                   topic=self.topics.get(item.topic), text=self.texts.get(item.docno),
-                                                  grades=desk.grades, progress=progress, last=last))
+                                                  grades=desk.grades, progress=progress, last=last,
+                                                  names=desk.grade_names))
 
     async def login(self, request):
         fields = await read_form(request)

@@ -30,10 +30,34 @@ from bayeval.errors import BayevalInputError
 from bayeval.selection.campaign import Campaign
 from bayeval.selection.selector import DEFAULT_TOPIC_TOLERANCE, check_tolerance
 
-__all__ = ["Desk", "Item", "LeaseConflict", "Progress"]
+__all__ = ["Desk", "GRADE_NAMES", "Item", "LeaseConflict", "Progress", "grade_names"]
 
 ORIGIN_PREFIX = "serve:"
 GRADE_NAMES = {0: "not relevant", 1: "relevant", 2: "highly relevant", 3: "perfect"}
+"""The grades' names on a binary scale (relevance level 1); :func:`grade_names` for any scale."""
+
+
+def grade_names(max_grade: int, relevance_level: int = 1) -> dict[int, str]:
+    """``{grade: name}`` of a judging scale 0..``max_grade`` whose grades from ``relevance_level`` up count as
+    relevant: below it "not relevant" (0) and "related, counted not relevant"; from it "relevant", "highly
+    relevant", "perfect", then "grade g".
+
+    >>> grade_names(1)
+    {0: 'not relevant', 1: 'relevant'}
+    >>> grade_names(3, relevance_level=2)  # TREC DL's scale, grade >= 2 relevant
+    {0: 'not relevant', 1: 'related (counts as not relevant)', 2: 'relevant', 3: 'highly relevant'}
+    """
+    top, level = int(max_grade), max(int(relevance_level), 1)
+    above = ("relevant", "highly relevant", "perfect")
+    out = {}
+    for g in range(top + 1):
+        if g == 0:
+            out[g] = "not relevant"
+        elif g < level:
+            out[g] = "related (counts as not relevant)"
+        else:
+            out[g] = above[g - level] if g - level < len(above) else f"grade {g}"
+    return out
 
 
 class LeaseConflict(BayevalInputError):
@@ -111,6 +135,7 @@ class Desk:
         sel = self.campaign.selector()
         self.grades = tuple(range(0, int(sel.max_grade) + 1))
         self.relevance_level = int(sel.level)
+        self.grade_names = grade_names(int(sel.max_grade), self.relevance_level)
 
     def close(self) -> None:
         self.campaign.close()

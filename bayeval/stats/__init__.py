@@ -2,7 +2,9 @@
 
 - :mod:`~bayeval.stats.agreement` — Kendall's τ (τ-b, ties counted as agreeing, or over chosen pairs) and
   RMSE between two scorings of the same systems.
-- :mod:`~bayeval.stats.paired` — paired t and Wilcoxon signed-rank tests, many pairs at once.
+- :mod:`~bayeval.stats.paired` — paired tests over topics (t, Wilcoxon, randomization, bootstrap), many pairs at
+  once, and the t-test with uncertain per-topic differences (topics and relevance in one probability);
+- :mod:`~bayeval.stats.multiple` — Bonferroni, Holm and Benjamini–Hochberg adjustments of a family of p-values.
 - :mod:`~bayeval.stats.forecast` — Brier and log score of :math:`P(\\Delta<0)`, reliability bins with
   Wilson intervals, sharpness, and the calls (confidence, correctness) the papers' tables count.
 """
@@ -22,14 +24,19 @@ from bayeval.stats.forecast import (
     sharpness,
     wilson_interval,
 )
-from bayeval.stats.paired import PAIRED_TESTS, paired_pvalues
+from bayeval.stats.multiple import ADJUSTMENTS, adjust_pvalues
+from bayeval.stats.paired import PAIRED_TESTS, RESAMPLES, UncertainT, paired_pvalues, uncertain_paired_t
 
 __all__ = [
+    "ADJUSTMENTS",
     "LOG_EPS",
     "PAIRED_TESTS",
+    "RESAMPLES",
     "RELIABILITY_EDGES",
     "RELIABILITY_LABELS",
     "ForecastScores",
+    "UncertainT",
+    "adjust_pvalues",
     "brier_score",
     "calls",
     "forecast_scores",
@@ -41,5 +48,6 @@ __all__ = [
     "reliability_bins",
     "rmse",
     "sharpness",
+    "uncertain_paired_t",
     "wilson_interval",
 ]
