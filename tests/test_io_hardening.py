@@ -338,7 +338,7 @@ def test_one_repeated_document_keeps_the_file_on_the_arrow_path(tmp_path, monkey
     """One document listed twice sent the whole file to the line-by-line parser (47 s for a 7-million-line run
     against 2.5 s); comment lines and a second tag did too. The Arrow path now reads such a file itself, with the
     careful parser's rows and its note naming the same line, and so does the rank cube's reader."""
-    from bayeval.data.rankcube import RankCube
+    from bayeval.io import read_rank_cube
     from bayeval.io.runs import _parse_checked
 
     rng = np.random.default_rng(5)
@@ -373,7 +373,7 @@ def test_one_repeated_document_keeps_the_file_on_the_arrow_path(tmp_path, monkey
     qrels.write_text("".join(f"{t} 0 {d} {int(s) % 2}\n" for t, d, s in rows[::7]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cube = RankCube.from_files([path], read_qrels(qrels))
+        cube = read_rank_cube([path], read_qrels(qrels))
     assert cube.docs.shape[1] == 3 and (cube.docs[0] >= 0).sum() == len(rows) - 1
 
 
