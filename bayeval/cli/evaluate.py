@@ -143,8 +143,9 @@ def _write_extrapolation(data, probs, measure, default_p: float) -> None:
         return
     write_frame(ex.to_frame().reset_index(), "table",
                 title=f"{measure}: E estimates it as if every document were judged; unjudged_zero counts unjudged "
-                      "as not relevant (trec_eval); model_share / beyond_share: the share of E resting on the "
-                      f"model's p / on documents no run with its top {ex.depth} judged retrieved")
+                      "as not relevant (trec_eval); model_share / beyond_share / depth_share: the share of E resting "
+                      f"on the model's p / on documents no run with its top {ex.depth} judged retrieved / on documents "
+                      "beyond the judged depth; extrapolated: E rests mostly (half or more) on those")
 
 
 def run(args: argparse.Namespace) -> int:

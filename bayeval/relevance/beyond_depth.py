@@ -1,7 +1,8 @@
 r"""p beyond the judged depth: the model's error there, measured on a held-out band and carried into the draws.
 
 A collection is judged to some depth and evaluated deeper (docs/depth.md). For topic t, the **judged depth**
-:math:`K_t` is the median over the runs of their completely judged prefix (:func:`judged_depth`); a document is
+:math:`K_t` is the median over the runs of their completely judged prefix
+(:func:`bayeval.expected.extrapolation.judged_depth`); a document is
 **beyond the judged depth** when it is unjudged and its best rank over the runs, :math:`r_i`, exceeds
 :math:`K_t`. Its distance is counted in doublings, :math:`x_i=\log_2(r_i/K_t)`, and its *band* is
 :math:`k_i=\lceil x_i\rceil` (band 1: ranks :math:`(K_t,2K_t]`, band 2: :math:`(2K_t,4K_t]`, ...). The model's p
@@ -68,52 +69,19 @@ from scipy.special import expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.expected.extrapolation import best_rank, depth_distance, judged_depth
 from bayeval.relevance.config import BeyondDepthPrior
+from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
-from bayeval.relevance.rtc import complete_prefix
 from bayeval.relevance.run_level import run_levels
 from bayeval.relevance.run_shift import check_topic_arrays
 
-__all__ = ["BandError", "BeyondDepth", "HeldOutBand", "band_error", "beyond_depth", "best_rank", "depth_distance",
-           "held_out_band", "judged_depth", "learn_beyond_depth"]
+__all__ = ["BandError", "BeyondDepth", "HeldOutBand", "band_error", "beyond_depth", "held_out_band",
+           "learn_beyond_depth", "with_beyond_depth"]
 
 _PI8 = np.pi / 8.0
 _CLIP = 1e-6
 _WEAK_SD = 10.0  # the prior of the collection's level error a: weak, so that a is the band's own figure
-
-
-def best_rank(tr) -> np.ndarray:
-    """Per document of topic ``tr``, its best (smallest) rank over the runs; ``inf`` where no run retrieves it."""
-    r = np.asarray(tr.ranks, dtype=np.float64)
-    return np.where(r > 0, r, np.inf).min(axis=1, initial=np.inf)
-
-
-def judged_depth(tr) -> float:
-    r""":math:`K_t`: the median over the runs that retrieve something of their completely judged prefix
-    (:func:`bayeval.relevance.rtc.complete_prefix`); 0 when no run retrieves anything.
-
-    Examples
-    --------
-    >>> from bayeval.synthetic import make_collection
-    >>> col = make_collection(n_topics=1, n_systems=5, n_docs=80, depth=30, judged_depth=8, seed=2)
-    >>> judged_depth(RankData.build(col.runs, col.judgments)[0]) >= 8
-    True
-    """
-    c = complete_prefix(tr)
-    has = np.asarray(tr.lengths) > 0
-    return float(np.median(c[has])) if has.any() else 0.0
-
-
-def depth_distance(tr, depth: float) -> np.ndarray:
-    r""":math:`x_i=\log_2(r_i/K_t)` of every unjudged document of topic ``tr`` whose best rank :math:`r_i` exceeds
-    ``depth`` (:math:`K_t`); 0 for every other document (judged, within the judged depth, or ``depth`` < 1)."""
-    x = np.zeros(tr.n_docs)
-    if not depth >= 1:
-        return x
-    r = best_rank(tr)
-    deep = ~np.asarray(tr.judged) & np.isfinite(r) & (r > depth)
-    x[deep] = np.log2(r[deep] / depth)
-    return x
 
 
 @dataclass(frozen=True, eq=False)
@@ -282,8 +250,10 @@ class BeyondDepth:
         return self.error.collection_sd ** 2 + float(self.prior.collection_floor) ** 2
 
     def bands(self, data: RankData) -> tuple:
-        """Per topic, the band :math:`k_i` of every document (0: not beyond the judged depth)."""
-        return tuple(np.ceil(depth_distance(tr, kt)).astype(np.int64) for tr, kt in zip(data, self.depths, strict=True))
+        """Per topic, the band :math:`k_i` of every document (0: not beyond the judged depth, or a topic judged to
+        less than depth 2, which has no held-out band)."""
+        return tuple(np.ceil(depth_distance(tr, kt)).astype(np.int64) if kt >= 2 else np.zeros(tr.n_docs, np.int64)
+                     for tr, kt in zip(data, self.depths, strict=True))
 
     def _var(self, k: np.ndarray) -> np.ndarray:
         step = self.collection_var + self.error.topic_sd ** 2
@@ -386,7 +356,7 @@ def beyond_depth(data: RankData, estimate: RelevanceEstimate, refit: Callable, p
     if prior.band == "none":
         return estimate
     depths = np.array([judged_depth(tr) for tr in data])
-    if not any((depth_distance(tr, k) > 0).any() for tr, k in zip(data, depths, strict=True)):
+    if not any(k >= 2 and (depth_distance(tr, k) > 0).any() for tr, k in zip(data, depths, strict=True)):
         return estimate
     bd = learn_beyond_depth(data, refit, prior)
     rng = np.random.default_rng(seed)
@@ -396,3 +366,17 @@ def beyond_depth(data: RankData, estimate: RelevanceEstimate, refit: Callable, p
         draws = bd.draws_from_point(data, estimate.p, prior.draws, rng)
     p = tuple(d.mean(axis=0, dtype=np.float64) for d in draws)
     return dataclasses.replace(estimate, p=p, draws=tuple(draws), model=estimate.model)
+
+
+def with_beyond_depth(data: RankData, config, estimate: RelevanceEstimate, *, depth: int | None = None,
+                      seed=None) -> RelevanceEstimate:
+    """``estimate`` of the hierarchical ``config`` on ``data`` with its ``beyond_depth`` transform
+    (:func:`beyond_depth`; the model refitted by MAP on the judgments of half the judged depth); ``estimate``
+    itself when the configuration has none. ``depth``: the rank positions of the base RTC chain, as the estimate
+    was made."""
+    prior = config.beyond_depth
+    if prior.band == "none":
+        return estimate
+    plain = HierarchicalEstimator(dataclasses.replace(config, beyond_depth=BeyondDepthPrior()), depth=depth)
+    return beyond_depth(data, estimate, lambda half: plain.fit(half, "map").probabilities(draws=None).p, prior,
+                        seed=seed)

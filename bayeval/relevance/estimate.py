@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
-from bayeval.relevance.beyond_depth import beyond_depth
-from bayeval.relevance.config import (
-    BeyondDepthPrior,
-    SimilarityConfig,
-    kinds_accepting,
-    load_config,
-    load_config_as,
-)
+from bayeval.relevance.beyond_depth import with_beyond_depth
+from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config, load_config_as
 from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
@@ -148,11 +140,7 @@ def _hierarchical(data, cfg, fit, *, p_draws, seed, depth=None, **fit_kwargs):
     """The hierarchical model's estimate, then p beyond the judged depth (:mod:`.beyond_depth`): the model refitted
     (MAP) on half the judged depth measures its error there."""
     est = HierarchicalEstimator(cfg, depth=depth).estimate(data, fit, p_draws=p_draws, seed=seed, **fit_kwargs)
-    if cfg.beyond_depth.band == "none":
-        return est
-    plain = HierarchicalEstimator(dataclasses.replace(cfg, beyond_depth=BeyondDepthPrior()), depth=depth)
-    return beyond_depth(data, est, lambda half: plain.fit(half, "map").probabilities(draws=None).p, cfg.beyond_depth,
-                        seed=seed)
+    return with_beyond_depth(data, cfg, est, depth=depth, seed=seed)
 
 
 def _similarity(data, cfg, fit, *, p_draws, seed, **options):
