@@ -2,8 +2,9 @@
 
 ``bayeval evaluate trec8/qrels.txt.gz trec8/runs`` (full depth, the default model, the unseen relevant documents
 in R) against the official MAP: the ratio E[MAP] / trec_eval per run (median and range), how many of the 95%
-intervals hold trec_eval's MAP (which counts unjudged documents as not relevant, so it is a lower bound of the
-MAP the runs would have with every document judged), and for INQ601 and INQ602 alone (the README's ``estimate``
+intervals hold trec_eval's MAP (which counts unjudged documents as not relevant: not the MAP with every document
+judged, which the relevant documents below rank 100 would change both ways — more relevant retrieved, a larger R),
+and for INQ601 and INQ602 alone (the README's ``estimate``
 example) the expected number of relevant documents among their unjudged ones against the 4,728 relevant documents
 the whole qrels hold. Each model named is run in turn (docs/depth.md, "At full depth").
 

@@ -335,8 +335,9 @@ def beyond_depth(data: RankData, estimate: RelevanceEstimate, refit: Callable, p
     """``estimate`` with the transform applied beyond the judged depth (module docstring).
 
     Returns ``estimate`` itself when ``prior.band`` is ``"none"`` or no document lies beyond the judged depth.
-    Otherwise the point p is corrected and the draws (the estimate's own, or ``prior.draws`` draws of its point
-    p for a fit without draws) carry the offsets.
+    Otherwise the draws (the estimate's own, or ``prior.draws`` draws of its point p for a fit without draws) carry
+    the correction and the offsets, and the point p is their mean — for a fit without draws the corrected point
+    :meth:`BeyondDepth.point`, which that mean estimates.
 
     Parameters
     ----------
@@ -362,10 +363,11 @@ def beyond_depth(data: RankData, estimate: RelevanceEstimate, refit: Callable, p
     rng = np.random.default_rng(seed)
     if estimate.has_draws:
         draws = bd.apply(data, estimate.draws, rng)
-    else:
+        p = tuple(d.mean(axis=0, dtype=np.float64) for d in draws)
+    else:  # the point is the draws' expectation itself, σ(η + c), without their Monte Carlo noise
         draws = bd.draws_from_point(data, estimate.p, prior.draws, rng)
-    p = tuple(d.mean(axis=0, dtype=np.float64) for d in draws)
-    return dataclasses.replace(estimate, p=p, draws=tuple(draws), model=estimate.model)
+        p = bd.point(data, estimate.p)
+    return dataclasses.replace(estimate, p=p, draws=tuple(draws))
 
 
 def with_beyond_depth(data: RankData, config, estimate: RelevanceEstimate, *, depth: int | None = None,
