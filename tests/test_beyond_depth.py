@@ -184,3 +184,28 @@ def test_a_hierarchical_configuration_applies_it_and_refits_on_the_band():
     for tr, a, b in zip(data, est.p, plain.p, strict=True):
         within = depth_distance(tr, judged_depth(tr)) == 0
         np.testing.assert_allclose(a[within], b[within])  # only documents beyond the judged depth move
+
+
+def test_depth_share_says_how_much_of_e_rests_beyond_the_judged_depth():
+    from bayeval.expected.extrapolation import extrapolation, mostly_extrapolated
+
+    data = _tiny()
+    tr = data[0]
+    idx = {d: i for i, d in enumerate(tr.docnos)}
+    # every unjudged document lies beyond the judged depth (4) here; with p = 0 there, nothing rests on it
+    assert np.all(extrapolation(data, default_p=0.0, depth=4).depth_share == 0)
+    # p = 1 for a5 alone (rank 5 of A and B, unranked by C): A's and B's E[AP] gain from it, C's only loses (R + 1)
+    p = [np.where(tr.judged, tr.relevant.astype(float), 0.0)]
+    p[0][idx["a5"]] = 1.0
+    ex = extrapolation(data, p, depth=4)
+    share = dict(zip(data.systems, ex.depth_share, strict=True))
+    assert share["A"] > 0 and share["B"] > 0 and share["C"] < 0
+    # A: judged relevant a1, a3 at ranks 1 and 3; R = 5 judged relevant in the pool (a1, a3, b1, b4, c4), 6 with a5
+    # at rank 5: E = (1 + 2/3 + 3/5) / 6 with it, (1 + 2/3) / 5 without
+    np.testing.assert_allclose(ex.expected[0], (1 + 2 / 3 + 3 / 5) / 6)
+    np.testing.assert_allclose(share["A"], 1 - ((1 + 2 / 3) / 5) / ((1 + 2 / 3 + 3 / 5) / 6))
+    flags = mostly_extrapolated(ex, 0.3)
+    assert flags.tolist() == [bool(s >= 0.3) or bool(b >= 0.3) for s, b in zip(ex.depth_share, ex.beyond_share,
+                                                                             strict=True)]
+    with pytest.raises(BayevalInputError, match="threshold"):
+        mostly_extrapolated(ex, 0.0)
