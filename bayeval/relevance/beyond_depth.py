@@ -43,8 +43,8 @@ and with ``growth = "flat"`` one offset of each kind for all bands (:math:`v_k=s
 scale is the band's demonstrated collection error, :math:`s_c^2=a^2+v_a+s_0^2`, with a floor :math:`s_0`
 (``collection_floor``, a constant of the configuration). :math:`\kappa_i` is the marginalisation of
 :mod:`bayeval.relevance.hierarchical` (Heagerty 1999): by the probit approximation
-:math:`E[\sigma(\kappa\eta+Z)]\approx\sigma(\eta)` for :math:`Z\sim N(0,v)`, so the offsets leave E[p] at
-:math:`\sigma(\eta+c)` and only spread the draws — jointly for a topic and for the whole collection, so that the
+:math:`E[\sigma(\kappa\eta+Z)]\approx\sigma(\eta)` for :math:`Z\sim N(0,v)`, so the offsets leave E[p] near
+:math:`\sigma(\eta+c)` (below it by 6–7% where v reaches 2–4, docs/depth.md "Limits") and only spread the draws — jointly for a topic and for the whole collection, so that the
 variance of E[MAP] over the draws (law of total variance, docs/expected.md) is as large as the model's
 demonstrated error. A fit without posterior draws (``map``) gets ``draws`` draws of the point p so transformed;
 a sampled fit's draws are transformed one by one. Judged documents and documents within the judged depth are
@@ -336,8 +336,7 @@ def beyond_depth(data: RankData, estimate: RelevanceEstimate, refit: Callable, p
 
     Returns ``estimate`` itself when ``prior.band`` is ``"none"`` or no document lies beyond the judged depth.
     Otherwise the draws (the estimate's own, or ``prior.draws`` draws of its point p for a fit without draws) carry
-    the correction and the offsets, and the point p is their mean — for a fit without draws the corrected point
-    :meth:`BeyondDepth.point`, which that mean estimates.
+    the correction and the offsets, and the point p is their mean.
 
     Parameters
     ----------
@@ -363,10 +362,11 @@ def beyond_depth(data: RankData, estimate: RelevanceEstimate, refit: Callable, p
     rng = np.random.default_rng(seed)
     if estimate.has_draws:
         draws = bd.apply(data, estimate.draws, rng)
-        p = tuple(d.mean(axis=0, dtype=np.float64) for d in draws)
-    else:  # the point is the draws' expectation itself, σ(η + c), without their Monte Carlo noise
+    else:
         draws = bd.draws_from_point(data, estimate.p, prior.draws, rng)
-        p = bd.point(data, estimate.p)
+    # the point is the draws' mean, so that every method (point or draws) sees the same level of p; it sits below
+    # σ(η + c) where the offsets are wide (docs/depth.md, "Limits": κ keeps E[p] only to the probit approximation)
+    p = tuple(d.mean(axis=0, dtype=np.float64) for d in draws)
     return dataclasses.replace(estimate, p=p, draws=tuple(draws))
 
 
