@@ -44,11 +44,12 @@ scale is the band's demonstrated collection error, :math:`s_c^2=a^2+v_a+s_0^2`, 
 (``collection_floor``, a constant of the configuration). :math:`\kappa_i` is the marginalisation of
 :mod:`bayeval.relevance.hierarchical` (Heagerty 1999): by the probit approximation
 :math:`E[\sigma(\kappa\eta+Z)]\approx\sigma(\eta)` for :math:`Z\sim N(0,v)`, so the offsets leave E[p] near
-:math:`\sigma(\eta+c)` (below it by 6–7% where v reaches 2–4, docs/depth.md "Limits") and only spread the draws — jointly for a topic and for the whole collection, so that the
-variance of E[MAP] over the draws (law of total variance, docs/expected.md) is as large as the model's
-demonstrated error. A fit without posterior draws (``map``) gets ``draws`` draws of the point p so transformed;
-a sampled fit's draws are transformed one by one. Judged documents and documents within the judged depth are
-untouched.
+:math:`\sigma(\eta+c)` (below it by 6–7% where v reaches 2–4, docs/depth.md "Limits") and only spread the
+draws — jointly for a topic and for the whole collection, so that the variance of E[MAP] over the draws (law of
+total variance, docs/expected.md) is as large as the model's demonstrated error. A fit without posterior draws
+(``map``) gets ``draws`` draws of the point p so transformed, and its point p becomes their expectation
+(:meth:`BeyondDepth.expected`); a sampled fit's draws are transformed one by one and its point is their mean.
+Judged documents and documents within the judged depth are untouched.
 
 References
 ----------
@@ -272,6 +273,24 @@ class BeyondDepth:
             out.append(pt)
         return tuple(out)
 
+    def expected(self, data: RankData, p) -> tuple:
+        r"""The expectation of the draws :meth:`draws_from_point` makes of the point p (per topic (n_t,)), without
+        their Monte Carlo noise: beyond the judged depth
+        :math:`E[\sigma(\kappa_i(\eta_i+c)+Z)]`, :math:`Z\sim N(0,v_{k_i})`, by Gauss–Hermite quadrature (32
+        nodes); σ(η + c) to the probit approximation, a little below it where :math:`v_k` is large."""
+        check_topic_arrays(data, p, "p")
+        x, w = np.polynomial.hermite.hermgauss(32)
+        out = []
+        for pt, k in zip(p, self.bands(data), strict=True):
+            pt = np.array(pt, dtype=np.float64, copy=True)
+            deep = k > 0
+            if deep.any():
+                v = self._var(k[deep])
+                m = np.sqrt(1.0 + _PI8 * v) * (logit(np.clip(pt[deep], _CLIP, 1 - _CLIP)) + self.shift)
+                pt[deep] = expit(m[:, None] + np.sqrt(2.0 * v)[:, None] * x[None, :]) @ w / np.sqrt(np.pi)
+            out.append(pt)
+        return tuple(out)
+
     def apply(self, data: RankData, draws, rng: np.random.Generator) -> tuple:
         """Draws of p (per topic (n_draws, n_t)) with the correction and the offsets drawn from ``rng``."""
         check_topic_arrays(data, draws, "draws")
@@ -336,7 +355,8 @@ def beyond_depth(data: RankData, estimate: RelevanceEstimate, refit: Callable, p
 
     Returns ``estimate`` itself when ``prior.band`` is ``"none"`` or no document lies beyond the judged depth.
     Otherwise the draws (the estimate's own, or ``prior.draws`` draws of its point p for a fit without draws) carry
-    the correction and the offsets, and the point p is their mean.
+    the correction and the offsets, and the point p is their expectation (their mean; for a fit without draws
+    :meth:`BeyondDepth.expected`, free of the draws' noise and seed).
 
     Parameters
     ----------
@@ -360,13 +380,15 @@ def beyond_depth(data: RankData, estimate: RelevanceEstimate, refit: Callable, p
         return estimate
     bd = learn_beyond_depth(data, refit, prior)
     rng = np.random.default_rng(seed)
+    # the point p is the draws' expectation, so that every method (point or draws) sees the same level of p; it sits
+    # below σ(η + c) where the offsets are wide (docs/depth.md, "Limits": κ keeps E[p] only to the probit
+    # approximation)
     if estimate.has_draws:
         draws = bd.apply(data, estimate.draws, rng)
-    else:
+        p = tuple(d.mean(axis=0, dtype=np.float64) for d in draws)
+    else:  # by quadrature: deterministic, whatever the seed of the draws
         draws = bd.draws_from_point(data, estimate.p, prior.draws, rng)
-    # the point is the draws' mean, so that every method (point or draws) sees the same level of p; it sits below
-    # σ(η + c) where the offsets are wide (docs/depth.md, "Limits": κ keeps E[p] only to the probit approximation)
-    p = tuple(d.mean(axis=0, dtype=np.float64) for d in draws)
+        p = bd.expected(data, estimate.p)
     return dataclasses.replace(estimate, p=p, draws=tuple(draws))
 
 
