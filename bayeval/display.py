@@ -34,6 +34,7 @@ NAMES = {
     "hier-default": "hierarchical model",
     "hier-t": "hierarchical model, Student-t run effects",
     "hier-level-shift": "hierarchical model with held-out run levels and shifts",
+    "hier-depth": "hierarchical model with held-out run levels and shifts, p beyond the judged depth from its band",
     "hier": "hierarchical model",
     "similarity-default": "similarity model",
     "smoothed": "plus-one smoothing model",

@@ -39,7 +39,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.display import describe_source, format_number, format_share
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
-from bayeval.expected.extrapolation import extrapolation
+from bayeval.expected.extrapolation import extrapolation, mostly_extrapolated
 from bayeval.measures import evaluate, judged_at
 
 __all__ = ["ACROSS_MARK", "MARKERS", "MAX_MATRIX", "Report", "make_report", "run_labels"]
@@ -154,8 +154,9 @@ class Report:
         with every unjudged document counted as not relevant (what trec_eval reports); ``model_share``, the
         share of E[measure] that rests on the model's p of unjudged documents rather than on judgments, and
         ``beyond_share``, the share resting on documents no judged run (top ``judged_k`` all judged)
-        retrieved (:func:`bayeval.expected.extrapolation.extrapolation`, at the point p). E[MAP] estimates
-        MAP *as if every document were judged*.
+        retrieved, ``depth_share`` on documents beyond the judged depth, and ``extrapolated`` (one of the two
+        shares at least one half) (:func:`bayeval.expected.extrapolation.extrapolation`, at the point p). E[MAP]
+        estimates MAP *as if every document were judged*.
     confidence : DataFrame
         Square, runs in rank order: ``confidence.loc[a, b]`` = P(measure_a > measure_b) (NaN on the diagonal).
     source : str
@@ -195,7 +196,8 @@ class Report:
                 f"were judged; '(unjudged = 0)' counts unjudged documents as not relevant, as trec_eval does; "
                 f"'model share': the share of E resting on the model's p rather than on judgments; "
                 f"'beyond judged runs': the share resting on documents no run with its top {self.judged_k} "
-                f"judged retrieved.")
+                f"judged retrieved; 'beyond judged depth': on documents below the depth the runs are judged to "
+                f"(* when either share is half of E or more: E rests mostly on extrapolated p).")
 
     def _matrix_legend(self) -> str:
         text = "Confidence: P(row > column) on these topics, relevance uncertain; † ≥ 0.95, ‡ ≥ 0.99."
@@ -259,13 +261,14 @@ class Report:
                          f"[{format_number(r['lower'])}, {format_number(r['upper'])}]",
                          f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}", f"{int(groups[run])}",
                          format_number(r["unjudged_zero"]), format_share(r["model_share"]),
-                         format_share(r["beyond_share"])))
+                         format_share(r["beyond_share"]),
+                         format_share(r["depth_share"]) + (" *" if r["extrapolated"] else "")))
         return rows
 
     def _headers(self) -> tuple[str, ...]:
         name = _mean_name(self.measure)
         return ("run", f"E[{name}]", f"{100 * self.level:g}% interval", f"judged@{self.judged_k}", "rank", "group",
-                f"{name} (unjudged = 0)", "model share", "beyond judged runs")
+                f"{name} (unjudged = 0)", "model share", "beyond judged runs", "beyond judged depth")
 
     def to_markdown(self) -> str:
         """The per-run table, the key of the run labels and the full confidence matrix as GitHub markdown,
@@ -480,7 +483,7 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     >>> list(rep.runs.columns[:6]), rep.runs["rank"].tolist()
     (['expected', 'sd', 'lower', 'upper', 'judged_at_k', 'rank'], [1, 2, 3])
     >>> list(rep.runs.columns[6:])
-    ['unjudged_zero', 'model_share', 'beyond_share']
+    ['unjudged_zero', 'model_share', 'beyond_share', 'depth_share', 'extrapolated']
     """
 
     if not isinstance(data, RankData):
@@ -511,7 +514,8 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     ex = extrapolation(data, probabilities, measure=measure, default_p=default_p, depth=judged_k)
     runs = pd.DataFrame({"expected": e, "sd": sd, "lower": lo[0], "upper": hi[0],
                          "judged_at_k": _judged_at(data, judged_k), "rank": rank, "unjudged_zero": ex.unjudged_zero,
-                         "model_share": ex.model_share, "beyond_share": ex.beyond_share},
+                         "model_share": ex.model_share, "beyond_share": ex.beyond_share,
+                         "depth_share": ex.depth_share, "extrapolated": mostly_extrapolated(ex)},
                         index=pd.Index(names, name="run")).iloc[order]
     S = len(names)
     C = np.full((S, S), np.nan)

@@ -29,9 +29,9 @@ def _files(tmp_path):
 
 def test_the_python_api_and_every_command_default_to_the_studies_choice(tmp_path):
     col, qrels, runs = _files(tmp_path)
-    assert DEFAULT_MODEL == "hier-level-shift"
+    assert DEFAULT_MODEL == "hier-depth"
     est = estimate_probabilities(RankData.build(col.runs, col.judgments))
-    assert est.model == "hier-level-shift"
+    assert est.model == "hier-depth"
     rc, out, err = run_cli("estimate", qrels, *runs, "--out", str(tmp_path / "p.txt"))
     assert rc == 0, err
     assert "hierarchical model" in out  # the summary's title names the model's kind

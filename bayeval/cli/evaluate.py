@@ -176,7 +176,11 @@ def _write_extrapolation(data, probs, measure, default_p: float) -> None:
                 title=f"{measure}: E estimates it as if every document were judged; trec_eval counts unjudged "
                       "documents as not relevant",
                 legend={"beyond_share": "share of E resting on documents that no run with its top "
-                                        f"{ex.depth} judged retrieved"})
+                                        f"{ex.depth} judged retrieved",
+                        "depth_share": "share of E resting on documents beyond the judged depth (p "
+                                       "extrapolated)",
+                        "extrapolated": "E rests mostly (half or more) on documents beyond the judged runs "
+                                        "or the judged depth"})
 
 
 def _with_interval(frame: pd.DataFrame, mean: str, var: str, lower: str, upper: str, z: float, bounds) -> None:

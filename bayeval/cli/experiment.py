@@ -24,6 +24,7 @@ import pandas as pd
 
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_depth_argument, add_format_argument, confidence, positive_int
+from bayeval.cli.experiment_depth import register_depth
 from bayeval.cli.experiment_sampling import register_sampling
 from bayeval.cli.sparse import register_sparse
 from bayeval.errors import BayevalInputError
@@ -128,6 +129,7 @@ def register(sub) -> None:
     g.set_defaults(func=_report)
     _register_similarity(studies, type(p))
     register_sampling(studies, type(p))
+    register_depth(studies, type(p))
     register_sparse(studies, type(p))
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
     rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])

@@ -17,9 +17,14 @@ topic t: one whose top ``depth`` documents are all judged; without one, every un
 - ``beyond_share`` :math:`= (E_p - E_{\setminus U})/E_p`: the share resting on documents no judged run
   retrieved — the model's extrapolation to what no judged ranking saw (docs/calibration.md, "Where p goes
   wrong": those documents are where p errs most). A run that retrieves none of them gets a negative share:
-  they only add to the number of relevant documents R that it missed.
+  they only add to the number of relevant documents R that it missed;
+- ``depth_share`` :math:`= (E_p - E_{\setminus B})/E_p` with :math:`B_t` the documents *beyond the judged
+  depth*: unjudged, with a best rank over the runs deeper than :math:`K_t`, the median over the runs of their
+  completely judged prefix (:func:`judged_depth`, :func:`depth_distance`) — the model's extrapolation down the
+  rankings (docs/depth.md).
 
-Computed at the point p (exact moments), so the shares do not carry Monte Carlo noise.
+:func:`mostly_extrapolated` says which runs' E[measure] rests mostly (by default half or more) on either kind of
+extrapolated p. Computed at the point p (exact moments), so the shares do not carry Monte Carlo noise.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ import pandas as pd
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 
-__all__ = ["Extrapolation", "extrapolation"]
+__all__ = ["Extrapolation", "best_rank", "beyond_judged_runs", "depth_distance", "extrapolation", "judged_depth",
+           "mostly_extrapolated"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,8 +49,8 @@ class Extrapolation:
     ----------
     systems : tuple of str
     measure : str
-    expected, unjudged_zero, without_beyond : ndarray, shape (S,)
-        :math:`E_p`, :math:`E_0`, :math:`E_{\\setminus U}` (module docstring).
+    expected, unjudged_zero, without_beyond, without_deep : ndarray, shape (S,)
+        :math:`E_p`, :math:`E_0`, :math:`E_{\\setminus U}`, :math:`E_{\\setminus B}` (module docstring).
     depth : int
         A judged run of a topic has its top ``depth`` completely judged.
     """
@@ -55,6 +61,7 @@ class Extrapolation:
     unjudged_zero: np.ndarray
     without_beyond: np.ndarray
     depth: int
+    without_deep: np.ndarray | None = None
 
     @property
     def model_share(self) -> np.ndarray:
@@ -66,13 +73,76 @@ class Extrapolation:
         """(E_p − E without the documents no judged run retrieved) / E_p (0 where E_p = 0)."""
         return _share(self.expected - self.without_beyond, self.expected)
 
+    @property
+    def depth_share(self) -> np.ndarray:
+        """(E_p − E without the documents beyond the judged depth) / E_p (0 where E_p = 0)."""
+        deep = self.expected if self.without_deep is None else self.without_deep
+        return _share(self.expected - deep, self.expected)
+
     def to_frame(self) -> pd.DataFrame:
+        """``unjudged_zero, model_share, beyond_share, depth_share, extrapolated`` per run (index ``run``);
+        ``extrapolated``: :func:`mostly_extrapolated`."""
         return pd.DataFrame({"unjudged_zero": self.unjudged_zero, "model_share": self.model_share,
-                             "beyond_share": self.beyond_share}, index=pd.Index(self.systems, name="run"))
+                             "beyond_share": self.beyond_share, "depth_share": self.depth_share,
+                             "extrapolated": mostly_extrapolated(self)}, index=pd.Index(self.systems, name="run"))
+
+
+def mostly_extrapolated(ex: Extrapolation, threshold: float = 0.5) -> np.ndarray:
+    """Per run: does its E[measure] rest mostly on extrapolated p — ``beyond_share`` or ``depth_share`` at least
+    ``threshold`` (default one half)?
+
+    Examples
+    --------
+    >>> ex = Extrapolation(("a", "b"), "AP", np.array([0.2, 0.2]), np.array([0.1, 0.1]), np.array([0.2, 0.05]), 10,
+    ...                    np.array([0.09, 0.2]))
+    >>> mostly_extrapolated(ex).tolist()
+    [True, True]
+    >>> mostly_extrapolated(ex, 0.6).tolist()
+    [False, True]
+    """
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
+        raise BayevalInputError(f"threshold: must lie in (0, 1], got {threshold!r}")
+    return (ex.beyond_share >= threshold) | (ex.depth_share >= threshold)
 
 
 def _share(part: np.ndarray, whole: np.ndarray) -> np.ndarray:
     return np.divide(part, whole, out=np.zeros_like(part, dtype=float), where=np.abs(whole) > 0)
+
+
+def best_rank(tr) -> np.ndarray:
+    """Per document of topic ``tr``, its best (smallest) rank over the runs; ``inf`` where no run retrieves it."""
+    r = np.asarray(tr.ranks, dtype=np.float64)
+    return np.where(r > 0, r, np.inf).min(axis=1, initial=np.inf)
+
+
+def judged_depth(tr) -> float:
+    r""":math:`K_t`: the median over the runs that retrieve something of their completely judged prefix
+    (:func:`bayeval.relevance.rtc.complete_prefix`); 0 when no run retrieves anything.
+
+    Examples
+    --------
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=1, n_systems=5, n_docs=80, depth=30, judged_depth=8, seed=2)
+    >>> judged_depth(RankData.build(col.runs, col.judgments)[0]) >= 8
+    True
+    """
+    from bayeval.relevance.rtc import complete_prefix
+
+    c = complete_prefix(tr)
+    has = np.asarray(tr.lengths) > 0
+    return float(np.median(c[has])) if has.any() else 0.0
+
+
+def depth_distance(tr, depth: float) -> np.ndarray:
+    r""":math:`x_i=\log_2(r_i/K_t)` of every unjudged document of topic ``tr`` whose best rank :math:`r_i` exceeds
+    ``depth`` (:math:`K_t`); 0 for every other document (judged, within the judged depth, or ``depth`` < 1)."""
+    x = np.zeros(tr.n_docs)
+    if not depth >= 1:
+        return x
+    r = best_rank(tr)
+    deep = ~np.asarray(tr.judged) & np.isfinite(r) & (r > depth)
+    x[deep] = np.log2(r[deep] / depth)
+    return x
 
 
 def beyond_judged_runs(tr, depth: int) -> np.ndarray:
@@ -122,11 +192,14 @@ def extrapolation(data: RankData, probabilities=None, *, measure: str = "AP", de
     if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
         raise BayevalInputError(f"depth: must be a positive integer, got {depth!r}")
     p = resolve(data, probabilities, default_p, allow_draws=False)
-    masked = []
+    masked, deep = [], []
     for tr, pt in zip(data, p, strict=True):
         q = np.array(pt, dtype=np.float64, copy=True)
         q[beyond_judged_runs(tr, int(depth))] = 0.0
         masked.append(q)
+        q = np.array(pt, dtype=np.float64, copy=True)
+        q[depth_distance(tr, judged_depth(tr)) > 0] = 0.0
+        deep.append(q)
 
     def mean(arrays):
         return expected_measures(data, arrays, measures=[measure], method="exact",
@@ -134,4 +207,4 @@ def extrapolation(data: RankData, probabilities=None, *, measure: str = "AP", de
 
     zero = expected_measures(data, None, default_p=0.0, measures=[measure], method="exact",
                              progress=False).all_expected[0]
-    return Extrapolation(tuple(data.systems), measure, mean(p), zero, mean(masked), int(depth))
+    return Extrapolation(tuple(data.systems), measure, mean(p), zero, mean(masked), int(depth), mean(deep))

@@ -47,6 +47,7 @@ from bayeval.relevance import (
     load_config,
     run_effect_draws,
 )
+from bayeval.relevance.beyond_depth import with_beyond_depth
 from bayeval.relevance.unseen import with_unseen
 from bayeval.selection import QrelsAssessor, judge_until, make_selector
 from bayeval.stats import kendall_tau
@@ -319,6 +320,8 @@ def _bayes(data, sel, ctx):
     est = (HierarchicalEstimator if hierarchical else RTCEstimator)(config.bayes_config).fit(
         data, config.bayes_fit, seed=fit_seed, draws=max(config.p_draws, 200), chains=1, **kw
     ).probabilities(draws=n_p, seed=fit_seed)
+    if hierarchical:  # p beyond the judged depth, as every door applies it (docs/depth.md)
+        est = with_beyond_depth(data, load_config(config.bayes_config), est, seed=fit_seed)
     if config.unseen:
         data, est = with_unseen(data, est, seed=fit_seed)
     point = list(est.p)

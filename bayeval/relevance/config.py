@@ -45,6 +45,7 @@ from bayeval.errors import BayevalInputError, FileFormatError
 
 __all__ = [
     "AggregationPrior",
+    "BeyondDepthPrior",
     "CalibrationPrior",
     "HierarchicalConfig",
     "HierarchyPrior",
@@ -416,10 +417,51 @@ class HierarchyPrior:
 
 
 @dataclass(frozen=True)
+class BeyondDepthPrior:
+    r"""p beyond the judged depth (:mod:`bayeval.relevance.beyond_depth`; docs/depth.md): the model's error
+    measured on a held-out band inside the judged depth and carried into the draws of p.
+
+    Attributes
+    ----------
+    band : {"none", "half"}
+        ``"half"``: refit the model on the judgments of half the judged depth and score it on the band it leaves
+        out; ``"none"`` (default): no transform.
+    correction : {"level", "none"}
+        Move the log-odds beyond the judged depth by the band's level error (``"level"``) or not.
+    growth : {"walk", "flat"}
+        The offsets of the collection and of each topic: a random walk over the doubling bands beyond the
+        judged depth (each doubling adds the band's error) or one offset for all bands.
+    collection_floor : float
+        :math:`s_0` ≥ 0, added in quadrature to the collection error the band demonstrates.
+    topic_scale : float
+        Half-normal scale of the prior on the topics' spread τ (empirical Bayes).
+    draws : int
+        Draws of p made from a fit without posterior draws (``map``).
+    """
+
+    band: str = "none"
+    correction: str = "level"
+    growth: str = "walk"
+    collection_floor: float = 0.0
+    topic_scale: float = 1.0
+    draws: int = 50
+
+    def __post_init__(self) -> None:
+        _choice("beyond_depth.band", self.band, ("none", "half"))
+        _choice("beyond_depth.correction", self.correction, ("level", "none"))
+        _choice("beyond_depth.growth", self.growth, ("walk", "flat"))
+        _nonneg("beyond_depth.collection_floor", self.collection_floor)
+        _nonneg("beyond_depth.topic_scale", self.topic_scale, positive=True)
+        if isinstance(self.draws, bool) or not isinstance(self.draws, int) or self.draws < 2:
+            raise BayevalInputError(f"beyond_depth.draws: must be an integer >= 2, got {self.draws!r}")
+
+
+@dataclass(frozen=True)
 class HierarchicalConfig:
     """The hierarchical relevance model: an RTC configuration (``base``) for the features, and its priors."""
 
     hierarchy: HierarchyPrior = field(default_factory=HierarchyPrior)
+    beyond_depth: BeyondDepthPrior = field(default_factory=BeyondDepthPrior)
     base: str = "rtc-default"
     name: str = "hierarchical"
     description: str = ""
@@ -560,7 +602,7 @@ class SparseLabelConfig:
 
 _KINDS = {"rtc": (RTCConfig, {"rank": RankPrior, "calibration": CalibrationPrior, "aggregation": AggregationPrior}),
           "similarity": (SimilarityConfig, {"similarity": SimilarityPrior}),
-          "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior}),
+          "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior, "beyond_depth": BeyondDepthPrior}),
           "uniform": (UniformConfig, {}),
           "smoothed": (SmoothedConfig, {}),
           "sparse": (SparseLabelConfig, {})}

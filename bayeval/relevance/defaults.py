@@ -1,8 +1,9 @@
 """The one default relevance model of every door (CLI and Python API), and the help text listing the models.
 
-The default is what the calibration studies chose (docs/calibration.md, revision 6): the hierarchical model
+The default is what the depth study chose (docs/depth.md): the hierarchical model ``hier-depth`` —
 ``hier-level-shift`` (``hier-default`` with held-out run levels and shifts, :mod:`bayeval.relevance.run_level`,
-:mod:`bayeval.relevance.run_shift`) with the unseen relevant documents
+:mod:`bayeval.relevance.run_shift`; docs/calibration.md, revision 6) with p beyond the judged depth corrected and
+widened by its held-out band (:mod:`bayeval.relevance.beyond_depth`) — with the unseen relevant documents
 (:func:`bayeval.relevance.unseen.with_unseen`) added to R_t wherever a measure divides by it. The list of
 model kinds comes from the registry (:data:`bayeval.relevance.estimate.MODEL_KINDS`) and the shipped
 configurations (:func:`bayeval.relevance.config.list_configs`), never from a hand-written string.
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_UNSEEN", "model_help"]
 
-#: The model every door fits when none is named (chosen on Robust 2003 and synthetic collections,
-#: checked on TREC-8: docs/calibration.md).
-DEFAULT_MODEL = "hier-level-shift"
+#: The model every door fits when none is named (chosen on Robust 2003, DL 2020 and synthetic collections,
+#: checked on TREC-8: docs/depth.md).
+DEFAULT_MODEL = "hier-depth"
 #: Whether Chao's unseen relevant documents enter R_t by default (the studies' ``hier+unseen``).
 DEFAULT_UNSEEN = True
 

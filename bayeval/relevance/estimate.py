@@ -8,6 +8,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
+from bayeval.relevance.beyond_depth import with_beyond_depth
 from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config, load_config_as
 from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.hierarchical import HierarchicalEstimator
@@ -77,8 +78,8 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
     data : RankData
         Runs aligned with the (incomplete) judgments.
     model : str or config
-        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL` (``"hier-level-shift"``, the calibration
-        studies' choice: docs/calibration.md; add the unseen relevant documents with
+        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL` (``"hier-depth"``, the depth
+        study's choice: docs/depth.md; add the unseen relevant documents with
         :func:`bayeval.relevance.unseen.with_unseen`, as the command line does by default).
         ``"rtc"``, ``"hier"`` (the hierarchical model, :mod:`.hierarchical`), ``"similarity"``, ``"uniform"``,
         ``"smoothed"``, ``"sparse"`` (sparse labels, :mod:`.sparse_labels`) (their ``-default`` configuration),
@@ -136,8 +137,10 @@ def _rtc(data, cfg, fit, *, p_draws, seed, depth=None, extra=None, stage_methods
 
 
 def _hierarchical(data, cfg, fit, *, p_draws, seed, depth=None, **fit_kwargs):
-
-    return HierarchicalEstimator(cfg, depth=depth).estimate(data, fit, p_draws=p_draws, seed=seed, **fit_kwargs)
+    """The hierarchical model's estimate, then p beyond the judged depth (:mod:`.beyond_depth`): the model refitted
+    (MAP) on half the judged depth measures its error there."""
+    est = HierarchicalEstimator(cfg, depth=depth).estimate(data, fit, p_draws=p_draws, seed=seed, **fit_kwargs)
+    return with_beyond_depth(data, cfg, est, depth=depth, seed=seed)
 
 
 def _similarity(data, cfg, fit, *, p_draws, seed, **options):
