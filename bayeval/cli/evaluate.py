@@ -30,6 +30,7 @@ from bayeval.cli._inputs import (
 )
 from bayeval.cli._output import write_frame
 from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument, add_unseen_argument
+from bayeval.cli.judge import add_topup_argument, describe_topup, topup_from_args
 from bayeval.errors import BayevalInputError
 from bayeval.methods import DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS
 
@@ -70,6 +71,7 @@ def register(sub) -> None:
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --probabilities "
                         "or --default-p is given")
     add_unseen_argument(g)
+    add_topup_argument(g)
     g.add_argument("--fit", choices=FIT_METHODS, default=None,
                    help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
     add_stage_fit_argument(g)
@@ -124,7 +126,7 @@ def _fit_model(args: argparse.Namespace, data, fit: str):
                                 "--probabilities probs.txt")
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
                                  seed=args.seed, draws=args.posterior_draws, tune=args.tune, chains=args.chains,
-                                 **model_options(args, cfg, fit))
+                                 topup=topup_from_args(args), **model_options(args, cfg, fit))
     data, est = with_unseen_if_asked(args, cfg, data, est)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
@@ -156,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
     method, fit = _resolve_methods(args)
     if fit is None and args.unseen:
         raise BayevalInputError("--unseen: needs a relevance model (not --probabilities or --default-p)")
+    if fit is None and args.topup:
+        raise BayevalInputError("--topup: needs a relevance model (not --probabilities or --default-p)")
     measures = parse_measures(args.measures)
     if method != "mc" and any(m.name == "R-prec" for m in measures):
         raise BayevalInputError("--measures: R-prec has no closed form (its cutoff is the random R); "
@@ -172,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
         # every method uses the posterior draws of p when there are any (closed forms by the law of total
         # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
         probs = est = replace(est, closed_form_draws=args.closed_form_draws)
-        source = describe_source(cfg.name, fit, method)
+        topup_note = describe_topup(topup_from_args(args), est)
+        source = describe_source(cfg.name, fit, method) + topup_note
     exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
     per_run = exp.to_frame(per_topic=args.per_topic)
     if not (args.pairs and args.format != "table"):
@@ -191,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
                 how = "Monte Carlo" if method == "mc" else f"{describe_moments(method)}, law of total variance"
                 title = (f"P({m}_a - {m}_b < 0): plug-in ({describe_moments(method)}) and Bayesian ({how} over "
                          f"{'posterior draws of p' if est.has_draws else 'the point p'}), {display_name(cfg.name)} "
-                         f"({describe_fit(fit)})")
+                         f"({describe_fit(fit)}){topup_note}")
             else:
                 cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)
                 frame = cmp.to_frame(per_topic=args.per_topic)

@@ -8,6 +8,7 @@ import sys
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, level, positive_int, probability, qrels_and_runs
 from bayeval.cli.estimate import add_model_depth_argument, add_unseen_argument
+from bayeval.cli.judge import add_topup_argument, topup_from_args
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS, MOMENT_METHODS
 
@@ -41,6 +42,7 @@ def register(sub) -> None:
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --default-p is given")
     add_unseen_argument(g)
+    add_topup_argument(g)
     g.add_argument("--fit", choices=FIT_METHODS, default="laplace",
                    help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
     add_model_depth_argument(g)
@@ -65,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         args.model = DEFAULT_MODEL
     if args.model is None and args.unseen:
         raise BayevalInputError("--unseen: needs a relevance model (not --default-p)")
+    if args.model is None and args.topup:
+        raise BayevalInputError("--topup: needs a relevance model (not --default-p)")
     if args.model is not None:
         from bayeval.cli.estimate import model_options, with_unseen_if_asked
         from bayeval.relevance import estimate_probabilities, load_config
@@ -74,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             raise BayevalInputError("--model similarity: needs document texts; use 'bayeval estimate' first")
         probs = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
                                        seed=args.seed, draws=args.posterior_draws, chains=args.chains,
-                                       **model_options(args, cfg, args.fit))
+                                       topup=topup_from_args(args), **model_options(args, cfg, args.fit))
         data, probs = with_unseen_if_asked(args, cfg, data, probs)
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
                       method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
