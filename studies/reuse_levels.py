@@ -152,6 +152,21 @@ def fit_prior(frame: pd.DataFrame, level: str = "level", se: str = "se") -> dict
             "excess_kurtosis": kurt, "share_beyond_2sd": float(np.mean(np.abs(z) > 2 * z.std())) if len(z) else np.nan}
 
 
+def equal_weights(frame: pd.DataFrame) -> dict:
+    """The prior across choosing sets, each set weighing the same: the fit of each set (a collection, its seeds —
+    names ending in ``-<digits>`` — together), then μ and the rank profile's mean averaged, the run spread's
+    variance averaged, and the sets' spread of μ (of the profile's mean) added to the shared spread (to the
+    profile's): a new collection is another draw of a set."""
+    sets = frame["collection"].str.replace(r"-\d+$", "", regex=True)
+    fits = pd.DataFrame([fit_prior(g) for _, g in frame.groupby(sets)])
+    return {"runs": int(fits.runs.sum()), "trials": int(fits.trials.sum()), "mu": float(fits.mu.mean()),
+            "sigma_b": float(np.sqrt((fits.sigma_b ** 2).mean() + fits.mu.var())),
+            "sigma_w": float(np.sqrt((fits.sigma_w ** 2).mean())), "slope_mean": float(fits.slope_mean.mean()),
+            "slope_sd": float(np.sqrt((fits.slope_sd ** 2).mean() + fits.slope_mean.var())),
+            "excess_kurtosis": float(fits.excess_kurtosis.mean()),
+            "share_beyond_2sd": float(fits.share_beyond_2sd.mean())}
+
+
 def summary(paths) -> None:
     frame = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
     rows = []
@@ -162,6 +177,7 @@ def summary(paths) -> None:
     for base, g in frame.groupby("base"):
         rows.append({"collection": "pooled", "base": base, **fit_prior(g)})
         rows.append({"collection": "pooled, no profile", "base": base, **fit_prior(g, "flat_level", "flat_se")})
+        rows.append({"collection": "choosing sets, equal weights", "base": base, **equal_weights(g)})
     print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".3f"))
 
 
