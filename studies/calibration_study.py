@@ -136,13 +136,14 @@ def _variant(label: str, tmp: Path) -> dict:
 
 
 def _trial(args) -> pd.DataFrame:
-    path, name, trial, variants, base, confidences, tmp, condense, level = args
+    path, name, trial, variants, base, confidences, tmp, condense, level, base_confidences = args
     col = load_collection(path, name=name, condense=condense, relevance_level=level)
     common = {"confidences": confidences}
     reuse: dict = {}
     frames = []
     if base:
-        frames.append(run_trial(col, RobustnessConfig(methods=("mtc", "rtc"), **common), trial, reuse=reuse))
+        frames.append(run_trial(col, RobustnessConfig(methods=("mtc", "rtc"), confidences=base_confidences or
+                                                      confidences), trial, reuse=reuse))
     for label in variants:
         cfg = RobustnessConfig(methods=("bayes",), **common, **_variant(label, Path(tmp)))
         t0 = time.perf_counter()
@@ -162,6 +163,7 @@ def main(argv=None) -> None:
     ap.add_argument("--variants", default="bayes0,hier,hier+unseen")
     ap.add_argument("--confidences", default="delta,mc")
     ap.add_argument("--no-base", action="store_true", help="skip MTC and RTC")
+    ap.add_argument("--base-confidences", default=None, help="confidences of MTC and RTC (default --confidences)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--resume", action="store_true",
                     help="keep the trials already in --out and run only the missing ones")
@@ -181,7 +183,8 @@ def main(argv=None) -> None:
             frames.append(old[old["trial"].isin(done)])
             print(f"resuming: {len(done)} trials already in {a.out}", flush=True)
         jobs = [(str(a.collection), name, i, variants, not a.no_base, tuple(a.confidences.split(",")), tmp,
-                 a.condense, a.relevance_level)
+                 a.condense, a.relevance_level,
+                 tuple(a.base_confidences.split(",")) if a.base_confidences else None)
                 for i in range(a.first, a.first + a.trials) if i not in done]
         t0 = time.perf_counter()
         with ProcessPoolExecutor(a.workers) as ex:

@@ -60,7 +60,7 @@ def describe_topup(sample, estimate) -> str:
         return ""
     levels = getattr(estimate, "held_out", None)
     if levels is not None and levels.describe():
-        return "; " + levels.describe()
+        return f"; {levels.describe()} ({', '.join(sample.runs)})"
     s = sample.summary()
     return (f"; top-up: {int(s.judged.sum())} judged documents of {len(s)} run(s), used as judgments (the model has "
             "no reuse prior to learn the runs' levels from them)")

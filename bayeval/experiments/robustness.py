@@ -47,6 +47,7 @@ from bayeval.relevance import (
     load_config,
     run_effect_draws,
 )
+from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.topup import TopUpSample
 from bayeval.relevance.unseen import with_unseen
 from bayeval.selection import QrelsAssessor, judge_until, make_selector
@@ -321,13 +322,16 @@ def _rtc_map_p(data, config) -> list:
 def judged_topup(ctx: TrialContext, sel, per_topic: int) -> tuple:
     """(data of the k runs with the selection's and the top-up's judgments, the judged
     :class:`~bayeval.relevance.topup.TopUpSample`): per topic ``per_topic`` of each held-out run's unjudged
-    documents (``ctx.names[c:]``) drawn (:func:`~bayeval.selection.topup.draw_topup`, a stream of the trial's fit
+    documents (``ctx.names[c:]``, but those the judgments cover: :func:`~bayeval.relevance.crossfit.contributing_runs`)
+    drawn (:func:`~bayeval.selection.topup.draw_topup`, a stream of the trial's fit
     seed) and judged by the complete qrels (a document they do not judge: not relevant)."""
     cfg = ctx.config
     judged = ctx.judged(sel)
     data = RankData.build(ctx.runs_k, judged, depth=cfg.depth, topics=ctx.topics)
     rng = np.random.default_rng(np.random.SeedSequence(ctx.s_fit.entropy, spawn_key=ctx.s_fit.spawn_key + (7,)))
-    sample = draw_topup(data, list(ctx.names[cfg.c:]), per_topic, depth=cfg.depth, rng=rng)
+    covered = {data.systems[s] for s in contributing_runs(data)}  # a run the judgments cover is not topped up
+    sample = draw_topup(data, [n for n in ctx.names[cfg.c:] if n not in covered], per_topic, depth=cfg.depth,
+                        rng=rng)
     f = sample.frame.copy()
     f["grade"] = [max(ctx.qrels.grade_of(t, d) or 0, 0) for t, d in zip(f["topic"], f["docno"], strict=True)]
     sample = TopUpSample(f, ctx.qrels.relevance_level)

@@ -209,6 +209,8 @@ class HeldOutLevels:
     fitted : ndarray of bool, shape (S + 2,)
         The coordinates the evidence reached (their posterior is the Laplace approximation; the others keep
         their prior, independent of them).
+    documents, relevant_documents : int
+        The judged top-up documents that are evidence (held-out runs retrieve them), and the relevant ones.
     """
 
     prior: ReusePrior
@@ -219,6 +221,8 @@ class HeldOutLevels:
     evidence: np.ndarray
     relevant: np.ndarray
     fitted: np.ndarray
+    documents: int = 0
+    relevant_documents: int = 0
 
     def _held_out(self) -> np.ndarray:
         keep = np.ones(len(self.systems), bool)
@@ -243,12 +247,10 @@ class HeldOutLevels:
 
     def describe(self) -> str:
         """What the levels rest on, for a caption: '' without top-up evidence."""
-        n = int(round(float(self.evidence.sum())))
-        if n == 0:
+        if self.documents == 0:
             return ""
-        k = int((self.evidence > 0).sum())
-        return (f"top-up: {n} judged documents ({int(round(float(self.relevant.sum())))} relevant) of {k} run(s) "
-                "that did not contribute, their levels learned from them")
+        return (f"top-up: {self.documents} judged documents ({self.relevant_documents} relevant) of runs that did "
+                "not contribute, their levels learned from them")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per held-out run: ``run, level, sd, topup_judged, topup_relevant``."""
@@ -346,7 +348,7 @@ class HeldOutPrior:
             mean[block] = theta
             cov[np.ix_(block, block)] = np.linalg.inv(H)
             fitted[block] = True
-        return HeldOutLevels(pr, tuple(data.systems), self.runs, mean, cov, ev, rel, fitted)
+        return HeldOutLevels(pr, tuple(data.systems), self.runs, mean, cov, ev, rel, fitted, len(y), int(y.sum()))
 
     def _prior_terms(self, theta, is_run, sd, curvature: bool = False):
         """Per coordinate: the prior's precision (the t's IRLS weight; with ``curvature`` its curvature at

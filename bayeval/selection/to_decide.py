@@ -47,7 +47,7 @@ from bayeval.expected import compare_systems, expected_measures
 from bayeval.relevance.reuse_prior import level_weights
 from bayeval.sampling.design import ap_prior
 
-__all__ = ["DecideResult", "judgments_to_decide"]
+__all__ = ["DecideResult", "first_passage", "judgments_to_decide"]
 
 _CLIP = 1e-6
 _EPS = 0.05
@@ -109,6 +109,32 @@ def _round_information(data: RankData, point, weights, s: int, depth: int, coord
         info += (z * (pi * q * (1 - q))[:, None]).T @ z
         topics += 1
     return info, topics
+
+
+def first_passage(mean: float, prior_var: float, post_var, eps_var: float, alpha: float, paths: int,
+                  rng: np.random.Generator) -> tuple[float, float]:
+    r"""(expected rounds to decide, probability of deciding within the rounds given) of one pair.
+
+    The pair's Δ is :math:`J^\top\theta+\varepsilon` with :math:`\mathrm{Var}(J^\top\theta)` =
+    ``prior_var`` now and ``post_var[k-1]`` after k rounds, :math:`\mathrm{Var}\,\varepsilon` = ``eps_var``;
+    its posterior mean after k rounds is E[Δ] = ``mean`` plus a Gaussian martingale of variance
+    ``prior_var - post_var[k-1]`` (the preposterior distribution), and the pair is decided at the first k with
+    :math:`|E_k[\Delta]|\ge z_\alpha\sqrt{V_k}`, :math:`V_k` = ``post_var[k-1] + eps_var``. A path not decided
+    by the last round counts as the last round.
+
+    Examples
+    --------
+    >>> r, by = first_passage(0.0, 1.0, np.array([0.5, 0.2, 0.1]), 0.01, 0.95, 20000, np.random.default_rng(0))
+    >>> 1.0 < r < 3.0 and 0.5 < by < 1.0
+    True
+    """
+    post_var = np.asarray(post_var, dtype=np.float64)
+    tau = np.maximum.accumulate(np.maximum(prior_var - post_var, 0.0))
+    inc = np.diff(np.concatenate([[0.0], tau]))
+    walk = mean + np.cumsum(rng.standard_normal((int(paths), len(tau))) * np.sqrt(inc), axis=1)
+    hit = np.abs(walk) >= stats.norm.ppf(alpha) * np.sqrt(post_var + eps_var)[None, :]
+    first = np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, len(tau))
+    return float(first.mean()), float(hit.any(axis=1).mean())
 
 
 def judgments_to_decide(data: RankData, estimate, *, alpha: float = 0.95, measure: str = "AP", depth: int = 100,
@@ -182,7 +208,6 @@ def judgments_to_decide(data: RankData, estimate, *, alpha: float = 0.95, measur
             jac[:, k] = (e - base) / _EPS
         cov = levels.cov[np.ix_(coords, coords)]
         prec = np.linalg.inv(cov)
-        z = stats.norm.ppf(alpha)
         best = {}
         for s in need:
             info, topics = _round_information(data, point, weights, s, int(depth), coords)
@@ -194,16 +219,11 @@ def judgments_to_decide(data: RankData, estimate, *, alpha: float = 0.95, measur
                     continue
                 J = jac[a_idx[k]] - jac[b_idx[k]]
                 total = float(J @ cov @ J)
-                eps2 = max(float(V[k]) - total, 1e-12)
-                tau = np.array([total - float(J @ c @ J) for c in covs])
-                Vk = np.array([float(J @ c @ J) for c in covs]) + eps2
-                inc = np.diff(np.concatenate([[0.0], np.maximum.accumulate(np.maximum(tau, 0.0))]))
-                walk = m[k] + np.cumsum(rng.standard_normal((int(paths), len(tau))) * np.sqrt(inc), axis=1)
-                hit = np.abs(walk) >= z * np.sqrt(Vk)[None, :]
-                first = np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, int(max_rounds))
-                n = float(first.mean()) * topics
+                rounds, by = first_passage(float(m[k]), total, np.array([float(J @ c @ J) for c in covs]),
+                                           max(float(V[k]) - total, 1e-12), alpha, int(paths), rng)
+                n = rounds * topics
                 if k not in best or n < best[k][1]:
-                    best[k] = (data.systems[s], n, float(hit.any(axis=1).mean()))
+                    best[k] = (data.systems[s], n, by)
         for k, (run, n, by) in best.items():
             rows_run[k], rows_n[k], rows_by[k] = run, n, by
     names = np.asarray(data.systems, dtype=object)
