@@ -30,7 +30,7 @@ from bayeval.cli._inputs import (
 )
 from bayeval.cli._output import write_frame
 from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument, add_unseen_argument
-from bayeval.cli.judge import add_topup_argument, describe_topup, topup_from_args
+from bayeval.cli.judge import DECIDE_LEGEND, add_topup_argument, decide_columns, describe_topup, topup_from_args
 from bayeval.errors import BayevalInputError
 from bayeval.methods import DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS
 
@@ -192,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
 
                 bc = bayesian_confidence(data, est, measure=m, draws=args.mc_draws, plugin_method=method,
                                          method=method, seed=args.seed)
-                frame = bc.to_frame(per_topic=args.per_topic)
+                frame = decide_columns(bc.to_frame(per_topic=args.per_topic), data, est, m, seed=args.seed)
                 how = "Monte Carlo" if method == "mc" else f"{describe_moments(method)}, law of total variance"
                 title = (f"P({m}_a - {m}_b < 0): plug-in ({describe_moments(method)}) and Bayesian ({how} over "
                          f"{'posterior draws of p' if est.has_draws else 'the point p'}), {display_name(cfg.name)} "
@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
                 frame = cmp.to_frame(per_topic=args.per_topic)
                 title = f"P({m}_a - {m}_b < 0), {describe_moments(method)}"
             if args.format == "table":
-                write_frame(frame, args.format, title=title)
+                write_frame(frame, args.format, title=title, legend=DECIDE_LEGEND)
             else:
                 tables.append(frame)
     if tables:  # csv/json: one table, the per-run rows (run set) first, then the pairs (run_a, run_b set)

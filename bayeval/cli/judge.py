@@ -35,7 +35,7 @@ from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
 from bayeval.methods import CLOSED_FORM_METHODS, SELECTION_METHODS
 
-__all__ = ["add_topup_argument", "describe_topup", "register", "topup_from_args"]
+__all__ = ["DECIDE_LEGEND", "add_topup_argument", "decide_columns", "describe_topup", "register", "topup_from_args"]
 
 
 def add_topup_argument(group) -> None:
@@ -64,6 +64,32 @@ def describe_topup(sample, estimate) -> str:
     s = sample.summary()
     return (f"; top-up: {int(s.judged.sum())} judged documents of {len(s)} run(s), used as judgments (the model has "
             "no reuse prior to learn the runs' levels from them)")
+
+
+#: The legend of :func:`decide_columns`' columns.
+DECIDE_LEGEND = {"topup_run": "for a pair not decided at 0.95: the run whose top-up ('bayeval judge topup') is "
+                              "expected to decide it (empty: decided, or no run of the pair can be topped up)",
+                 "judgments_to_decide": "expected top-up judgments of topup_run to decide the pair (the model's "
+                                        "preposterior, docs/calibration.md; at most 10 a topic: a pair still open "
+                                        "then shows the cap)"}
+
+
+def decide_columns(frame: pd.DataFrame, data, estimate, measure, *, seed: int = 0) -> pd.DataFrame:
+    """``frame`` (pair rows ``run_a, run_b, topic``) with ``topup_run`` and ``judgments_to_decide`` on its
+    ``topic == "all"`` rows: for each pair not decided at 0.95, the run whose top-up is expected to decide it and
+    how many judgments of it (:func:`bayeval.selection.to_decide.judgments_to_decide`; NaN: decided, or no run of
+    the pair can be topped up). ``frame`` unchanged when the model has no reuse prior."""
+    if getattr(estimate, "held_out", None) is None:
+        return frame
+    from bayeval.selection.to_decide import judgments_to_decide
+
+    r = judgments_to_decide(data, estimate, measure=str(measure), seed=seed).frame
+    r = r.assign(judgments_to_decide=r.judgments.where(~r.decided & (r.topup_run != "")),
+                 topup_run=r.topup_run.where(~r.decided & (r.topup_run != ""), ""))
+    out = frame.merge(r[["run_a", "run_b", "topup_run", "judgments_to_decide"]].assign(topic="all"),
+                      on=["run_a", "run_b", "topic"], how="left")
+    out["topup_run"] = out["topup_run"].fillna("")
+    return out
 
 
 def _pair(text: str) -> tuple[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
@@ -83,10 +84,29 @@ def run(args: argparse.Namespace) -> int:
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
                       method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
                       mc_draws=args.mc_draws, seed=args.seed)
+    decide = _what_would_decide(data, probs, args)
     if args.out:
         paths = rep.save(args.out)
         print(rep.summary())
+        if decide is not None:
+            decide.to_csv(os.path.join(args.out, "decide.csv"), index=False)
+            paths["decide"] = os.path.join(args.out, "decide.csv")
         print("wrote " + ", ".join(str(v) for v in paths.values()), file=sys.stderr)
     else:
         sys.stdout.write(rep.to_markdown())
+    if decide is not None and len(decide):
+        print(f"\n## What would decide it\n\nPairs not decided at 0.95 that a top-up of one of their runs "
+              f"('bayeval judge topup') can decide: the run, and the expected number of its judgments (the model's "
+              f"preposterior, at most 10 a topic; docs/calibration.md).\n\n{decide.to_markdown(index=False)}")
     return 0
+
+
+def _what_would_decide(data, probs, args):
+    """The undecided pairs' top-up and expected judgments (None without a reuse prior)."""
+    if getattr(probs, "held_out", None) is None:
+        return None
+    from bayeval.selection.to_decide import judgments_to_decide
+
+    f = judgments_to_decide(data, probs, measure=args.measure, seed=args.seed).frame
+    f = f[~f.decided & (f.topup_run != "")]
+    return f[["run_a", "run_b", "p_less", "topup_run", "judgments"]].round({"p_less": 3, "judgments": 0})

@@ -48,6 +48,7 @@ from bayeval.relevance import (
     run_effect_draws,
 )
 from bayeval.relevance.crossfit import contributing_runs
+from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.topup import TopUpSample
 from bayeval.relevance.unseen import with_unseen
 from bayeval.selection import QrelsAssessor, judge_until, make_selector
@@ -97,9 +98,9 @@ class RobustnessConfig:
     estimate_config : str
         Relevance model of the ``rtc`` estimate over the k runs (default ``"rtc-mtc"``).
     bayes_config : str
-        Relevance model of the ``bayes`` estimate: a hierarchical configuration (default ``"hier-default"``,
-        :mod:`bayeval.relevance.hierarchical`, fitted with ``bayes_fit``; chosen on Robust 2003 by proper
-        scores, docs/calibration.md) or an RTC one (``"rtc-default"``: Laplace on the ``bayes_stages``).
+        Relevance model of the ``bayes`` estimate: a hierarchical configuration (default
+        :data:`~bayeval.relevance.defaults.DEFAULT_MODEL`, the model of every command, fitted with ``bayes_fit``;
+        docs/calibration.md) or an RTC one (``"rtc-default"``: Laplace on the ``bayes_stages``).
     bayes_fit : str
         Fit of its sampled stages (``"laplace"``, ``"mcmc"``, ``"vi"``; ``"map"``: no draws).
     bayes_stages : {"aggregation", "calibration+aggregation"}
@@ -138,7 +139,7 @@ class RobustnessConfig:
     budget: int | None = 5000
     selection_config: str = "rtc-mtc"
     estimate_config: str = "rtc-mtc"
-    bayes_config: str = "hier-default"
+    bayes_config: str = DEFAULT_MODEL
     bayes_fit: str = "laplace"
     bayes_stages: str = "aggregation"
     refit_every: int = 10
