@@ -181,3 +181,27 @@ def _reuse_model() -> str:
     from bayeval.relevance.config import models_dir
 
     return (models_dir() / "hier-default.toml").read_text().rstrip() + "\nreuse_run_sd = 1.0\nreuse_common_sd = 0.5\n"
+
+
+def test_a_robustness_trial_tops_up_the_held_out_runs(coldir, tmp_path):
+    """``RobustnessConfig(topup=1)``: the bayes estimate of a trial learns from one judged document a topic of each
+    held-out run (the rows differ from pure reuse on the same selection); the study command takes ``--topup``."""
+    from bayeval.experiments import RobustnessConfig, load_collection
+    from bayeval.experiments.robustness import STUDY_STRATEGIES, judged_topup, prepare_trial, run_trial
+
+    model = tmp_path / "reuse.toml"
+    model.write_text(_reuse_model())
+    col = load_collection(coldir)
+    kw = {"k": 4, "c": 2, "depth": 40, "methods": ("bayes",), "confidences": ("delta",), "bayes_config": str(model),
+          "p_draws": 50}
+    pure = run_trial(col, RobustnessConfig(**kw), 0)
+    top = run_trial(col, RobustnessConfig(**kw, topup=1), 0)
+    assert len(pure) == len(top) == 6 and not np.allclose(pure.p_less, top.p_less)
+    ctx = prepare_trial(col, RobustnessConfig(**kw, topup=1), 0)
+    data, sample = judged_topup(ctx, STUDY_STRATEGIES["rtc"].select(ctx, {}), 1)
+    s = sample.summary()
+    assert set(s.run) <= set(ctx.names[2:]) and (s.drawn <= 6).all() and (s.judged == s.drawn).all()
+    rc, out, err = run_cli("experiment", "robustness", "run", coldir, "--trials", "1", "--k", "4", "--methods",
+                           "bayes", "--confidences", "delta", "--bayes-config", model, "--topup", "1", "--depth", "40",
+                           "--out", tmp_path / "t.parquet", "--no-progress")
+    assert rc == 0 and "top-up 1 a topic" in out, err
