@@ -174,3 +174,19 @@ def test_the_hierarchical_estimate_with_a_topup_learns_from_it_and_keeps_the_jud
     bad = TopUpSample(f.assign(grade=np.where(f.grade > 0, 0, 1)))
     with pytest.raises(BayevalInputError, match="judged otherwise"):
         HierarchicalEstimator(cfg).estimate(full, "laplace", p_draws=5, seed=1, draws=20, chains=1, topup=bad)
+
+
+@pytest.mark.parametrize("df", [0.0, 4.0])
+def test_a_topup_with_no_relevant_document_gives_a_finite_lower_level(df):
+    """Sixty judged draws, none relevant: the level's mode is finite and below 0 under the Normal and the
+    Student-t prior (whose log posterior is not concave: the Newton steps are halved)."""
+    data = held_out_data()
+    runs = tuple(contributing_runs(data))
+    comp = HeldOutPrior(ReusePrior(0.0, 0.5, 1.0, df, 0.0, 0.3), runs)
+    rng = np.random.default_rng(3)
+    sampled = _simulated_topup(data, runs, np.full(len(data.systems), -40.0), 0.0, rng)
+    assert sum(int(y.sum()) for _, y in sampled) == 0
+    post = comp.posterior(data, [np.full(tr.n_docs, 0.3) for tr in data], sampled)
+    held = [s for s in range(len(data.systems)) if s not in runs]
+    assert np.all(np.isfinite(post.mean)) and np.all(post.level_mean[held] < -0.3)
+    assert np.all(np.isfinite(post.cov)) and np.all(post.level_sd[held] > 0)

@@ -339,8 +339,11 @@ class HeldOutPrior:
                 p = expit(o + Xb @ theta)
                 H = (Xb * (p * (1 - p))[:, None]).T @ Xb + np.diag(prec)
                 step = np.linalg.solve(H, Xb.T @ (y - p) + grad_prior)
-                theta = theta + step
-                if np.max(np.abs(step)) < 1e-9:
+                t, now = 1.0, self._log_posterior(theta, o, Xb, y, is_run, sd)
+                while self._log_posterior(theta + t * step, o, Xb, y, is_run, sd) < now - 1e-12 and t > 1e-8:
+                    t /= 2  # step halving: with a Student-t prior the log posterior is not concave
+                theta = theta + t * step
+                if np.max(np.abs(t * step)) < 1e-9:
                     break
             prec, _ = self._prior_terms(theta, is_run, sd, curvature=True)
             p = expit(o + Xb @ theta)
@@ -349,6 +352,16 @@ class HeldOutPrior:
             cov[np.ix_(block, block)] = np.linalg.inv(H)
             fitted[block] = True
         return HeldOutLevels(pr, tuple(data.systems), self.runs, mean, cov, ev, rel, fitted, len(y), int(y.sum()))
+
+    def _log_posterior(self, theta, o, X, y, is_run, sd) -> float:
+        eta = o + X @ theta
+        lp = float(np.sum(y * eta - np.logaddexp(0.0, eta)))
+        nu = self.prior.run_df
+        if nu > 0:
+            t = theta[is_run] ** 2 / (nu * self.prior.run_sd ** 2)
+            return lp - 0.5 * float(np.sum((theta[~is_run] / sd[~is_run]) ** 2)) - 0.5 * (nu + 1) * float(
+                np.sum(np.log1p(t)))
+        return lp - 0.5 * float(np.sum((theta / sd) ** 2))
 
     def _prior_terms(self, theta, is_run, sd, curvature: bool = False):
         """Per coordinate: the prior's precision (the t's IRLS weight; with ``curvature`` its curvature at
