@@ -23,6 +23,7 @@ NAMES = {
     "hier-default": "hierarchical model",
     "hier-t": "hierarchical model, Student-t run effects",
     "hier-level-shift": "hierarchical model with held-out run levels and shifts",
+    "hier-reuse": "hierarchical model with the reuse prior",
     "hier": "hierarchical model",
     "similarity-default": "similarity model",
     "smoothed": "plus-one smoothing model",

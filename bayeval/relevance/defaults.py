@@ -1,8 +1,8 @@
 """The one default relevance model of every door (CLI and Python API), and the help text listing the models.
 
-The default is what the calibration studies chose (docs/calibration.md, revision 6): the hierarchical model
-``hier-level-shift`` (``hier-default`` with held-out run levels and shifts, :mod:`bayeval.relevance.run_level`,
-:mod:`bayeval.relevance.run_shift`) with the unseen relevant documents
+The default is what the calibration studies chose (docs/calibration.md, "Where things stand"): the hierarchical
+model ``hier-reuse`` (``hier-default`` with the reuse prior on runs that did not contribute to the judgments,
+:mod:`bayeval.relevance.reuse_prior`, which a top-up of their documents updates) with the unseen relevant documents
 (:func:`bayeval.relevance.unseen.with_unseen`) added to R_t wherever a measure divides by it. The list of
 model kinds comes from the registry (:data:`bayeval.relevance.estimate.MODEL_KINDS`) and the shipped
 configurations (:func:`bayeval.relevance.config.list_configs`), never from a hand-written string.
@@ -14,7 +14,7 @@ __all__ = ["DEFAULT_MODEL", "DEFAULT_UNSEEN", "model_help"]
 
 #: The model every door fits when none is named (chosen on Robust 2003 and synthetic collections,
 #: checked on TREC-8: docs/calibration.md).
-DEFAULT_MODEL = "hier-level-shift"
+DEFAULT_MODEL = "hier-reuse"
 #: Whether Chao's unseen relevant documents enter R_t by default (the studies' ``hier+unseen``).
 DEFAULT_UNSEEN = True
 

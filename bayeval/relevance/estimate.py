@@ -78,7 +78,7 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
     data : RankData
         Runs aligned with the (incomplete) judgments.
     model : str or config
-        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL` (``"hier-level-shift"``, the calibration
+        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL` (``"hier-reuse"``, the calibration
         studies' choice: docs/calibration.md; add the unseen relevant documents with
         :func:`bayeval.relevance.unseen.with_unseen`, as the command line does by default).
         ``"rtc"``, ``"hier"`` (the hierarchical model, :mod:`.hierarchical`), ``"similarity"``, ``"uniform"``,
