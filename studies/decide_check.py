@@ -6,9 +6,10 @@ fitted once on the selection's judgments; :func:`~bayeval.selection.to_decide.ju
 every pair not decided at 0.95 that a held-out run is in, the expected number of top-up judgments of the run it
 names. Then, ``--repeats`` times, that run is topped up round by round (one of its unjudged documents a topic,
 :func:`~bayeval.selection.topup.draw_topup`, judged by the complete qrels), the pairs re-evaluated after each round
-(the same fit, its levels updated by the top-up; P(ΔMAP < 0) by the delta method over 25 draws of p, as the
-prediction), and the first round at which each pair is decided recorded (``--max-rounds`` when none). The
-simulated number is the mean over repeats; the prediction is counted right when it lies within a factor 1.5 of it.
+(the same fit and draws of p, the reuse prior's levels updated by the top-up; P(ΔMAP < 0) by the delta method
+over 25 draws of p, as the prediction), and the first round at which each pair is decided recorded
+(``--max-rounds`` when none). The simulated number is the mean over repeats; the prediction is counted right when
+it lies within a factor 1.5 of it.
 
 Usage::
 
@@ -39,20 +40,27 @@ from bayeval.selection.to_decide import judgments_to_decide
 from bayeval.selection.topup import draw_topup
 
 
-def _evaluate(fit, base: RankData, ctx, sample: TopUpSample | None, seed: int):
-    """(data, comparison) of the fit with ``sample``'s judgments added and its levels learned from them."""
-    if sample is None or not len(sample.frame):
-        data, est = base, fit.probabilities(draws=200, seed=seed)
-    else:
-        parts = [pd.DataFrame({"topic": tr.topic, "docno": tr.docnos[tr.judged], "grade": tr.grades[tr.judged]})
-                 for tr in base]
-        both = pd.concat(parts + [sample.qrels().to_frame()], ignore_index=True)
-        data = RankData.build(ctx.runs_k, Qrels.from_frame(both, ctx.qrels.relevance_level), depth=100,
-                              topics=ctx.topics)
-        est = fit.probabilities(draws=200, seed=seed, topup=sample)
-        est = dataclasses.replace(est, judged=tuple(np.asarray(tr.judged) for tr in data))
+def _without_reuse(fit):
+    """``fit`` whose draws stop before the reuse prior (the draws every round shares)."""
+    h = dataclasses.replace(fit.config.hierarchy, reuse_mean=0.0, reuse_common_sd=0.0, reuse_run_sd=0.0,
+                            reuse_slope_mean=0.0, reuse_slope_sd=0.0)
+    return dataclasses.replace(fit, config=dataclasses.replace(fit.config, hierarchy=h))
+
+
+def _evaluate(fit, pre, base: RankData, ctx, sample: TopUpSample, seed: int, rng):
+    """The comparison of every pair with ``sample``'s judgments added and the levels learned from them: the
+    reuse prior applied to the shared draws ``pre`` (what ``fit.probabilities(topup=sample)`` does, without
+    drawing the rest again)."""
+    parts = [pd.DataFrame({"topic": tr.topic, "docno": tr.docnos[tr.judged], "grade": tr.grades[tr.judged]})
+             for tr in base]
+    both = pd.concat(parts + [sample.qrels().to_frame()], ignore_index=True)
+    data = RankData.build(ctx.runs_k, Qrels.from_frame(both, ctx.qrels.relevance_level), depth=100,
+                          topics=ctx.topics)
+    draws, levels = fit.held_out_prior().apply(base, pre.draws, rng, sample.positions(base))
+    est = dataclasses.replace(pre, draws=draws, p=tuple(d.mean(axis=0, dtype=np.float64) for d in draws),
+                              held_out=levels, judged=tuple(np.asarray(tr.judged) for tr in data))
     data, est = with_unseen(data, est, seed=seed)
-    return data, est, compare_systems(data, est, method="delta", progress=False)
+    return compare_systems(data, est, method="delta", progress=False)
 
 
 def trial_check(col, trial: int, model: str, repeats: int, max_rounds: int) -> pd.DataFrame:
@@ -62,8 +70,9 @@ def trial_check(col, trial: int, model: str, repeats: int, max_rounds: int) -> p
     base = RankData.build(ctx.runs_k, ctx.judged(sel), depth=cfg.depth, topics=ctx.topics)
     seed = int(ctx.s_fit.generate_state(1)[0])
     fit = HierarchicalEstimator(model).fit(base, "laplace", seed=seed, draws=200, chains=1)
-    data0, est0, cmp0 = _evaluate(fit, base, ctx, None, seed)
-    pred = judgments_to_decide(data0, est0, max_rounds=max_rounds, seed=seed, comparison=cmp0).frame
+    data0, est0 = with_unseen(base, fit.probabilities(draws=200, seed=seed), seed=seed)
+    pred = judgments_to_decide(data0, est0, max_rounds=max_rounds, seed=seed).frame
+    pre = _without_reuse(fit).probabilities(draws=200, seed=seed)
     pred = pred[~pred.decided & (pred.topup_run != "")].copy()
     contrib = contributing_runs(base)
     rows = []
@@ -83,7 +92,7 @@ def trial_check(col, trial: int, model: str, repeats: int, max_rounds: int) -> p
                 taken |= set(zip(new.topic, new.docno, strict=True))
                 frames.append(new)
                 sample = TopUpSample(pd.concat(frames, ignore_index=True), ctx.qrels.relevance_level)
-                _, _, cmp = _evaluate(fit, base, ctx, sample, seed)
+                cmp = _evaluate(fit, pre, base, ctx, sample, seed, rng)
                 pl = {(a, b): p for a, b, p in zip(cmp.index_a, cmp.index_b, cmp.all_p_less, strict=True)}
                 for j, key in enumerate(idx):
                     if first[j] == max_rounds and k < max_rounds:
@@ -112,6 +121,11 @@ def summary(paths) -> None:
     ok = (g.ratio >= 1 / 1.5) & (g.ratio <= 1.5)
     print(f"{len(g)} pairs, {g.trial.nunique()} trials: prediction within x1.5 of the simulated mean for "
           f"{100 * ok.mean():.1f}%")
+    # calibration in the large: pairs grouped by their prediction (terciles), mean predicted against mean simulated
+    g["sim"] = g.sim_rounds * g.topics
+    g["bin"] = pd.qcut(g.predicted.rank(method="first"), 3, labels=["low", "middle", "high"])
+    print(g.groupby("bin", observed=True).agg(pairs=("sim", "size"), predicted=("predicted", "mean"),
+                                              simulated=("sim", "mean")).round(0).to_markdown())
     for c, h in g.assign(ok=ok).groupby("collection"):
         sim = (h.sim_rounds * h.topics).mean()
         print(f"- {c}: {len(h)} pairs, within x1.5 {100 * h.ok.mean():.1f}%, median ratio {h.ratio.median():.2f}, "
