@@ -126,6 +126,25 @@ def summary(paths) -> None:
     g["bin"] = pd.qcut(g.predicted.rank(method="first"), 3, labels=["low", "middle", "high"])
     print(g.groupby("bin", observed=True).agg(pairs=("sim", "size"), predicted=("predicted", "mean"),
                                               simulated=("sim", "mean")).round(0).to_markdown())
+    # the check's own noise: one repeat against the mean of the pair's other repeats (no model involved); if the
+    # prediction were exact, its share within x1.5 of the simulated mean would be at least about this
+    key = ["collection", "trial", "run_a", "run_b", "topup_run"]
+    # (pairs some repeat decided before the cap: those never decided agree trivially)
+    hits = []
+    for _, h in f.groupby(key):
+        r = h.simulated_rounds.to_numpy(np.float64)
+        if len(r) > 1 and (r < h.max_rounds.to_numpy()).any():
+            hits += [1 / 1.5 <= r[i] / np.delete(r, i).mean() <= 1.5 for i in range(len(r))]
+    if hits:
+        print(f"noise of the check (pairs some repeat decided): one repeat within x1.5 of the mean of its pair's "
+              f"other repeats for {100 * np.mean(hits):.1f}% of {len(hits)}")
+    # how decisive the model says a top-up is: P(decided within the cap) predicted against the share of repeats
+    # decided before the last round (a decision in the last round is not told apart from none)
+    early = f.assign(early=f.simulated_rounds < f.max_rounds).groupby(key).agg(
+        by=("decided_by_cap", "first"), early=("early", "mean"))
+    print(f"decided within the cap: predicted {100 * early.by.mean():.1f}% (mean probability), simulated "
+          f"{100 * early.early.mean():.1f}% before the last round; pairs never decided in any repeat "
+          f"{100 * (early.early == 0).mean():.1f}%")
     for c, h in g.assign(ok=ok).groupby("collection"):
         sim = (h.sim_rounds * h.topics).mean()
         print(f"- {c}: {len(h)} pairs, within x1.5 {100 * h.ok.mean():.1f}%, median ratio {h.ratio.median():.2f}, "
