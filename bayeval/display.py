@@ -35,6 +35,8 @@ NAMES = {
     "hier-t": "hierarchical model, Student-t run effects",
     "hier-level-shift": "hierarchical model with held-out run levels and shifts",
     "hier-depth": "hierarchical model with held-out run levels and shifts, p beyond the judged depth from its band",
+    "hier-reuse": "hierarchical model with the reuse prior",
+    "hier-reuse-depth": "hierarchical model with the reuse prior, p beyond the judged depth from its band",
     "hier": "hierarchical model",
     "similarity-default": "similarity model",
     "smoothed": "plus-one smoothing model",

@@ -537,4 +537,7 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     src = describe_source(getattr(probabilities, "model", None), getattr(probabilities, "method", None), method,
                           default_p=default_p if probabilities is None else None,
                           draws=ev.draws if method == "mc" else None)
+    held_out = getattr(probabilities, "held_out", None)  # the reuse prior's levels (bayeval.relevance.reuse_prior)
+    if held_out is not None and held_out.describe():
+        src = f"{src}; {held_out.describe()}"
     return Report(measure, float(level), int(judged_k), runs, conf, src, len(data), across, caption, float(alpha))

@@ -22,6 +22,12 @@ Variants (``--variants``, comma-separated):
   :mod:`bayeval.relevance.run_level`); the modifiers combine, ``hier~l1~s2+unseen``;
 - ``NAME~fX`` (``hier~f1~s2+unseen``): held-out run levels with a fixed spread X, not shrunk across runs
   (``run_level_sd = X``, ``run_level_spread = "fixed"``).
+- ``NAME~mX``, ``~bX``, ``~wX``, ``~tX``, ``~rX``, ``~vX`` (``hier~m-0.5~b1~w1+unseen``): the reuse prior
+  (:mod:`bayeval.relevance.reuse_prior`): level mean, common sd, run sd, run df, rank-profile mean and sd
+  (``reuse_mean``, ``reuse_common_sd``, ``reuse_run_sd``, ``reuse_run_df``, ``reuse_slope_mean``,
+  ``reuse_slope_sd``);
+- ``LABEL@N`` (``hier-reuse+unseen@1``): the variant with a top-up of N of each held-out run's unjudged documents
+  per topic, judged by the complete qrels (``RobustnessConfig.topup``).
 
 The table is resumable: with ``--resume`` the trials already in ``--out`` (every variant present) are kept
 and only the missing trial numbers of ``--first``.. ``--first + --trials − 1`` are run.
@@ -58,6 +64,16 @@ def _shipped_hierarchical(name: str) -> bool:
 
 
 def _variant(label: str, tmp: Path) -> dict:
+    label, at, topup = label.partition("@")
+    if at:
+        try:
+            n = int(topup)
+        except ValueError:
+            raise SystemExit(f"--variants: {label}@{topup}: the top-up after @ must be an integer") from None
+        kw = _variant(label, tmp)
+        if n < 1 or "hier" not in label:
+            raise SystemExit(f"--variants: {label}@{topup}: a top-up of >= 1 per topic, of a hierarchical variant")
+        return {**kw, "topup": n}
     if label == "bayes0":
         return {"bayes_config": "rtc-default", "unseen": False}
     if label.startswith("bayes0-sd"):
@@ -71,7 +87,9 @@ def _variant(label: str, tmp: Path) -> dict:
         base = "hier-default" if name == "hier" else name
         if not _shipped_hierarchical(base):
             raise SystemExit(f"--variants: {label!r}: {base!r} is no shipped hierarchical configuration")
-        keys = {"s": "run_shift_sd", "l": "run_level_sd", "f": "run_level_sd"}
+        keys = {"s": "run_shift_sd", "l": "run_level_sd", "f": "run_level_sd", "m": "reuse_mean",
+                "b": "reuse_common_sd", "w": "reuse_run_sd", "t": "reuse_run_df", "r": "reuse_slope_mean",
+                "v": "reuse_slope_sd"}
         text = (models_dir() / f"{base}.toml").read_text()
         if text.rfind("[hierarchy]") < text.rfind("["):
             raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] table")
@@ -79,8 +97,9 @@ def _variant(label: str, tmp: Path) -> dict:
         for mod in mods:
             key = keys.get(mod[:1])
             if key is None:
-                raise SystemExit(f"--variants: {label!r}: unknown modifier {mod!r} "
-                                 "(~sX: run shift, ~lX: run level, ~fX: run level of fixed spread)")
+                raise SystemExit(f"--variants: {label!r}: unknown modifier {mod!r} (~sX: run shift, ~lX: run level, "
+                                 "~fX: run level of fixed spread; the reuse prior: ~mX mean, ~bX common sd, "
+                                 "~wX run sd, ~tX run df, ~rX rank-profile mean, ~vX its sd)")
             try:
                 scale = float(mod[1:])
             except ValueError:
@@ -117,13 +136,14 @@ def _variant(label: str, tmp: Path) -> dict:
 
 
 def _trial(args) -> pd.DataFrame:
-    path, name, trial, variants, base, confidences, tmp, condense = args
-    col = load_collection(path, name=name, condense=condense)
+    path, name, trial, variants, base, confidences, tmp, condense, level, base_confidences = args
+    col = load_collection(path, name=name, condense=condense, relevance_level=level)
     common = {"confidences": confidences}
     reuse: dict = {}
     frames = []
     if base:
-        frames.append(run_trial(col, RobustnessConfig(methods=("mtc", "rtc"), **common), trial, reuse=reuse))
+        frames.append(run_trial(col, RobustnessConfig(methods=("mtc", "rtc"), confidences=base_confidences or
+                                                      confidences), trial, reuse=reuse))
     for label in variants:
         cfg = RobustnessConfig(methods=("bayes",), **common, **_variant(label, Path(tmp)))
         t0 = time.perf_counter()
@@ -143,11 +163,13 @@ def main(argv=None) -> None:
     ap.add_argument("--variants", default="bayes0,hier,hier+unseen")
     ap.add_argument("--confidences", default="delta,mc")
     ap.add_argument("--no-base", action="store_true", help="skip MTC and RTC")
+    ap.add_argument("--base-confidences", default=None, help="confidences of MTC and RTC (default --confidences)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--resume", action="store_true",
                     help="keep the trials already in --out and run only the missing ones")
     ap.add_argument("--condense", action="store_true",
                     help="runs keep only documents the qrels judge: the truth is complete where qrels are shallow")
+    ap.add_argument("--relevance-level", type=int, default=1, help="least grade counted relevant (DL 2020: 2)")
     a = ap.parse_args(argv)
     variants = tuple(a.variants.split(","))
     name = a.collection.name
@@ -161,7 +183,8 @@ def main(argv=None) -> None:
             frames.append(old[old["trial"].isin(done)])
             print(f"resuming: {len(done)} trials already in {a.out}", flush=True)
         jobs = [(str(a.collection), name, i, variants, not a.no_base, tuple(a.confidences.split(",")), tmp,
-                 a.condense)
+                 a.condense, a.relevance_level,
+                 tuple(a.base_confidences.split(",")) if a.base_confidences else None)
                 for i in range(a.first, a.first + a.trials) if i not in done]
         t0 = time.perf_counter()
         with ProcessPoolExecutor(a.workers) as ex:

@@ -112,4 +112,5 @@ def test_each_vocabulary_is_registered_once():
     assert kinds == set(ESTIMATORS)
     for name in list_configs():
         cfg = load_config(name)
-        assert cfg.accepts <= {"depth", "extra", "stage_methods", "texts", "embeddings", "similarity", "matrix"}
+        assert cfg.accepts <= {"depth", "extra", "stage_methods", "texts", "embeddings", "similarity", "matrix",
+                               "topup"}

@@ -29,9 +29,9 @@ def _files(tmp_path):
 
 def test_the_python_api_and_every_command_default_to_the_studies_choice(tmp_path):
     col, qrels, runs = _files(tmp_path)
-    assert DEFAULT_MODEL == "hier-depth"
+    assert DEFAULT_MODEL == "hier-reuse-depth"
     est = estimate_probabilities(RankData.build(col.runs, col.judgments))
-    assert est.model == "hier-depth"
+    assert est.model == "hier-reuse-depth"
     rc, out, err = run_cli("estimate", qrels, *runs, "--out", str(tmp_path / "p.txt"))
     assert rc == 0, err
     assert "hierarchical model" in out  # the summary's title names the model's kind
@@ -43,6 +43,18 @@ def test_the_python_api_and_every_command_default_to_the_studies_choice(tmp_path
     rc, md, err = run_cli("report", qrels, *runs, "--fit", "map")
     assert rc == 0, err
     assert "hierarchical model" in md
+
+
+def test_the_studies_default_to_the_products_model():
+    """The robustness and sampling studies fit what every command fits, and their help says so."""
+    from bayeval.experiments import RobustnessConfig
+    from bayeval.experiments.sampling import SamplingStudyConfig
+
+    assert RobustnessConfig().bayes_config == DEFAULT_MODEL and SamplingStudyConfig().model == DEFAULT_MODEL
+    for argv in (("experiment", "robustness", "run", "--help"), ("experiment", "sampling", "run", "--help")):
+        rc, out, _ = run_cli(*argv)
+        # argparse wraps help text at hyphens too ("hier-reuse- depth"): join what it split
+        assert rc == 0 and f"default {DEFAULT_MODEL}" in " ".join(out.split()).replace("- ", "-")
 
 
 def test_the_unseen_relevant_documents_enter_by_default_for_the_hierarchical_model(tmp_path):

@@ -393,7 +393,7 @@ def test_cli_errors_are_one_line_exit_2(files, argv, fragment):
 
 def test_the_default_model_is_the_packages(files, col):
     """One default model at every door: the one-call fit and the command fit the package's default."""
-    assert PredictionFit(col.runs).name == DEFAULT_MODEL == "hier-depth"
+    assert PredictionFit(col.runs).name == DEFAULT_MODEL == "hier-reuse-depth"
     rc, out, err = run_cli("sampled", files / "sample.txt", files / "runs", "--estimator", "assisted")
     assert rc == 0 and f"model-assisted: {DEFAULT_MODEL} cross-fitted over 5 folds" in out, err
 

@@ -31,6 +31,7 @@ from bayeval.cli._inputs import (
 )
 from bayeval.cli._output import write_frame
 from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument, add_unseen_argument
+from bayeval.cli.judge import DECIDE_LEGEND, add_topup_argument, decide_columns, describe_topup, topup_from_args
 from bayeval.display import describe_fit, describe_moments, display_name
 from bayeval.errors import BayevalInputError
 from bayeval.methods import ADJUSTMENTS, DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS, TOPIC_TESTS
@@ -101,6 +102,7 @@ def add_source_arguments(p) -> None:
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --probabilities "
                         "or --default-p is given")
     add_unseen_argument(g)
+    add_topup_argument(g)
     g.add_argument("--fit", choices=FIT_METHODS, default=None,
                    help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
     add_stage_fit_argument(g)
@@ -155,7 +157,7 @@ def _fit_model(args: argparse.Namespace, data, fit: str):
                                 "--probabilities probs.txt")
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
                                  seed=args.seed, draws=args.posterior_draws, tune=args.tune, chains=args.chains,
-                                 **model_options(args, cfg, fit))
+                                 topup=topup_from_args(args), **model_options(args, cfg, fit))
     data, est = with_unseen_if_asked(args, cfg, data, est)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
@@ -239,6 +241,8 @@ def probabilities_for(args: argparse.Namespace, data):
     method, fit = _resolve_methods(args)
     if fit is None and args.unseen:
         raise BayevalInputError("--unseen: needs a relevance model (not --probabilities or --default-p)")
+    if fit is None and getattr(args, "topup", None):
+        raise BayevalInputError("--topup: needs a relevance model (not --probabilities or --default-p)")
     probs = read_probabilities(args.probabilities) if args.probabilities else None
     est, cfg, source = None, None, describe_moments(method)
     if fit is not None:
@@ -246,7 +250,7 @@ def probabilities_for(args: argparse.Namespace, data):
         # every method uses the posterior draws of p when there are any (closed forms by the law of total
         # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
         probs = est = replace(est, closed_form_draws=args.closed_form_draws)
-        source = describe_source(cfg.name, fit, method)
+        source = describe_source(cfg.name, fit, method) + describe_topup(topup_from_args(args), est)
     elif probs is None:
         source = describe_source(None, None, method, default_p=args.default_p)
     return data, probs, est, cfg, method, fit, source
@@ -267,6 +271,7 @@ def run(args: argparse.Namespace) -> int:
     known_data = RankData.build(runs, qrels, depth=args.depth)
     data, probs, est, cfg, method, fit, source = probabilities_for(args, known_data)
     mc = {"draws": args.mc_draws, "seed": args.seed} if method == "mc" else {}
+    topup_note = describe_topup(topup_from_args(args), est) if est is not None else ""
     exp = expected_measures(data, probs, default_p=args.default_p, measures=measures, method=method, **mc)
     pct = f"{100 * args.level:g}%"
     per_run = exp.to_frame(per_topic=args.per_topic)
@@ -293,15 +298,17 @@ def run(args: argparse.Namespace) -> int:
                 how = "Monte Carlo" if method == "mc" else f"{describe_moments(method)}, law of total variance"
                 title = (f"{m}_a - {m}_b: P(< 0) on these topics by {how} over "
                          f"{'posterior draws of p' if est.has_draws else 'the point p'}, {display_name(cfg.name)} "
-                         f"({describe_fit(fit)}); tests across topics")
+                         f"({describe_fit(fit)}){topup_note}; tests across topics")
             else:
                 cmp = compare_systems(data, probs, default_p=args.default_p, measure=m, method=method, **mc)
                 title = f"{m}_a - {m}_b: P(< 0) on these topics by {describe_moments(method)}; tests across topics"
             known = evaluate(known_data, [m]).values[0] if args.test_values == "judged" else None
             frame, tt = _pair_frame(cmp, plugin, args, known)
+            if est is not None:  # what would decide each open pair (a model with the reuse prior)
+                frame = decide_columns(frame, data, est, m, seed=args.seed)
             if table:
                 write_frame(frame.drop(columns="delta_variance"), "table", title=title,
-                            legend=_pair_legend(m, tt.describe(), pct, plugin is not None))
+                            legend={**_pair_legend(m, tt.describe(), pct, plugin is not None), **DECIDE_LEGEND})
             else:
                 tables.append(frame)
     if tables:  # csv/json: one table, the per-run rows (run set) first, then the pairs (run_a, run_b set)

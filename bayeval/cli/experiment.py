@@ -29,6 +29,7 @@ from bayeval.cli.experiment_sampling import register_sampling
 from bayeval.cli.sparse import register_sparse
 from bayeval.errors import BayevalInputError
 from bayeval.methods import CONFIDENCES, FIT_METHODS
+from bayeval.relevance.defaults import DEFAULT_MODEL
 
 __all__ = ["register"]
 
@@ -71,8 +72,9 @@ def register(sub) -> None:
                                                                  "'none' for no limit)")
     r.add_argument("--selection-config", default="rtc-mtc", help="RTC model while judging (default rtc-mtc)")
     r.add_argument("--estimate-config", default="rtc-mtc", help="model of the rtc estimate (default rtc-mtc)")
-    r.add_argument("--bayes-config", default="hier-default",
-                   help="model of the bayes estimate: a hierarchical or RTC configuration (default hier-default)")
+    r.add_argument("--bayes-config", default=DEFAULT_MODEL,
+                   help=f"model of the bayes estimate: a hierarchical or RTC configuration (default {DEFAULT_MODEL}, "
+                        "the model of every other command)")
     r.add_argument("--bayes-fit", default="laplace", choices=FIT_METHODS,
                    help="posterior of the bayes estimate (default laplace)")
     r.add_argument("--bayes-stages", default="aggregation", choices=("aggregation", "calibration+aggregation"),
@@ -86,6 +88,10 @@ def register(sub) -> None:
     r.add_argument("--unseen", action=argparse.BooleanOptionalAction, default=True,
                    help="add the estimated relevant documents no run retrieves to R_t of the bayes estimate "
                         "(default: yes)")
+    r.add_argument("--topup", type=int, default=0, metavar="N",
+                   help="top-up of the bayes estimate: N of each held-out run's unjudged documents a topic drawn "
+                        "at random and judged by the qrels, the model learning the runs' levels from them "
+                        "(default 0: pure reuse; docs/calibration.md)")
     r.add_argument("--relevance-level", type=int, default=1, help="lowest relevant grade (default 1)")
     r.add_argument("--condense", action="store_true",
                    help="score against condensed lists: runs keep only documents the qrels judge, so the truth is "
@@ -384,11 +390,13 @@ def _run(args: argparse.Namespace) -> int:
                            estimate_config=args.estimate_config, bayes_config=args.bayes_config,
                            bayes_fit=args.bayes_fit, bayes_stages=args.bayes_stages, mc_draws=args.mc_draws,
                            closed_form_draws=args.closed_form_draws, run_effect_sd=args.run_effect_sd,
-                           unseen=args.unseen,
+                           unseen=args.unseen, topup=args.topup,
                            seed=args.seed)
     res = run_study(col, cfg, args.trials, out=args.out, workers=args.workers, scheduler=args.scheduler,
                     progress=args.progress)
     print(res.summary())
+    if "bayes" in cfg.methods:
+        print(f"bayes: {cfg.bayes_config} ({cfg.bayes_fit})" + (f", top-up {cfg.topup} a topic" if cfg.topup else ""))
     return _failed(res)
 
 

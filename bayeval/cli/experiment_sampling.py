@@ -7,6 +7,7 @@ import sys
 
 from bayeval.cli._inputs import add_depth_argument, add_format_argument, positive_int
 from bayeval.cli._output import write_frame
+from bayeval.relevance.defaults import DEFAULT_MODEL
 
 __all__ = ["register_sampling"]
 
@@ -51,7 +52,8 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--budgets", type=_shares, default=(0.02, 0.05, 0.10, 0.20),
                    help="shares of each topic's pool judged (default 0.02,0.05,0.1,0.2)")
     add_depth_argument(r, study=True)  # the pool and evaluation depth
-    r.add_argument("--model", default="hier-default", help="relevance model configuration (default hier-default)")
+    r.add_argument("--model", default=DEFAULT_MODEL,
+                   help=f"relevance model configuration (default {DEFAULT_MODEL}, the model of every other command)")
     r.add_argument("--pairs", type=positive_int, default=200, help="run pairs per trial (default 200)")
     r.add_argument("--seed", type=int, default=1, help="study seed (default 1)")
     r.add_argument("--folds", type=int, default=5,

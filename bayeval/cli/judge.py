@@ -4,7 +4,8 @@
 - ``bayeval judge next CAMPAIGN --n 20 [--format csv|table|json] [--out FILE]``
 - ``bayeval judge record CAMPAIGN FILE`` (csv with topic,docno,grade or qrels lines; all or nothing)
 - ``bayeval judge status CAMPAIGN``
-- ``bayeval judge export CAMPAIGN --qrels FILE``
+- ``bayeval judge topup CAMPAIGN RUN... --per-topic N [--seed S]``: a random top-up of runs that did not contribute
+- ``bayeval judge export CAMPAIGN --out FILE [--topup FILE]``
 - ``bayeval judge simulate QRELS RUN... --method mtc|rtc|pool --alpha 0.95 [--depth D] [--budget N] [--seed S]``
 - ``bayeval judge serve CAMPAIGN [--texts DOCS] [--topics TOPICS] [--host 127.0.0.1] [--port 8000]``: the judging
   page
@@ -35,7 +36,61 @@ from bayeval.cli._output import write_frame
 from bayeval.errors import BayevalInputError
 from bayeval.methods import CLOSED_FORM_METHODS, SELECTION_METHODS
 
-__all__ = ["register"]
+__all__ = ["DECIDE_LEGEND", "add_topup_argument", "decide_columns", "describe_topup", "register", "topup_from_args"]
+
+
+def add_topup_argument(group) -> None:
+    """``--topup FILE`` of the commands that fit a relevance model (evaluate, report)."""
+    group.add_argument("--topup", metavar="FILE", default=None,
+                       help="judged top-up of runs that did not contribute ('bayeval judge export --topup'): the "
+                            "model learns those runs' levels from it (docs/calibration.md)")
+
+
+def topup_from_args(args):
+    """The :class:`~bayeval.relevance.topup.TopUpSample` of ``--topup`` (None without one)."""
+    if getattr(args, "topup", None) is None:
+        return None
+    from bayeval.relevance.topup import read_topup
+
+    return read_topup(args.topup, relevance_level=args.relevance_level)
+
+
+def describe_topup(sample, estimate) -> str:
+    """'' without a top-up; else what it holds and what the model made of it, for a caption."""
+    if sample is None:
+        return ""
+    levels = getattr(estimate, "held_out", None)
+    if levels is not None and levels.describe():
+        return f"; {levels.describe()} ({', '.join(sample.runs)})"
+    s = sample.summary()
+    return (f"; top-up: {int(s.judged.sum())} judged documents of {len(s)} run(s), used as judgments (the model has "
+            "no reuse prior to learn the runs' levels from them)")
+
+
+#: The legend of :func:`decide_columns`' columns.
+DECIDE_LEGEND = {"topup_run": "for a pair not decided at 0.95: the run whose top-up ('bayeval judge topup') is "
+                              "expected to decide it (empty: decided, or no run of the pair can be topped up)",
+                 "judgments_to_decide": "expected top-up judgments of topup_run to decide the pair (the model's "
+                                        "preposterior, docs/calibration.md; at most 10 a topic: a pair still open "
+                                        "then shows the cap)"}
+
+
+def decide_columns(frame: pd.DataFrame, data, estimate, measure, *, seed: int = 0) -> pd.DataFrame:
+    """``frame`` (pair rows ``run_a, run_b, topic``) with ``topup_run`` and ``judgments_to_decide`` on its
+    ``topic == "all"`` rows: for each pair not decided at 0.95, the run whose top-up is expected to decide it and
+    how many judgments of it (:func:`bayeval.selection.to_decide.judgments_to_decide`; NaN: decided, or no run of
+    the pair can be topped up). ``frame`` unchanged when the model has no reuse prior."""
+    if getattr(estimate, "held_out", None) is None:
+        return frame
+    from bayeval.selection.to_decide import judgments_to_decide
+
+    r = judgments_to_decide(data, estimate, measure=str(measure), seed=seed).frame
+    r = r.assign(judgments_to_decide=r.judgments.where(~r.decided & (r.topup_run != "")),
+                 topup_run=r.topup_run.where(~r.decided & (r.topup_run != ""), ""))
+    out = frame.merge(r[["run_a", "run_b", "topup_run", "judgments_to_decide"]].assign(topic="all"),
+                      on=["run_a", "run_b", "topic"], how="left")
+    out["topup_run"] = out["topup_run"].fillna("")
+    return out
 
 
 def _pair(text: str) -> tuple[str, str]:
@@ -122,6 +177,20 @@ def register(sub) -> None:
     s.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
     s.set_defaults(func=_sample)
 
+    s = cmds.add_parser("topup", help="draw a few of each new run's own documents to judge (docs/calibration.md)",
+                        description="For runs that did not contribute to the judgments: draw PER_TOPIC of each run's "
+                                    "unjudged documents a topic (within the campaign depth), at random with "
+                                    "probability proportional to the AP-prior weight of their rank, recorded with "
+                                    "their inclusion probabilities. 'next' and the judging page serve them first; "
+                                    "export them with 'export --topup' and give them to 'evaluate'/'report' "
+                                    "--topup, which learn the runs' levels from them.")
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+    s.add_argument("runs", metavar="RUN", nargs="+", help="names of the campaign's runs to top up")
+    s.add_argument("--per-topic", type=positive_int, required=True, metavar="N",
+                   help="documents drawn per run and topic (1 is often enough to decide: docs/calibration.md)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
+    s.set_defaults(func=_topup)
+
     s = cmds.add_parser("export", help="write every judgment as a qrels file (and the random sample's prels)")
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
     s.add_argument("--out", dest="qrels", metavar="FILE", help="qrels file to write (required)")
@@ -129,6 +198,8 @@ def register(sub) -> None:
                    help="also write the judged random draw as prels 'topic docno grade scheme inclusion'")
     s.add_argument("--sample", metavar="FILE", default=None,
                    help="also write the pool as a stratified sample 'topic 0 docno stratum rel' (rank scheme)")
+    s.add_argument("--topup", metavar="FILE", default=None,
+                   help="also write the top-ups 'topic docno grade run round inclusion' (for evaluate --topup)")
     s.add_argument("--qrels", dest="qrels", action=DeprecatedAlias, replacement="--out")
     s.set_defaults(func=_export)
 
@@ -371,6 +442,8 @@ def _export(args) -> int:
             extra.append(f"{camp.export_prels(args.prels)} sampled judgments to {args.prels}")
         if args.sample:
             extra.append(f"{camp.export_sample(args.sample)} pooled documents to {args.sample}")
+        if args.topup:
+            extra.append(f"{camp.export_topup(args.topup)} top-up documents to {args.topup}")
     print(f"wrote {n} judgments to {args.qrels}" + "".join(f"; {e}" for e in extra))
     return 0
 
@@ -385,6 +458,17 @@ def _sample(args) -> int:
     with Campaign.open(args.campaign) as camp:
         n = camp.draw_sample(args.share, scheme=args.scheme, probabilities=probs, seed=args.seed)
     print(f"drew {n} documents to judge at random ({args.scheme} scheme)")
+    return 0
+
+
+def _topup(args) -> int:
+    from bayeval.selection import Campaign
+
+    with Campaign.open(args.campaign) as camp:
+        n = camp.draw_topup(args.runs, args.per_topic, seed=args.seed)
+        left = int((camp.topup_sample().frame["grade"] < 0).sum())
+    print(f"drew {n} documents of {len(args.runs)} run(s) to judge ({args.per_topic} a run and topic at most); "
+          f"{left} top-up documents wait for a judgment: 'bayeval judge next {args.campaign}' serves them first")
     return 0
 
 

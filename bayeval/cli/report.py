@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from bayeval.cli._flags import add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, level, positive_int, probability, qrels_and_runs
 from bayeval.cli.estimate import add_model_depth_argument, add_unseen_argument
+from bayeval.cli.judge import add_topup_argument, topup_from_args
 from bayeval.errors import BayevalInputError
 from bayeval.methods import ADJUSTMENTS, FIT_METHODS, MOMENT_METHODS, TOPIC_TESTS
 
@@ -52,6 +54,7 @@ def register(sub) -> None:
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --default-p is given")
     add_unseen_argument(g)
+    add_topup_argument(g)
     g.add_argument("--fit", choices=FIT_METHODS, default="laplace",
                    help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
     add_model_depth_argument(g)
@@ -76,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         args.model = DEFAULT_MODEL
     if args.model is None and args.unseen:
         raise BayevalInputError("--unseen: needs a relevance model (not --default-p)")
+    if args.model is None and args.topup:
+        raise BayevalInputError("--topup: needs a relevance model (not --default-p)")
     if args.model is not None:
         from bayeval.cli.estimate import model_options, with_unseen_if_asked
         from bayeval.relevance import estimate_probabilities, load_config
@@ -85,16 +90,35 @@ def run(args: argparse.Namespace) -> int:
             raise BayevalInputError("--model similarity: needs document texts; use 'bayeval estimate' first")
         probs = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
                                        seed=args.seed, draws=args.posterior_draws, chains=args.chains,
-                                       **model_options(args, cfg, args.fit))
+                                       topup=topup_from_args(args), **model_options(args, cfg, args.fit))
         data, probs = with_unseen_if_asked(args, cfg, data, probs)
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
                       method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
                       mc_draws=args.mc_draws, seed=args.seed, test=None if args.test == "none" else args.test,
                       test_values=args.test_values, adjust=args.adjust)
+    decide = _what_would_decide(data, probs, args)
     if args.out:
         paths = rep.save(args.out)
         print(rep.summary())
+        if decide is not None:
+            decide.to_csv(os.path.join(args.out, "decide.csv"), index=False)
+            paths["decide"] = os.path.join(args.out, "decide.csv")
         print("wrote " + ", ".join(str(v) for v in paths.values()), file=sys.stderr)
     else:
         sys.stdout.write(rep.to_markdown())
+    if decide is not None and len(decide):
+        print(f"\n## What would decide it\n\nPairs not decided at 0.95 that a top-up of one of their runs "
+              f"('bayeval judge topup') can decide: the run, and the expected number of its judgments (the model's "
+              f"preposterior, at most 10 a topic; docs/calibration.md).\n\n{decide.to_markdown(index=False)}")
     return 0
+
+
+def _what_would_decide(data, probs, args):
+    """The undecided pairs' top-up and expected judgments (None without a reuse prior)."""
+    if getattr(probs, "held_out", None) is None:
+        return None
+    from bayeval.selection.to_decide import judgments_to_decide
+
+    f = judgments_to_decide(data, probs, measure=args.measure, seed=args.seed).frame
+    f = f[~f.decided & (f.topup_run != "")]
+    return f[["run_a", "run_b", "p_less", "topup_run", "judgments"]].round({"p_less": 3, "judgments": 0})

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.experiments.statistics import BIN_LABELS, RobustnessStatistics, bookmaker, calls, robustness_statistics
+from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.stats.forecast import RELIABILITY_LABELS
 
 __all__ = ["PAPER", "render_report", "render_scores"]
@@ -267,7 +268,8 @@ def render_report(frame: pd.DataFrame, *, title: str, command: str, paper_key: s
            "MAP on the complete qrels at the same depth (carterette2007 §4.3). Methods: MTC (p = 0.5), RTC "
            "(the paper's model `rtc-mtc`, MAP fit, refitted every 10 judgments while judging), bayeval's "
            "Bayesian estimate (the same RTC judgments; the study's `bayes_config` relevance model — by default "
-           "the hierarchical `hier-default`, docs/calibration.md — with its Laplace posterior, confidence by "
+           f"`{DEFAULT_MODEL}`, the model of every command, docs/calibration.md — with its Laplace posterior, "
+           "confidence by "
            "Monte Carlo over posterior draws of p), and incremental pooling (IP) "
            "with MTC's number of judgments. Confidence methods: the papers' closed form (`paper`), the delta "
            "method (`delta`), exact quadrature (`exact`), Monte Carlo (`mc`); see docs/expected.md."

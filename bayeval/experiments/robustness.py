@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import pandas as pd
 
-from bayeval.data import RankData
+from bayeval.data import Qrels, RankData
 from bayeval.data.probabilities import probabilities_for
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
@@ -48,12 +48,16 @@ from bayeval.relevance import (
     run_effect_draws,
 )
 from bayeval.relevance.beyond_depth import with_beyond_depth
+from bayeval.relevance.crossfit import contributing_runs
+from bayeval.relevance.defaults import DEFAULT_MODEL
+from bayeval.relevance.topup import TopUpSample
 from bayeval.relevance.unseen import with_unseen
 from bayeval.selection import QrelsAssessor, judge_until, make_selector
+from bayeval.selection.topup import draw_topup
 from bayeval.stats import kendall_tau
 
 __all__ = ["CONFIDENCES", "STUDY_METHODS", "STUDY_STRATEGIES", "RobustnessConfig", "StudyMethod", "TrialContext",
-           "pair_similarity", "prepare_trial", "run_trial", "trial_seed"]
+           "judged_topup", "pair_similarity", "prepare_trial", "run_trial", "trial_seed"]
 
 # stages of the bayes estimate that are sampled (the others stay at their MAP; the rank coefficients always do).
 # "aggregation" is the default because the calibration's Laplace Hessian is singular for rtc-default when a
@@ -95,9 +99,9 @@ class RobustnessConfig:
     estimate_config : str
         Relevance model of the ``rtc`` estimate over the k runs (default ``"rtc-mtc"``).
     bayes_config : str
-        Relevance model of the ``bayes`` estimate: a hierarchical configuration (default ``"hier-default"``,
-        :mod:`bayeval.relevance.hierarchical`, fitted with ``bayes_fit``; chosen on Robust 2003 by proper
-        scores, docs/calibration.md) or an RTC one (``"rtc-default"``: Laplace on the ``bayes_stages``).
+        Relevance model of the ``bayes`` estimate: a hierarchical configuration (default
+        :data:`~bayeval.relevance.defaults.DEFAULT_MODEL`, the model of every command, fitted with ``bayes_fit``;
+        docs/calibration.md) or an RTC one (``"rtc-default"``: Laplace on the ``bayes_stages``).
     bayes_fit : str
         Fit of its sampled stages (``"laplace"``, ``"mcmc"``, ``"vi"``; ``"map"``: no draws).
     bayes_stages : {"aggregation", "calibration+aggregation"}
@@ -119,6 +123,10 @@ class RobustnessConfig:
     unseen : bool
         Add Chao's estimate of the relevant documents no run retrieves to R_t of the ``bayes`` estimate
         (:func:`bayeval.relevance.unseen.with_unseen`; default True, docs/calibration.md).
+    topup : int
+        Top-up of the ``bayes`` estimate: per topic, this many of each held-out run's own unjudged documents
+        drawn at random (:func:`bayeval.selection.topup.draw_topup`) and judged by the complete qrels, the model
+        learning the held-out runs' levels from them (:mod:`bayeval.relevance.reuse_prior`; default 0: pure reuse).
     seed : int
         Study seed: trial i is seeded by ``SeedSequence(seed, spawn_key=(i,))``.
     """
@@ -132,7 +140,7 @@ class RobustnessConfig:
     budget: int | None = 5000
     selection_config: str = "rtc-mtc"
     estimate_config: str = "rtc-mtc"
-    bayes_config: str = "hier-default"
+    bayes_config: str = DEFAULT_MODEL
     bayes_fit: str = "laplace"
     bayes_stages: str = "aggregation"
     refit_every: int = 10
@@ -141,6 +149,7 @@ class RobustnessConfig:
     closed_form_draws: int = 25
     run_effect_sd: float = 0.0
     unseen: bool = True
+    topup: int = 0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -154,6 +163,7 @@ class RobustnessConfig:
         _check_int("p_draws", self.p_draws, 2)
         _check_int("closed_form_draws", self.closed_form_draws, 2)
         _check_int("seed", self.seed, 0)
+        _check_int("topup", self.topup, 0)
         if self.budget is not None:
             _check_int("budget", self.budget, 1)
         if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or not 0.5 < self.alpha < 1:
@@ -311,17 +321,46 @@ def _rtc_map_p(data, config) -> list:
     return list(RTCEstimator(config).fit(data, "map").probabilities(draws=None).p)
 
 
+def judged_topup(ctx: TrialContext, sel, per_topic: int) -> tuple:
+    """(data of the k runs with the selection's and the top-up's judgments, the judged
+    :class:`~bayeval.relevance.topup.TopUpSample`): per topic ``per_topic`` of each held-out run's unjudged
+    documents (``ctx.names[c:]``, but those the judgments cover: :func:`~bayeval.relevance.crossfit.contributing_runs`)
+    drawn (:func:`~bayeval.selection.topup.draw_topup`, a stream of the trial's fit
+    seed) and judged by the complete qrels (a document they do not judge: not relevant)."""
+    cfg = ctx.config
+    judged = ctx.judged(sel)
+    data = RankData.build(ctx.runs_k, judged, depth=cfg.depth, topics=ctx.topics)
+    rng = np.random.default_rng(np.random.SeedSequence(ctx.s_fit.entropy, spawn_key=ctx.s_fit.spawn_key + (7,)))
+    covered = {data.systems[s] for s in contributing_runs(data)}  # a run the judgments cover is not topped up
+    sample = draw_topup(data, [n for n in ctx.names[cfg.c:] if n not in covered], per_topic, depth=cfg.depth,
+                        rng=rng)
+    f = sample.frame.copy()
+    f["grade"] = [max(ctx.qrels.grade_of(t, d) or 0, 0) for t, d in zip(f["topic"], f["docno"], strict=True)]
+    sample = TopUpSample(f, ctx.qrels.relevance_level)
+    parts = [sample.qrels().to_frame()] + ([] if judged is None else [judged.to_frame()])
+    both = Qrels.from_frame(pd.concat(parts, ignore_index=True), relevance_level=ctx.qrels.relevance_level)
+    return RankData.build(ctx.runs_k, both, depth=cfg.depth, topics=ctx.topics), sample
+
+
 def _bayes(data, sel, ctx):
 
     config, fit_seed = ctx.config, int(ctx.s_fit.generate_state(1)[0])
     n_p = config.p_draws if config.bayes_fit != "map" else None
-    hierarchical = isinstance(load_config(config.bayes_config), HierarchicalConfig)
-    kw = {} if hierarchical else {"stage_methods": BAYES_STAGES[config.bayes_stages]}
-    est = (HierarchicalEstimator if hierarchical else RTCEstimator)(config.bayes_config).fit(
-        data, config.bayes_fit, seed=fit_seed, draws=max(config.p_draws, 200), chains=1, **kw
-    ).probabilities(draws=n_p, seed=fit_seed)
-    if hierarchical:  # p beyond the judged depth, as every door applies it (docs/depth.md)
+    fit_kw = {"draws": max(config.p_draws, 200), "chains": 1}
+    if isinstance(load_config(config.bayes_config), HierarchicalConfig):
+        sample = None
+        if config.topup:
+            data, sample = judged_topup(ctx, sel, config.topup)
+        est = HierarchicalEstimator(config.bayes_config).estimate(data, config.bayes_fit, p_draws=n_p, seed=fit_seed,
+                                                                  topup=sample, **fit_kw)
+        # p beyond the judged depth, as every door applies it (docs/depth.md)
         est = with_beyond_depth(data, load_config(config.bayes_config), est, seed=fit_seed)
+    else:
+        if config.topup:
+            raise BayevalInputError(f"topup: needs a hierarchical bayes_config, got {config.bayes_config!r}")
+        est = RTCEstimator(config.bayes_config).fit(
+            data, config.bayes_fit, seed=fit_seed, stage_methods=BAYES_STAGES[config.bayes_stages], **fit_kw
+        ).probabilities(draws=n_p, seed=fit_seed)
     if config.unseen:
         data, est = with_unseen(data, est, seed=fit_seed)
     point = list(est.p)

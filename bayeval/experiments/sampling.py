@@ -54,6 +54,7 @@ from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.data.sample import StratifiedSample, TopicSample
 from bayeval.errors import BayevalInputError
+from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.sampling.design import poisson_draw, prior_inclusion, rank_inclusion, rank_stratum
 
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
@@ -115,7 +116,7 @@ class SamplingStudyConfig:
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
     depth: int = 100
-    model: str = "hier-default"
+    model: str = DEFAULT_MODEL
     pairs: int = 200
     methods: tuple[str, ...] = ("sample", "model", "assisted")
     seed: int = 1

@@ -361,6 +361,12 @@ class HierarchyPrior:
         How the held-out run levels' spread τ is set: its empirical-Bayes mode (levels shrunk across runs;
         the default), or ``run_level_sd`` itself (each run's level from its own judged documents;
         docs/calibration.md, revision 7).
+    reuse_mean, reuse_common_sd, reuse_run_sd, reuse_run_df, reuse_slope_mean, reuse_slope_sd : float
+        The reuse prior (:mod:`bayeval.relevance.reuse_prior`): in each posterior draw of p the unjudged
+        documents held-out runs retrieve move in log-odds by a level shared by the held-out runs
+        (N(reuse_mean, reuse_common_sd²)), each run's own level (N(0, reuse_run_sd²), or Student-t with
+        ``reuse_run_df`` > 2; 0: Normal) and a rank profile (N(reuse_slope_mean, reuse_slope_sd²) per unit of log
+        rank); a top-up's judged draws update them. All 0 (default): none.
     """
 
     intercept_sd: float = 2.0
@@ -385,8 +391,22 @@ class HierarchyPrior:
     run_shift_sd: float = 0.0
     run_level_sd: float = 0.0
     run_level_spread: str = "empirical_bayes"
+    reuse_mean: float = 0.0
+    reuse_common_sd: float = 0.0
+    reuse_run_sd: float = 0.0
+    reuse_run_df: float = 0.0
+    reuse_slope_mean: float = 0.0
+    reuse_slope_sd: float = 0.0
 
     def __post_init__(self) -> None:
+        for n in ("reuse_common_sd", "reuse_run_sd", "reuse_run_df", "reuse_slope_sd"):
+            _nonneg(f"hierarchy.{n}", getattr(self, n))
+        if 0 < self.reuse_run_df <= 2:
+            raise BayevalInputError(f"hierarchy.reuse_run_df: must be 0 (Normal) or > 2, got {self.reuse_run_df!r}")
+        for n in ("reuse_mean", "reuse_slope_mean"):
+            v = getattr(self, n)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise BayevalInputError(f"hierarchy.{n}: must be a finite number, got {v!r}")
         _nonneg("hierarchy.run_shift_sd", self.run_shift_sd)
         _nonneg("hierarchy.run_level_sd", self.run_level_sd)
         _choice("hierarchy.run_level_spread", self.run_level_spread, ("empirical_bayes", "fixed"))
@@ -466,7 +486,7 @@ class HierarchicalConfig:
     name: str = "hierarchical"
     description: str = ""
     kind: str = field(default="hierarchical", init=False)
-    accepts: ClassVar[frozenset] = frozenset({"depth"})
+    accepts: ClassVar[frozenset] = frozenset({"depth", "topup"})
     gives_draws: ClassVar[bool] = True
     #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``): the
     #: calibration studies' choice (docs/calibration.md)

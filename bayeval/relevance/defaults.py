@@ -1,9 +1,10 @@
 """The one default relevance model of every door (CLI and Python API), and the help text listing the models.
 
-The default is what the depth study chose (docs/depth.md): the hierarchical model ``hier-depth`` —
-``hier-level-shift`` (``hier-default`` with held-out run levels and shifts, :mod:`bayeval.relevance.run_level`,
-:mod:`bayeval.relevance.run_shift`; docs/calibration.md, revision 6) with p beyond the judged depth corrected and
-widened by its held-out band (:mod:`bayeval.relevance.beyond_depth`) — with the unseen relevant documents
+The default is what two studies chose, one for each way the judgments fall short: the hierarchical model
+``hier-reuse-depth`` — ``hier-default`` with the reuse prior on runs that did not contribute to the judgments
+(:mod:`bayeval.relevance.reuse_prior`, which a top-up of their documents updates; docs/calibration.md, "Where things
+stand") and p beyond the judged depth corrected and widened by its held-out band
+(:mod:`bayeval.relevance.beyond_depth`; docs/depth.md) — with the unseen relevant documents
 (:func:`bayeval.relevance.unseen.with_unseen`) added to R_t wherever a measure divides by it. The list of
 model kinds comes from the registry (:data:`bayeval.relevance.estimate.MODEL_KINDS`) and the shipped
 configurations (:func:`bayeval.relevance.config.list_configs`), never from a hand-written string.
@@ -14,8 +15,8 @@ from __future__ import annotations
 __all__ = ["DEFAULT_MODEL", "DEFAULT_UNSEEN", "model_help"]
 
 #: The model every door fits when none is named (chosen on Robust 2003, DL 2020 and synthetic collections,
-#: checked on TREC-8: docs/depth.md).
-DEFAULT_MODEL = "hier-depth"
+#: checked on TREC-8: docs/depth.md, docs/calibration.md).
+DEFAULT_MODEL = "hier-reuse-depth"
 #: Whether Chao's unseen relevant documents enter R_t by default (the studies' ``hier+unseen``).
 DEFAULT_UNSEEN = True
 

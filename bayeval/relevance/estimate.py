@@ -70,7 +70,8 @@ class SimilarityEstimator:
 
 def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "map", p_draws: int | None = 200, seed=0,
                            extra=None, texts=None, embeddings=None, similarity=None, matrix=None,
-                           stage_methods=None, depth: int | None = None, **fit_kwargs) -> RelevanceEstimate:
+                           stage_methods=None, depth: int | None = None, topup=None,
+                           **fit_kwargs) -> RelevanceEstimate:
     """Probabilities of relevance of every document of ``data`` (and posterior draws of them).
 
     Parameters
@@ -78,8 +79,8 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
     data : RankData
         Runs aligned with the (incomplete) judgments.
     model : str or config
-        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL` (``"hier-depth"``, the depth
-        study's choice: docs/depth.md; add the unseen relevant documents with
+        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL` (``"hier-reuse-depth"``: the reuse prior,
+        docs/calibration.md, with p beyond the judged depth, docs/depth.md; add the unseen relevant documents with
         :func:`bayeval.relevance.unseen.with_unseen`, as the command line does by default).
         ``"rtc"``, ``"hier"`` (the hierarchical model, :mod:`.hierarchical`), ``"similarity"``, ``"uniform"``,
         ``"smoothed"``, ``"sparse"`` (sparse labels, :mod:`.sparse_labels`) (their ``-default`` configuration),
@@ -98,6 +99,10 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
     depth : int, optional
         Rank positions of the rank-coefficient model (``rtc`` and ``hierarchical``, whose features are an
         RTC chain's).
+    topup : TopUpSample, optional
+        Documents drawn at random from held-out runs' own documents (:mod:`bayeval.relevance.topup`), judged in
+        ``data``: the ``hierarchical`` model is fitted without them and learns the held-out runs' levels from
+        them (:mod:`bayeval.relevance.reuse_prior`).
 
     Each option is given only to a model whose configuration ``accepts`` it (a clear error otherwise).
     **fit_kwargs
@@ -121,7 +126,7 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
         raise BayevalInputError(f"fit: must be one of {', '.join(map(repr, FIT_METHODS))}, got {fit!r}")
     cfg = load_config(model)
     options = {"extra": extra, "stage_methods": stage_methods, "depth": depth, "texts": texts,
-               "embeddings": embeddings, "similarity": similarity, "matrix": matrix}
+               "embeddings": embeddings, "similarity": similarity, "matrix": matrix, "topup": topup}
     options = {k: v for k, v in options.items() if v is not None}
     refused = sorted(k for k in options if k not in cfg.accepts)
     if refused:
@@ -136,10 +141,11 @@ def _rtc(data, cfg, fit, *, p_draws, seed, depth=None, extra=None, stage_methods
                                               **fit_kwargs).probabilities(draws=p_draws, seed=seed)
 
 
-def _hierarchical(data, cfg, fit, *, p_draws, seed, depth=None, **fit_kwargs):
-    """The hierarchical model's estimate, then p beyond the judged depth (:mod:`.beyond_depth`): the model refitted
-    (MAP) on half the judged depth measures its error there."""
-    est = HierarchicalEstimator(cfg, depth=depth).estimate(data, fit, p_draws=p_draws, seed=seed, **fit_kwargs)
+def _hierarchical(data, cfg, fit, *, p_draws, seed, depth=None, topup=None, **fit_kwargs):
+    """The hierarchical model's estimate (a top-up updating the reuse prior), then p beyond the judged depth
+    (:mod:`.beyond_depth`): the model refitted (MAP) on half the judged depth measures its error there."""
+    est = HierarchicalEstimator(cfg, depth=depth).estimate(data, fit, p_draws=p_draws, seed=seed, topup=topup,
+                                                           **fit_kwargs)
     return with_beyond_depth(data, cfg, est, depth=depth, seed=seed)
 
 

@@ -676,13 +676,17 @@ class HierarchicalFit:
     def method(self) -> str:
         return self.fit.method
 
-    def probabilities(self, *, draws: int | None = 200, seed=None) -> RelevanceEstimate:
+    def probabilities(self, *, draws: int | None = 200, seed=None, topup=None) -> RelevanceEstimate:
         """p for every document and, for sampled fits, ``draws`` posterior draws of p.
 
         Without draws (``map``), p is the approximate posterior predictive mean at the hyperparameter mode,
         :math:`\\sigma(\\hat\\eta_i/\\sqrt{1+\\pi s_i^2/8})` with :math:`s_i^2` the Laplace variance of
         :math:`\\eta_i` (MacKay 1992), so that it agrees with the mean of the draws; with draws, p is
         their mean.
+
+        ``topup``: a :class:`~bayeval.relevance.topup.TopUpSample` whose judged draws this fit was made without
+        (:meth:`HierarchicalEstimator.estimate` does both): they update the reuse prior's levels
+        (:meth:`held_out_prior`).
         """
         fr = self.fit
         P = self.model.n_latent
@@ -714,6 +718,7 @@ class HierarchicalFit:
                 dr.append(expit(eta).astype(np.float32))
             dr = self.held_out_level().apply(self.data, tuple(dr), rng)
             dr = self.held_out_shift().apply(self.data, dr, rng)
+            dr, levels = self.held_out_prior().apply(self.data, dr, rng, self._evidence(topup))
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
         else:
             # the documents of a block of topics in one design: s_i² = X_i C X_iᵀ through the membership patterns,
@@ -726,10 +731,11 @@ class HierarchicalFit:
             if self.calibration_map is not None:
                 p = tuple(self._mapped_point(pt, tr) for pt, tr in zip(p, self.data, strict=True))
             p = self.held_out_level().point(self.data, p)  # the shifts keep E[p]: nothing to do for a point
+            p, levels = self.held_out_prior().point(self.data, p, self._evidence(topup))
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
-                                 fits={"hierarchical": fr, **self.rtc.fits})
+                                 fits={"hierarchical": fr, **self.rtc.fits}, held_out=levels)
 
     def _point_block(self, block: range, x: np.ndarray, h: np.ndarray, var_g: float, cov) -> list[np.ndarray]:
         """Point p (approximate posterior predictive mean at the hyperparameter mode) of the topics ``block``."""
@@ -769,6 +775,20 @@ class HierarchicalFit:
 
         sd = float(self.config.hierarchy.run_shift_sd)
         return HeldOutShift(sd, self._contributing() if sd else ())
+
+    def held_out_prior(self):
+        """The reuse prior of :mod:`bayeval.relevance.reuse_prior` (``reuse_*``; all 0: none) on the documents no
+        contributing run retrieves (:meth:`_contributing`)."""
+        from bayeval.relevance.reuse_prior import HeldOutPrior, ReusePrior
+
+        h = self.config.hierarchy
+        prior = ReusePrior(h.reuse_mean, h.reuse_common_sd, h.reuse_run_sd, h.reuse_run_df, h.reuse_slope_mean,
+                           h.reuse_slope_sd)
+        return HeldOutPrior(prior, self._contributing() if prior.active else ())
+
+    def _evidence(self, topup):
+        """Per topic (indices, y) of ``topup``'s judged draws in this fit's data (``None`` without a top-up)."""
+        return None if topup is None else topup.positions(self.data)
 
     def _mapped_point(self, p, tr) -> np.ndarray:
         """Point p of topic ``tr`` with the target documents' log-odds through the map (integrated out)."""
@@ -904,6 +924,16 @@ class HierarchicalEstimator:
                        runs=runs, target=h.crossfit_target)
 
     def estimate(self, data: RankData, method: str = "laplace", *, p_draws: int | None = 200, seed=None,
-                 **fit_kwargs) -> RelevanceEstimate:
-        """``fit(data, method, ...).probabilities(draws=p_draws)``."""
-        return self.fit(data, method, seed=seed, **fit_kwargs).probabilities(draws=p_draws, seed=seed)
+                 topup=None, **fit_kwargs) -> RelevanceEstimate:
+        """``fit(data, method, ...).probabilities(draws=p_draws)``.
+
+        With ``topup`` (a :class:`~bayeval.relevance.topup.TopUpSample` whose judged draws ``data`` holds) the
+        model is fitted without the draws' judgments and the draws update the reuse prior's levels
+        (:mod:`bayeval.relevance.reuse_prior`); the estimate is aligned with ``data`` (the draws judged).
+        """
+        if topup is None:
+            return self.fit(data, method, seed=seed, **fit_kwargs).probabilities(draws=p_draws, seed=seed)
+        topup.check(data)
+        est = self.fit(topup.without(data), method, seed=seed, **fit_kwargs).probabilities(
+            draws=p_draws, seed=seed, topup=topup)
+        return dataclasses.replace(est, judged=tuple(np.asarray(tr.judged) for tr in data))

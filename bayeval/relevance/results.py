@@ -229,6 +229,9 @@ class RelevanceEstimate:
     closed_form_draws : int
         How many evenly spaced posterior draws a closed-form moment method combines (:meth:`arrays_for`;
         ``dataclasses.replace`` sets another).
+    held_out : HeldOutLevels or None
+        The held-out runs' levels of the reuse prior and a top-up's evidence on them
+        (:mod:`bayeval.relevance.reuse_prior`; ``None``: the model has none).
 
     The estimate is a :class:`~bayeval.data.probabilities.ProbabilityEstimate`: ``bayeval.expected``
     takes it as ``probabilities`` and asks :meth:`arrays_for` which p the moment method uses.
@@ -244,6 +247,7 @@ class RelevanceEstimate:
     fits: Mapping = None  # type: ignore[assignment]
     relevant: tuple | None = None
     closed_form_draws: int = CLOSED_FORM_DRAWS
+    held_out: object = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fits", dict(self.fits or {}))

@@ -30,11 +30,14 @@ from bayeval.data.run import Run, RunSet
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError, FileFormatError
 from bayeval.io.qrels import write_qrels
+from bayeval.relevance.crossfit import contributing_runs
+from bayeval.relevance.topup import COLUMNS, TopUpSample
 from bayeval.selection.assessors import SOURCES, JudgmentLine, read_judgments
 from bayeval.selection.measure import SelectionMeasure
 from bayeval.selection.methods import SELECTION_METHODS, make_selector
 from bayeval.selection.results import Candidate, SelectionStatus
 from bayeval.selection.selector import MOMENTS, Selector, resolve_pairs
+from bayeval.selection.topup import draw_topup
 
 __all__ = ["Campaign", "RecordResult"]
 
@@ -60,6 +63,12 @@ CREATE TABLE IF NOT EXISTS samples (topic TEXT NOT NULL, docno TEXT NOT NULL, st
                                     position INTEGER NOT NULL, time TEXT NOT NULL, PRIMARY KEY (topic, docno))
 """
 SAMPLE_SCHEMES = ("rank", "p", "prior")
+
+_TOPUPS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS topups (topic TEXT NOT NULL, docno TEXT NOT NULL, run TEXT NOT NULL, round INTEGER NOT NULL,
+                                   inclusion REAL NOT NULL, position INTEGER NOT NULL, time TEXT NOT NULL,
+                                   PRIMARY KEY (topic, docno))
+"""
 
 _SETTINGS = ("measure", "alpha", "method", "depth", "default_p", "refit_every", "config", "seed", "moments",
              "gain", "max_grade", "pool_depth", "relevance_level")
@@ -460,11 +469,8 @@ class Campaign:
 
     def export_qrels(self, path) -> int:
         """Write every judgment (initial ones included) as a TREC qrels file; returns the line count."""
-
-        f = self.judgments()
-        q = Qrels.from_frame(f[["topic", "docno", "grade"]], relevance_level=int(self.settings["relevance_level"]))
-        write_qrels(q, path)
-        return len(f)
+        write_qrels(self._all_qrels(), path)
+        return int(self._conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])
 
     # ----------------------------------------------------------------- random samples of the pool
     def draw_sample(self, share: float, *, scheme: str = "rank", probabilities=None, floor: float = 0.05,
@@ -536,12 +542,86 @@ class Campaign:
                                   ).fetchone() is not None
 
     def _pending_sample(self, n: int) -> list[Candidate]:
-        if not self._has_samples():
-            return []
-        rows = self._conn.execute(
-            "SELECT s.topic, s.docno FROM samples s WHERE s.drawn = 1 AND NOT EXISTS (SELECT 1 FROM judgments j "
-            "WHERE j.topic = s.topic AND j.docno = s.docno) ORDER BY s.position, s.topic LIMIT ?", (int(n),)).fetchall()
+        rows = []
+        if self._has_samples():
+            rows = self._conn.execute(
+                "SELECT s.topic, s.docno FROM samples s WHERE s.drawn = 1 AND NOT EXISTS (SELECT 1 FROM judgments j "
+                "WHERE j.topic = s.topic AND j.docno = s.docno) ORDER BY s.position, s.topic LIMIT ?",
+                (int(n),)).fetchall()
+        if len(rows) < n and self._has_table("topups"):
+            rows += self._conn.execute(
+                "SELECT u.topic, u.docno FROM topups u WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.topic = "
+                "u.topic AND j.docno = u.docno) ORDER BY u.position LIMIT ?", (int(n) - len(rows),)).fetchall()
         return [Candidate(t, d, float("nan")) for t, d in rows]
+
+    def _has_table(self, name: str) -> bool:
+        return self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+                                  ).fetchone() is not None
+
+    # ----------------------------------------------------------------- top-ups of runs that did not contribute
+    def draw_topup(self, runs: Sequence[str], per_topic: int, *, seed: int = 0) -> int:
+        """Draw a top-up of ``runs`` — runs that did not contribute to the judgments — to judge: ``per_topic``
+        rounds, each one document of each run and topic among the run's unjudged documents within the campaign
+        depth, drawn with probability proportional to the AP-prior weight of its rank and recorded with that
+        probability (:func:`bayeval.selection.topup.draw_topup`; docs/calibration.md, "Where things stand").
+        Returns how many were drawn.
+
+        'next' serves the drawn documents (after a random sample's) before the selector's picks; the judged ones
+        are what ``bayeval evaluate --topup`` and :func:`bayeval.relevance.estimate_probabilities` ``topup=``
+        learn the runs' levels from (:meth:`topup_sample`). The contributing runs are those the judgments other
+        than the top-ups' cover (:func:`bayeval.relevance.crossfit.contributing_runs`). Another top-up of the same
+        runs continues their rounds and never draws a document twice. The draw is written in one transaction: a
+        process killed while drawing leaves it complete or absent.
+        """
+        conn = self._conn
+        names = self.runs().names
+        unknown = [r for r in runs if r not in names]
+        if unknown:
+            raise BayevalInputError(f"runs: {unknown[0]!r} is not a run of the campaign ({', '.join(names[:5])}"
+                                    f"{', ...' if len(names) > 5 else ''})")
+        old = self.topup_sample()
+        data = old.without(RankData.build(self.runs(), self._all_qrels(), topics=sort_topics(self.runs().topics)))
+        taken = set(zip(old.frame["topic"], old.frame["docno"], strict=True))
+        if self._has_samples():
+            s = self.samples()
+            taken |= set(zip(s["topic"][s["drawn"] == 1], s["docno"][s["drawn"] == 1], strict=True))
+        done = old.frame[old.frame["run"].isin(list(runs))]["round"]
+        depth = self.settings.get("depth") or int(max(len(r.ranking(t)) for r in self.runs() for t in r.topics))
+        draw = draw_topup(data, list(runs), per_topic, depth=int(depth), rng=np.random.default_rng(seed),
+                          contributing=contributing_runs(data), taken=taken,
+                          first_round=int(done.max()) + 1 if len(done) else 1)
+        now = _now()
+        with _write_transaction(conn):
+            conn.execute(_TOPUPS_SCHEMA)
+            start = conn.execute("SELECT COALESCE(MAX(position), 0) FROM topups").fetchone()[0]
+            conn.executemany("INSERT INTO topups (topic, docno, run, round, inclusion, position, time) VALUES "
+                             "(?, ?, ?, ?, ?, ?, ?)",
+                             [(r.topic, r.docno, r.run, int(r.round), float(r.inclusion), int(start) + k + 1, now)
+                              for k, r in enumerate(draw.frame.itertuples(index=False))])
+        return len(draw.frame)
+
+    def topup_sample(self):
+        """The top-ups drawn so far as a :class:`~bayeval.relevance.topup.TopUpSample` (grade −1 where not judged
+        yet; empty when none was drawn)."""
+        level = int(self.settings["relevance_level"])
+        if not self._has_table("topups"):
+            return TopUpSample(pd.DataFrame({c: [] for c in COLUMNS}), level)
+        f = pd.read_sql_query("SELECT u.topic, u.docno, COALESCE(j.grade, -1) AS grade, u.run, u.round, u.inclusion "
+                              "FROM topups u LEFT JOIN judgments j ON j.topic = u.topic AND j.docno = u.docno "
+                              "ORDER BY u.position", self._conn)
+        return TopUpSample(f, level)
+
+    def export_topup(self, path) -> int:
+        """Write the top-ups as ``topic docno grade run round inclusion`` lines (:mod:`bayeval.relevance.topup`);
+        returns the line count."""
+        s = self.topup_sample()
+        if not len(s.frame):
+            raise BayevalInputError(f"campaign: {self.path} holds no top-up (draw one with 'bayeval judge topup')")
+        return s.write(path)
+
+    def _all_qrels(self) -> Qrels:
+        f = self.judgments()
+        return Qrels.from_frame(f[["topic", "docno", "grade"]], relevance_level=int(self.settings["relevance_level"]))
 
     def samples(self) -> pd.DataFrame:
         """The pool with its random draw: ``topic, docno, stratum, inclusion, drawn, scheme, grade`` (``grade``:
