@@ -171,12 +171,13 @@ def _linked_runs(files: list[Path], where: Path, n: int) -> list[Path]:
     return out
 
 
-def _timed(cmd: list[str], env: dict | None = None) -> dict:
-    """Run ``cmd`` (in ``env``, default this process's); its wall time, its own peak memory (``os.wait4``), exit
-    status and output."""
+def _timed(cmd: list[str], env: dict | None = None, cwd: str | None = None) -> dict:
+    """Run ``cmd`` (in ``env``, default this process's, from ``cwd``); its wall time, its own peak memory
+    (``os.wait4``), exit status and output. ``python -m`` puts its working directory first on ``sys.path``, so a
+    command meant for another tree's ``bayeval`` must run from that tree."""
     with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, env=os.environ if env is None else env)
+        proc = subprocess.Popen(cmd, stdout=out_f, stderr=err_f, env=os.environ if env is None else env, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -565,7 +566,8 @@ def _goal_trec8(work: Path, baseline: str | None) -> None:
     for what, extra, limit in (("the default model fitted", [], 6.0),
                                ("a probabilities file", ["--probabilities", str(probs)], 3.5)):
         for label, tree in trees:
-            r = _timed([sys.executable, "-m", "bayeval.cli", *base, *extra], dict(os.environ, PYTHONPATH=tree))
+            r = _timed([sys.executable, "-m", "bayeval.cli", *base, *extra], dict(os.environ, PYTHONPATH=tree),
+                       cwd=tree)
             if r["rc"]:
                 print(f"evaluate-trec8 ({what}, {label}): failed: {r['stderr'].strip().splitlines()[-1]}")
                 continue
