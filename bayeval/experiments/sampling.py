@@ -30,6 +30,11 @@ run pairs' ΔMAP three ways:
   trial's target pairs, as many as the sample drew, instead of the sample's. MTC is deterministic: its rows are
   computed in trial 0 only (the coverage is then over runs, not samples).
 
+Each method is an entry of one registry (:data:`bayeval.experiments.sampling_methods.SAMPLING_STRATEGIES`): a
+function of a budget's sample (:class:`~bayeval.experiments.sampling_methods.BudgetSample`, which computes the
+model fit, the cross-fitted predictions and the corrected statAP once for all methods) returning a
+:class:`~bayeval.experiments.sampling_methods.MethodEstimate`.
+
 The truth is MAP at the same depth with every pooled document judged (the complete qrels). The trial table
 (:data:`SAMPLING_COLUMNS`) has one row per trial × budget × method × run (``kind = "run"``) or run pair
 (``kind = "pair"``); its ``settings`` column records, per row, the settings that change the row's numbers
@@ -54,13 +59,15 @@ from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.data.sample import StratifiedSample, TopicSample
 from bayeval.errors import BayevalInputError
+from bayeval.experiments.sampling_methods import SAMPLING_STRATEGIES, BudgetSample, MethodEstimate, SamplingTrial
+from bayeval.measures import evaluate
 from bayeval.sampling.design import poisson_draw, prior_inclusion, rank_inclusion, rank_stratum
 
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
            "pool_judgments", "read_sampling_table", "run_sampling_trial", "sampling_reliability",
            "sampling_resume_plan", "sampling_settings", "sampling_statistics"]
 
-SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc", "sample-bcp", "combined")
+SAMPLING_METHODS = tuple(SAMPLING_STRATEGIES)
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds",
                     "power", "settings")
@@ -203,152 +210,63 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only
     """One trial: for every budget, a fresh sample and the estimates of every method (rows of the trial table).
 
     ``only``, a set of ``(budget, method)``, limits the rows to those (every budget's sample is still drawn, in
-    order, so that each row equals the full trial's: the resumption of a trial that lacks some of them).
+    order, so that each row equals the full trial's: the resumption of a trial that lacks some of them). The
+    methods come from :data:`bayeval.experiments.sampling_methods.SAMPLING_STRATEGIES`.
     """
-    from bayeval.expected import compare_systems, expected_measures
-    from bayeval.measures import evaluate
-    from bayeval.relevance import estimate_probabilities
-    from bayeval.sampling import assisted_measures, corrected_measures, cross_fitted_predictions, recalibrate
-    from bayeval.sampling.combined import combine_differences, combine_means
-    from bayeval.sampling.intervals import power_exponent
-
     rng = np.random.default_rng([config.seed, trial])
-    settings = sampling_settings(config)
     wanted = None if only is None else {(round(float(b), 12), str(m)) for b, m in only}
-    runs = collection.runs(collection.run_names)
-    qrels = collection.qrels()
-    topics = collection.topics()
-    base = RankData.build(runs, None, depth=config.depth, topics=topics)
-    manual = set(collection.manual)
-    names = runs.names
-    S = len(names)
-    truth_q = pool_judgments(base, qrels)
-    truth_frame = evaluate(RankData.build(runs, truth_q, depth=config.depth, topics=topics), "AP").to_frame()
-    true_map = truth_frame[truth_frame.topic == "all"].set_index("run").value.reindex(names).to_numpy()
-    ia, ib = np.triu_indices(S, 1)
-    pick = rng.choice(len(ia), size=min(config.pairs, len(ia)), replace=False)
-    ia, ib = ia[pick], ib[pick]
-    rows = []
-
-    def judged_of(smp: StratifiedSample) -> Qrels:
-        return Qrels({t: TopicJudgments(s.docnos[s.sampled], s.grades[s.sampled], incl[t][s.sampled])
-                      for t, s in smp.items()}, qrels.relevance_level)
-
-    def fit(smp: StratifiedSample):
-        return _probabilities_of(estimate_probabilities(RankData.build(runs, judged_of(smp), depth=config.depth,
-                                                                       topics=topics),
-                                                        config.model, fit="map", p_draws=None, seed=trial))
-
+    tr = _prepare_trial(collection, config, trial, rng)
+    frames = []
     for bi, budget in enumerate(config.budgets):
-        sample, incl = draw_pool_sample(base, qrels, budget, rng, design=config.design)
-        judged = judged_of(sample)
-        n_judged = sum(int(s.sampled.sum()) for s in sample.values())
-        n_pool = sum(len(s) for s in sample.values())
-        est = cross = corrected = None
-
-        def cross_fitted(smp=sample, bi=bi):
-            return cross_fitted_predictions(smp, fit, folds=max(config.folds, 2),
-                                            seed=config.seed * 1_000_003 + trial * 101 + bi)
-
-        done: dict[str, tuple] = {}
-
-        def compute(method, sample=sample, incl=incl, judged=judged, n_judged=n_judged, cross_fitted=cross_fitted,
-                    done=done):
-            """``(m, v, d, dv, pl, weight, power, used, evaluation)`` of one method on this budget's sample."""
-            nonlocal est, cross, corrected
-            if method in done:
-                return done[method]
-            weight = np.nan
-            power = 1.0
-            used = n_judged
-            ev = None
-            if method == "combined":
-                mo, asd = compute("model"), compute("assisted")
-                ev = asd[8]
-                dd, se_a, _ = ev.differences("AP")
-                both = combine_differences(dd[ia, ib], se_a[ia, ib], mo[2],
-                                           np.sqrt(np.maximum(mo[3], 0.0)), share=config.share)
-                runs_c = combine_means(asd[0], ev.covariance["AP"], mo[0], np.sqrt(np.maximum(mo[1], 0.0)),
-                                       share=config.share,
-                                       groups=np.array([n in manual for n in names]) if config.run_groups else None)
-                done[method] = (runs_c.mean, runs_c.se ** 2, both.mean, both.se ** 2, both.p_less(),
-                                float(np.mean(runs_c.weight)), 1.0, used, None)
-                return done[method]
-            if (method in ("model", "model-recal") or (method == "assisted" and config.folds == 0)) and est is None:
-                est = estimate_probabilities(RankData.build(runs, judged, depth=config.depth, topics=topics),
-                                             config.model, fit="map", p_draws=None, seed=trial)
-            if method in ("model", "model-recal", "mtc"):
-                own = judged if method != "mtc" else _mtc_judgments(
-                    base, truth_q, [(names[a], names[b]) for a, b in zip(ia, ib, strict=True)],
-                    n_judged)
-                data = RankData.build(runs, own, depth=config.depth, topics=topics)
-                if method == "mtc":
-                    est_own = estimate_probabilities(data, config.model, fit="map", p_draws=None, seed=trial)
-                    used = sum(len(own[t].docnos) for t in own.topics)
-                elif method == "model-recal":
-                    cross = cross_fitted() if cross is None else cross
-                    est_own = recalibrate(cross, sample, inclusion=incl).estimate(est)
-                else:
-                    est_own = est
-                evm = expected_measures(data, est_own, measures="AP", method="delta")
-                m, v = evm.all_expected[0], evm.all_variance[0]
-                cmp = compare_systems(data, est_own, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
-                                      method="delta")
-                d, dv, pl = cmp.all_expected, cmp.all_variance, cmp.all_p_less
-            else:
-                probs = None
-                if method == "assisted":
-                    if config.folds == 0:
-                        probs = _probabilities_of(est)
-                    else:
-                        cross = cross_fitted() if cross is None else cross
-                        probs = cross
-                if method in ("sample-bc", "sample-bcp"):
-                    if corrected is None:
-                        corrected = corrected_measures(runs, sample, inclusion=incl, depth=config.depth)
-                    ev = corrected
-                else:
-                    ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
-                                           inclusion=incl, cutoffs=(), depth=config.depth, variance=config.variance)
-                m, v = ev.mean("AP")
-                if method == "sample-bcp":
-                    power = power_exponent(m, np.sqrt(np.maximum(v, 0.0)))
-                dd, se, p = ev.differences("AP")
-                d, dv, pl = dd[ia, ib], se[ia, ib] ** 2, p[ia, ib]
-                weight = ev.weight
-            done[method] = (m, v, d, dv, pl, weight, power, used, ev)
-            return done[method]
-
+        sample, incl = draw_pool_sample(tr.base, tr.qrels, budget, rng, design=config.design)
+        smp = BudgetSample(tr, bi, sample, incl)
         for method in config.methods:
-            if method == "mtc" and trial != 0:
+            if SAMPLING_STRATEGIES[method].first_trial_only and trial != 0:
                 continue
             if wanted is not None and (round(float(budget), 12), method) not in wanted:
                 continue
             t0 = time.perf_counter()
-            m, v, d, dv, pl, weight, power, used, _ = compute(method)
-            secs = time.perf_counter() - t0
-            tau = stats.kendalltau(m, true_map).statistic
-            for s in range(S):
-                rows.append((collection.name, trial, config.seed, budget, config.depth, method, "run", names[s], "",
-                             names[s] in manual, m[s], np.sqrt(max(v[s], 0.0)), np.nan, true_map[s], used,
-                             n_pool, weight, tau, secs, power, settings))
-            for k in range(len(ia)):
-                a, b = ia[k], ib[k]
-                rows.append((collection.name, trial, config.seed, budget, config.depth, method, "pair", names[a],
-                             names[b], (names[a] in manual) or (names[b] in manual), d[k],
-                             np.sqrt(max(dv[k], 0.0)), pl[k], true_map[a] - true_map[b], used, n_pool, weight,
-                             tau, secs, 1.0, settings))
-    return pd.DataFrame(rows, columns=list(SAMPLING_COLUMNS))
+            est = smp.estimate(method)
+            frames.append(_trial_rows(collection.name, tr, budget, method, est, smp.n_pool,
+                                      time.perf_counter() - t0))
+    if not frames:
+        return pd.DataFrame({c: [] for c in SAMPLING_COLUMNS})
+    return pd.concat(frames, ignore_index=True)
 
 
-def _mtc_judgments(base: RankData, truth: Qrels, pairs: list[tuple[str, str]], budget: int) -> Qrels:
-    """The judgments MTC (the ``mtc`` selector, ΔAP of the target ``pairs``) makes with ``budget`` of them,
-    judged from ``truth`` — all of them, even after every pair is decided."""
-    from bayeval.selection import QrelsAssessor, judge_until, make_selector
+def _prepare_trial(collection, config: SamplingStudyConfig, trial: int, rng: np.random.Generator) -> SamplingTrial:
+    """What every budget of the trial shares: runs, pool, truth and the trial's run pairs (drawn from ``rng``)."""
+    runs = collection.runs(collection.run_names)
+    qrels = collection.qrels()
+    topics = collection.topics()
+    base = RankData.build(runs, None, depth=config.depth, topics=topics)
+    truth = pool_judgments(base, qrels)
+    frame = evaluate(RankData.build(runs, truth, depth=config.depth, topics=topics), "AP").to_frame()
+    true_map = frame[frame.topic == "all"].set_index("run").value.reindex(runs.names).to_numpy()
+    ia, ib = np.triu_indices(len(runs), 1)
+    pick = rng.choice(len(ia), size=min(config.pairs, len(ia)), replace=False)
+    return SamplingTrial(config, trial, runs, topics, base, qrels, truth, true_map, frozenset(collection.manual),
+                         ia[pick], ib[pick])
 
-    selector = make_selector("mtc", base, pairs=pairs, measure="AP")
-    judge_until(selector, QrelsAssessor(truth), budget=int(budget), until=lambda sel: False, progress=False)
-    return selector.judged_qrels(truth.relevance_level)
+
+def _trial_rows(collection: str, tr: SamplingTrial, budget: float, method: str, est: MethodEstimate, pool: int,
+                seconds: float) -> pd.DataFrame:
+    """The table's rows of one method on one budget's sample: every run (``kind = "run"``), then every pair."""
+    cfg, names = tr.config, np.array(tr.names, dtype=object)
+    a, b = tr.pair_a, tr.pair_b
+    manual = np.array([n in tr.manual for n in names], dtype=bool)
+    tau = stats.kendalltau(est.mean, tr.true_map).statistic
+    common = {"collection": collection, "trial": tr.trial, "seed": cfg.seed, "budget": budget,
+              "depth": cfg.depth, "method": method, "judgments": est.judgments, "weight": est.weight, "tau": tau,
+              "seconds": seconds, "settings": sampling_settings(cfg)}
+    runs = pd.DataFrame({**common, "kind": "run", "run_a": names, "run_b": "", "manual": manual,
+                         "estimate": est.mean, "se": np.sqrt(np.maximum(est.variance, 0.0)), "p_less": np.nan,
+                         "truth": tr.true_map, "pool": pool, "power": est.power})
+    pairs = pd.DataFrame({**common, "kind": "pair", "run_a": names[a], "run_b": names[b],
+                          "manual": manual[a] | manual[b], "estimate": est.delta,
+                          "se": np.sqrt(np.maximum(est.delta_variance, 0.0)), "p_less": est.p_less,
+                          "truth": tr.true_map[a] - tr.true_map[b], "pool": pool, "power": 1.0})
+    return pd.concat([runs, pairs], ignore_index=True)[list(SAMPLING_COLUMNS)]
 
 
 def pool_judgments(base: RankData, qrels: Qrels) -> Qrels:
@@ -365,14 +283,6 @@ def pool_judgments(base: RankData, qrels: Qrels) -> Qrels:
             grades = np.where(pos >= 0, tj.grades[np.maximum(pos, 0)], 0)
         out[tr.topic] = TopicJudgments(docs, grades)
     return Qrels(out, qrels.relevance_level)
-
-
-def _probabilities_of(est):
-    """The model's point p of every document it scored (sampled ones included: the prediction, not the label)."""
-    from bayeval.data.probabilities import RelevanceProbabilities
-
-    return RelevanceProbabilities({t: dict(zip(d, p.tolist(), strict=True))
-                                   for t, d, p in zip(est.topics, est.docnos, est.p, strict=True)})
 
 
 def read_sampling_table(path) -> pd.DataFrame:
