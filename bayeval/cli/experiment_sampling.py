@@ -23,6 +23,16 @@ def _shares(text: str) -> tuple[float, ...]:
     return out
 
 
+def _counts(text: str) -> tuple[float, ...]:
+    try:
+        out = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        out = ()
+    if not out or any(not b >= 1 for b in out):
+        raise argparse.ArgumentTypeError(f"comma-separated judgments per topic, each >= 1, got {text!r}")
+    return out
+
+
 def _methods(text: str) -> tuple[str, ...]:
     from bayeval.errors import BayevalInputError
     from bayeval.experiments.sampling import SAMPLING_METHODS
@@ -48,8 +58,16 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--out", required=True, metavar="TABLE", help="trial table (.parquet or .csv), resumed if present")
     r.add_argument("--trials", type=positive_int, default=20, help="number of trials 0..N-1 (default 20)")
     r.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
-    r.add_argument("--budgets", type=_shares, default=(0.02, 0.05, 0.10, 0.20),
-                   help="shares of each topic's pool judged (default 0.02,0.05,0.1,0.2)")
+    size = r.add_mutually_exclusive_group()
+    size.add_argument("--budgets", type=_shares, default=None,
+                      help="shares of each topic's pool judged (default 0.02,0.05,0.1,0.2)")
+    size.add_argument("--per-topic", type=_counts, default=None, metavar="N[,N...]",
+                      help="instead: judgments drawn in each topic (expected), e.g. 10,20,40")
+    r.add_argument("--relevance-level", type=positive_int, default=1, metavar="L",
+                   help="lowest grade counted relevant, by the truth, the model and the estimators (default 1)")
+    r.add_argument("--condense", action="store_true",
+                   help="runs keep only the documents the qrels judge, so the truth is complete where the qrels are "
+                        "shallow (rows name the collection '<name>-condensed')")
     add_depth_argument(r, study=True)  # the pool and evaluation depth
     r.add_argument("--model", default="hier-default", help="relevance model configuration (default hier-default)")
     r.add_argument("--pairs", type=positive_int, default=200, help="run pairs per trial (default 200)")
@@ -99,8 +117,12 @@ def _run(args: argparse.Namespace) -> int:
     )
     from bayeval.io.trials import write_table
 
-    col = load_collection(args.collection, name=args.name)
-    cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
+    col = load_collection(args.collection, name=args.name, relevance_level=args.relevance_level,
+                          condense=args.condense)
+    budgets = args.per_topic or args.budgets or (0.02, 0.05, 0.10, 0.20)
+    cfg = SamplingStudyConfig(budgets=budgets, per_topic=args.per_topic is not None,
+                              relevance_level=args.relevance_level, depth=args.depth, model=args.model,
+                              pairs=args.pairs,
                               seed=args.seed, folds=args.folds, variance=args.variance, share=args.share,
                               run_groups=args.run_groups, design=args.design,
                               **({} if args.methods is None else {"methods": args.methods}))

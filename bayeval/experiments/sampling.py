@@ -76,10 +76,11 @@ SAMPLING_OPTIONAL = {"power": 1.0, "settings": None}
 #: the settings :func:`sampling_settings` records, as the ``run`` command's options
 SETTING_OPTIONS = {"depth": "--depth", "model": "--model", "pairs": "--pairs", "folds": "--folds",
                    "variance": "--variance", "share": "--share", "run_groups": "--run-groups",
-                   "design": "--design", "budgets": "--budgets"}
+                   "design": "--design", "relevance_level": "--relevance-level", "per_topic": "--per-topic",
+                   "budgets": "--budgets"}
 #: settings added after tables recorded them: the value a row without the key was made with (a row made with it
 #: does not record it either, so that the default's rows are the same as before the setting existed)
-SETTING_DEFAULTS = {"design": "rank"}
+SETTING_DEFAULTS = {"design": "rank", "relevance_level": 1, "per_topic": False}
 #: the sampling designs of the study (:func:`draw_pool_sample`)
 SAMPLING_DESIGNS = ("rank", "prior")
 
@@ -91,7 +92,8 @@ class SamplingStudyConfig:
     Attributes
     ----------
     budgets : tuple of float
-        Shares of each topic's pool judged (expected), e.g. (0.02, 0.05, 0.10, 0.20).
+        Shares of each topic's pool judged (expected), e.g. (0.02, 0.05, 0.10, 0.20); with ``per_topic``, the
+        judgments drawn in each topic (expected), e.g. (10, 20, 40).
     depth : int
         Pool depth and evaluation depth.
     model : str
@@ -118,6 +120,11 @@ class SamplingStudyConfig:
         How each budget's sample is drawn (:func:`draw_pool_sample`): ``"rank"`` (default) strata by best rank
         at rates 10 : 5 : 2, as xinfAP samples; ``"prior"`` in proportion to the AP-prior of the runs' ranks, as
         statAP samples (:func:`bayeval.sampling.design.prior_inclusion`).
+    relevance_level : int >= 1
+        The least grade counted relevant, by the truth, the model and the estimators alike (default 1).
+    per_topic : bool
+        ``budgets`` are judgments per topic instead of shares of its pool: topic t's share is
+        ``min(1, budget / N_t)``, ``N_t`` its pool (default False).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
@@ -131,6 +138,8 @@ class SamplingStudyConfig:
     share: float = 0.5
     run_groups: bool = False
     design: str = "rank"
+    relevance_level: int = 1
+    per_topic: bool = False
 
     def __post_init__(self) -> None:
         from bayeval.sampling.assisted import VARIANCES
@@ -150,15 +159,22 @@ class SamplingStudyConfig:
             raise BayevalInputError(f"variance: one of {', '.join(VARIANCES)}, got {self.variance!r}")
         if not isinstance(self.folds, (int, np.integer)) or self.folds == 1 or self.folds < 0:
             raise BayevalInputError(f"folds: 0 (no cross-fitting) or an integer >= 2, got {self.folds!r}")
-        if not self.budgets or any(not 0 < b <= 1 for b in self.budgets):
+        if not isinstance(self.per_topic, (bool, np.bool_)):
+            raise BayevalInputError(f"per_topic: True or False, got {self.per_topic!r}")
+        if self.per_topic and (not self.budgets or any(not b >= 1 for b in self.budgets)):
+            raise BayevalInputError(f"budgets: judgments per topic, each >= 1, got {self.budgets!r}")
+        if not self.per_topic and (not self.budgets or any(not 0 < b <= 1 for b in self.budgets)):
             raise BayevalInputError(f"budgets: shares in (0, 1], got {self.budgets!r}")
+        if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, (int, np.integer)) \
+                or self.relevance_level < 1:
+            raise BayevalInputError(f"relevance_level: an integer >= 1, got {self.relevance_level!r}")
         unknown = set(self.methods) - set(SAMPLING_METHODS)
         if unknown:
             raise BayevalInputError(f"methods: unknown {sorted(unknown)}; choose from {', '.join(SAMPLING_METHODS)}")
 
 
-def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random.Generator, design: str = "rank"
-                     ) -> tuple[StratifiedSample, dict[str, np.ndarray]]:
+def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random.Generator, design: str = "rank",
+                     per_topic: bool = False) -> tuple[StratifiedSample, dict[str, np.ndarray]]:
     """A Poisson sample of each topic's pool (every document some run ranks within ``data.depth``) and the
     inclusion probabilities, aligned with ``sample[t].docnos``.
 
@@ -169,6 +185,9 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
     two designs of one seed are coupled. The sample's strata are the best-rank strata under either design: under
     ``"prior"`` they describe the documents but are not the design, so an estimator must be given the returned
     probabilities (``inclusion=``; every method of the study is), not the strata's rates ``n_c / N_c``.
+
+    ``budget`` is the share of each topic's pool drawn (expected), or with ``per_topic`` the number of documents
+    drawn in each topic (expected): topic t's share is then ``min(1, budget / N_t)``, ``N_t`` its pool.
     """
     if design not in SAMPLING_DESIGNS:
         raise BayevalInputError(f"design: one of {', '.join(SAMPLING_DESIGNS)}, got {design!r}")
@@ -183,8 +202,8 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
         if tj is not None:
             pos = pd.Index(tj.docnos).get_indexer(docs)
             grades = np.where(pos >= 0, np.maximum(tj.grades[np.maximum(pos, 0)], 0), 0)
-        pi = rank_inclusion(best, budget) if design == "rank" else prior_inclusion(ranks[retrieved], budget,
-                                                                                     data.depth)
+        share = min(1.0, float(budget) / max(len(docs), 1)) if per_topic else budget
+        pi = rank_inclusion(best, share) if design == "rank" else prior_inclusion(ranks[retrieved], share, data.depth)
         take = poisson_draw(pi, rng)
         stratum = rank_stratum(best)
         out[tr.topic] = TopicSample(docs, stratum, ("1", "2", "3"), np.where(take, grades, -1))
@@ -194,8 +213,9 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
 
 def sampling_settings(config: SamplingStudyConfig) -> str:
     """The settings of ``config`` that change a trial's numbers, as the table's ``settings`` column holds them:
-    JSON of ``depth, model, pairs, folds, variance, share, run_groups``, ``design`` unless it is the default
-    (:data:`SETTING_DEFAULTS`: the default's rows are those of tables written before the setting existed) and
+    JSON of ``depth, model, pairs, folds, variance, share, run_groups``; ``design``, ``relevance_level`` and
+    ``per_topic`` unless they are the default (:data:`SETTING_DEFAULTS`: the default's rows are those of tables
+    written before the setting existed); and
     ``budgets`` (in order: a budget's sample depends on its place in the list, the random stream being drawn one
     budget after the other)."""
     out = {"depth": int(config.depth), "model": str(config.model), "pairs": int(config.pairs),
@@ -203,6 +223,10 @@ def sampling_settings(config: SamplingStudyConfig) -> str:
            "run_groups": bool(config.run_groups), "budgets": [float(b) for b in config.budgets]}
     if config.design != SETTING_DEFAULTS["design"]:
         out["design"] = str(config.design)
+    if int(config.relevance_level) != SETTING_DEFAULTS["relevance_level"]:
+        out["relevance_level"] = int(config.relevance_level)
+    if bool(config.per_topic):
+        out["per_topic"] = True
     return json.dumps(out, sort_keys=True)
 
 
@@ -218,7 +242,8 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only
     tr = _prepare_trial(collection, config, trial, rng)
     frames = []
     for bi, budget in enumerate(config.budgets):
-        sample, incl = draw_pool_sample(tr.base, tr.qrels, budget, rng, design=config.design)
+        sample, incl = draw_pool_sample(tr.base, tr.qrels, budget, rng, design=config.design,
+                                        per_topic=config.per_topic)
         smp = BudgetSample(tr, bi, sample, incl)
         for method in config.methods:
             if SAMPLING_STRATEGIES[method].first_trial_only and trial != 0:
@@ -238,6 +263,7 @@ def _prepare_trial(collection, config: SamplingStudyConfig, trial: int, rng: np.
     """What every budget of the trial shares: runs, pool, truth and the trial's run pairs (drawn from ``rng``)."""
     runs = collection.runs(collection.run_names)
     qrels = collection.qrels()
+    qrels = Qrels(qrels.topic_judgments, int(config.relevance_level))   # the study's level, whatever the collection's
     topics = collection.topics()
     base = RankData.build(runs, None, depth=config.depth, topics=topics)
     truth = pool_judgments(base, qrels)

@@ -171,8 +171,9 @@ class BudgetSample:
     @cached_property
     def corrected(self) -> AssistedEvaluation:
         """Bias-corrected statAP (:func:`bayeval.sampling.corrected_measures`)."""
-        return corrected_measures(self.trial.runs, self.sample, inclusion=self.inclusion,
-                                  depth=self.trial.config.depth)
+        cfg = self.trial.config
+        return corrected_measures(self.trial.runs, self.sample, inclusion=self.inclusion, depth=cfg.depth,
+                                  relevance_level=cfg.relevance_level)
 
     def estimate(self, method: str) -> MethodEstimate:
         """``method``'s estimates on this sample (computed once)."""
@@ -209,14 +210,16 @@ def _model(est, judgments: Qrels, b: BudgetSample, used: int) -> MethodEstimate:
 def _sample(b: BudgetSample) -> MethodEstimate:
     cfg = b.trial.config
     return _design(assisted_measures(b.trial.runs, b.sample, None, weight=0.0, inclusion=b.inclusion, cutoffs=(),
-                                     depth=cfg.depth, variance=cfg.variance), b)
+                                     depth=cfg.depth, variance=cfg.variance, relevance_level=cfg.relevance_level),
+                   b)
 
 
 def _assisted(b: BudgetSample) -> MethodEstimate:
     cfg = b.trial.config
     probs = point_probabilities(b.model_fit) if cfg.folds == 0 else b.cross_fitted
     return _design(assisted_measures(b.trial.runs, b.sample, probs, weight=None, inclusion=b.inclusion, cutoffs=(),
-                                     depth=cfg.depth, variance=cfg.variance), b)
+                                     depth=cfg.depth, variance=cfg.variance, relevance_level=cfg.relevance_level),
+                   b)
 
 
 def _model_alone(b: BudgetSample) -> MethodEstimate:
