@@ -64,8 +64,8 @@ from bayeval.measures import evaluate
 from bayeval.sampling.design import poisson_draw, prior_inclusion, rank_inclusion, rank_stratum
 
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
-           "pool_judgments", "read_sampling_table", "run_sampling_trial", "sampling_reliability",
-           "sampling_resume_plan", "sampling_settings", "sampling_statistics"]
+           "pool_judgments", "prepare_sampling_trial", "read_sampling_table", "run_sampling_trial",
+           "sampling_reliability", "sampling_resume_plan", "sampling_settings", "sampling_statistics", "trial_rows"]
 
 SAMPLING_METHODS = tuple(SAMPLING_STRATEGIES)
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
@@ -239,7 +239,7 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only
     """
     rng = np.random.default_rng([config.seed, trial])
     wanted = None if only is None else {(round(float(b), 12), str(m)) for b, m in only}
-    tr = _prepare_trial(collection, config, trial, rng)
+    tr = prepare_sampling_trial(collection, config, trial, rng)
     frames = []
     for bi, budget in enumerate(config.budgets):
         sample, incl = draw_pool_sample(tr.base, tr.qrels, budget, rng, design=config.design,
@@ -252,15 +252,18 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only
                 continue
             t0 = time.perf_counter()
             est = smp.estimate(method)
-            frames.append(_trial_rows(collection.name, tr, budget, method, est, smp.n_pool,
+            frames.append(trial_rows(collection.name, tr, budget, method, est, smp.n_pool,
                                       time.perf_counter() - t0))
     if not frames:
         return pd.DataFrame({c: [] for c in SAMPLING_COLUMNS})
     return pd.concat(frames, ignore_index=True)
 
 
-def _prepare_trial(collection, config: SamplingStudyConfig, trial: int, rng: np.random.Generator) -> SamplingTrial:
-    """What every budget of the trial shares: runs, pool, truth and the trial's run pairs (drawn from ``rng``)."""
+def prepare_sampling_trial(collection, config: SamplingStudyConfig, trial: int,
+                           rng: np.random.Generator) -> SamplingTrial:
+    """What every budget of the trial shares: runs, pool, truth and the trial's run pairs (drawn from ``rng``:
+    :func:`run_sampling_trial` then draws each budget's sample from it, in order, with :func:`draw_pool_sample`;
+    a study script that does the same gets the study's samples)."""
     runs = collection.runs(collection.run_names)
     qrels = collection.qrels()
     qrels = Qrels(qrels.topic_judgments, int(config.relevance_level))   # the study's level, whatever the collection's
@@ -275,7 +278,7 @@ def _prepare_trial(collection, config: SamplingStudyConfig, trial: int, rng: np.
                          ia[pick], ib[pick])
 
 
-def _trial_rows(collection: str, tr: SamplingTrial, budget: float, method: str, est: MethodEstimate, pool: int,
+def trial_rows(collection: str, tr: SamplingTrial, budget: float, method: str, est: MethodEstimate, pool: int,
                 seconds: float) -> pd.DataFrame:
     """The table's rows of one method on one budget's sample: every run (``kind = "run"``), then every pair."""
     cfg, names = tr.config, np.array(tr.names, dtype=object)

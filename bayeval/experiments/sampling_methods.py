@@ -35,7 +35,8 @@ from bayeval.sampling import (
 )
 from bayeval.selection import QrelsAssessor, judge_until, make_selector
 
-__all__ = ["SAMPLING_STRATEGIES", "BudgetSample", "MethodEstimate", "SamplingTrial", "StudyMethod"]
+__all__ = ["SAMPLING_STRATEGIES", "BudgetSample", "MethodEstimate", "SamplingTrial", "StudyMethod",
+           "combined_estimate", "design_estimate", "mtc_judgments", "point_probabilities"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,17 +133,24 @@ class BudgetSample:
     sample : StratifiedSample
     inclusion : dict of str to ndarray
         Every pooled document's inclusion probability, aligned with ``sample[t].docnos``.
+    cross_fitted : RelevanceProbabilities, optional
+        The cross-fitted predictions, when already computed on this sample (a study that stores its fits).
+    known : mapping of str to MethodEstimate, optional
+        Methods' estimates already computed on this sample (the same).
     """
 
     def __init__(self, trial: SamplingTrial, index: int, sample: StratifiedSample,
-                 inclusion: dict[str, np.ndarray]) -> None:
+                 inclusion: dict[str, np.ndarray], *, cross_fitted: RelevanceProbabilities | None = None,
+                 known: dict[str, MethodEstimate] | None = None) -> None:
         self.trial = trial
         self.index = int(index)
         self.sample = sample
         self.inclusion = inclusion
         self.n_judged = sum(int(s.sampled.sum()) for s in sample.values())
         self.n_pool = sum(len(s) for s in sample.values())
-        self._done: dict[str, MethodEstimate] = {}
+        self._done: dict[str, MethodEstimate] = dict(known or {})
+        if cross_fitted is not None:
+            self.__dict__["cross_fitted"] = cross_fitted   # the cached_property's value
 
     def judged_of(self, sample: StratifiedSample) -> Qrels:
         """The drawn judgments of ``sample`` (this budget's or a fold's) with their inclusion probabilities."""
@@ -188,8 +196,10 @@ def point_probabilities(est) -> RelevanceProbabilities:
                                    for t, d, p in zip(est.topics, est.docnos, est.p, strict=True)})
 
 
-def _design(ev: AssistedEvaluation, b: BudgetSample, power: bool = False) -> MethodEstimate:
-    """The estimates of a design-based evaluation: MAP and its variance, the trial pairs' paired differences."""
+def design_estimate(ev: AssistedEvaluation, b: BudgetSample, power: bool = False) -> MethodEstimate:
+    """The estimates of a design-based evaluation on ``b``'s sample: every run's MAP and its variance, the trial
+    pairs' paired differences; ``power``: the runs' power-scale exponent (:func:`bayeval.sampling.power_exponent`)
+    instead of 1."""
     m, v = ev.mean("AP")
     dd, se, p = ev.differences("AP")
     a, c = b.trial.pair_a, b.trial.pair_b
@@ -209,17 +219,17 @@ def _model(est, judgments: Qrels, b: BudgetSample, used: int) -> MethodEstimate:
 
 def _sample(b: BudgetSample) -> MethodEstimate:
     cfg = b.trial.config
-    return _design(assisted_measures(b.trial.runs, b.sample, None, weight=0.0, inclusion=b.inclusion, cutoffs=(),
-                                     depth=cfg.depth, variance=cfg.variance, relevance_level=cfg.relevance_level),
-                   b)
+    ev = assisted_measures(b.trial.runs, b.sample, None, weight=0.0, inclusion=b.inclusion, cutoffs=(),
+                           depth=cfg.depth, variance=cfg.variance, relevance_level=cfg.relevance_level)
+    return design_estimate(ev, b)
 
 
 def _assisted(b: BudgetSample) -> MethodEstimate:
     cfg = b.trial.config
     probs = point_probabilities(b.model_fit) if cfg.folds == 0 else b.cross_fitted
-    return _design(assisted_measures(b.trial.runs, b.sample, probs, weight=None, inclusion=b.inclusion, cutoffs=(),
-                                     depth=cfg.depth, variance=cfg.variance, relevance_level=cfg.relevance_level),
-                   b)
+    ev = assisted_measures(b.trial.runs, b.sample, probs, weight=None, inclusion=b.inclusion, cutoffs=(),
+                           depth=cfg.depth, variance=cfg.variance, relevance_level=cfg.relevance_level)
+    return design_estimate(ev, b)
 
 
 def _model_alone(b: BudgetSample) -> MethodEstimate:
@@ -240,22 +250,28 @@ def _mtc(b: BudgetSample) -> MethodEstimate:
 
 
 def _sample_bc(b: BudgetSample) -> MethodEstimate:
-    return _design(b.corrected, b)
+    return design_estimate(b.corrected, b)
 
 
 def _sample_bcp(b: BudgetSample) -> MethodEstimate:
-    return _design(b.corrected, b, power=True)
+    return design_estimate(b.corrected, b, power=True)
 
 
 def _combined(b: BudgetSample) -> MethodEstimate:
+    return combined_estimate(b.estimate("model"), b.estimate("assisted"), b)
+
+
+def combined_estimate(model: MethodEstimate, assisted: MethodEstimate, b: BudgetSample) -> MethodEstimate:
+    """The model alone's and a design-based method's estimates on ``b``'s sample combined by empirical Bayes
+    (:func:`bayeval.sampling.combine_differences`, :func:`bayeval.sampling.combine_means`; the study's share and
+    run groups)."""
     cfg, tr = b.trial.config, b.trial
-    mo, asd = b.estimate("model"), b.estimate("assisted")
-    dd, se_a, _ = asd.evaluation.differences("AP")
-    both = combine_differences(dd[tr.pair_a, tr.pair_b], se_a[tr.pair_a, tr.pair_b], mo.delta,
-                               np.sqrt(np.maximum(mo.delta_variance, 0.0)), share=cfg.share)
+    dd, se_a, _ = assisted.evaluation.differences("AP")
+    both = combine_differences(dd[tr.pair_a, tr.pair_b], se_a[tr.pair_a, tr.pair_b], model.delta,
+                               np.sqrt(np.maximum(model.delta_variance, 0.0)), share=cfg.share)
     groups = np.array([n in tr.manual for n in tr.names]) if cfg.run_groups else None
-    runs = combine_means(asd.mean, asd.evaluation.covariance["AP"], mo.mean, np.sqrt(np.maximum(mo.variance, 0.0)),
-                         share=cfg.share, groups=groups)
+    runs = combine_means(assisted.mean, assisted.evaluation.covariance["AP"], model.mean,
+                         np.sqrt(np.maximum(model.variance, 0.0)), share=cfg.share, groups=groups)
     return MethodEstimate(runs.mean, runs.se ** 2, both.mean, both.se ** 2, both.p_less(), b.n_judged,
                           float(np.mean(runs.weight)))
 
