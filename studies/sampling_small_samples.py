@@ -270,7 +270,7 @@ def _combined_with(name: str):
 
 
 VARIANTS: dict = {"anchored-1": _anchored(1), "anchored-2": _anchored(2), "sample-anchored-1": _sample_anchored(1),
-                  "sample-anchored-2": _sample_anchored(2),
+                  "sample-anchored-2": _sample_anchored(2), "combined-anchored-1": _combined_with("anchored-1"),
                   "combined-anchored-2": _combined_with("anchored-2")}
 """Variants scored by ``evaluate``: name -> function of a :class:`BudgetSample` returning a
 :class:`~bayeval.experiments.sampling_methods.MethodEstimate`; the study's methods under their own names."""
