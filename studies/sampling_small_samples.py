@@ -37,6 +37,9 @@ from bayeval.experiments.sampling import (
     SamplingStudyConfig,
     draw_pool_sample,
     prepare_sampling_trial,
+    read_sampling_table,
+    sampling_reliability,
+    sampling_statistics,
     trial_rows,
 )
 from bayeval.experiments.sampling_methods import (
@@ -52,6 +55,7 @@ from bayeval.sampling import (
     assisted_measures,
     corrected_measures,
     cross_fitted_predictions,
+    power_bounds,
     stratum_rates,
 )
 
@@ -243,7 +247,7 @@ def decompose(args) -> None:
         frame.to_csv(args.out, index=False)
 
 
-def _anchored(order: int):
+def _anchored(order):
     def run(bs: BudgetSample):
         cfg = bs.trial.config
         ev = anchored_measures(bs.trial.runs, bs.sample, bs.cross_fitted, order=order, inclusion=bs.inclusion,
@@ -252,7 +256,13 @@ def _anchored(order: int):
     return run
 
 
-def _sample_anchored(order: int):
+def _switch(bs: BudgetSample):
+    """anchored-2 where the sample's median expected draws a topic are below 50, else the study's ratio form."""
+    m = float(np.median([float(np.sum(v)) for v in bs.inclusion.values()]))
+    return VARIANTS["anchored-2"](bs) if m < 50 else bs.estimate("assisted")
+
+
+def _sample_anchored(order):
     def run(bs: BudgetSample):
         cfg, tr = bs.trial.config, bs.trial
         rates = cross_fitted_predictions(bs.sample, lambda smp: stratum_rates(smp, relevance_level=cfg.relevance_level),
@@ -269,9 +279,12 @@ def _combined_with(name: str):
     return run
 
 
-VARIANTS: dict = {"anchored-1": _anchored(1), "anchored-2": _anchored(2), "sample-anchored-1": _sample_anchored(1),
-                  "sample-anchored-2": _sample_anchored(2), "combined-anchored-1": _combined_with("anchored-1"),
-                  "combined-anchored-2": _combined_with("anchored-2")}
+VARIANTS: dict = {"anchored-1": _anchored(1), "anchored-2": _anchored(2), "anchored-all": _anchored("all"),
+                  "sample-anchored-1": _sample_anchored(1), "sample-anchored-2": _sample_anchored(2),
+                  "sample-anchored-all": _sample_anchored("all"), "combined-anchored-1": _combined_with("anchored-1"),
+                  "combined-anchored-2": _combined_with("anchored-2"),
+                  "combined-anchored-all": _combined_with("anchored-all"), "assisted-switch": _switch,
+                  "combined-switch": _combined_with("assisted-switch")}
 """Variants scored by ``evaluate``: name -> function of a :class:`BudgetSample` returning a
 :class:`~bayeval.experiments.sampling_methods.MethodEstimate`; the study's methods under their own names."""
 
@@ -295,6 +308,106 @@ def evaluate_variants(args) -> None:
                                          time.perf_counter() - t0))
         print(f"trial {trial} evaluated", file=sys.stderr, flush=True)
     write_table(pd.concat(frames, ignore_index=True), args.out, SAMPLING_COLUMNS)
+
+
+def _cell_figures(frame: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """Per (collection, budget, method): coverage, its paired se against ``reference`` (per-trial coverage
+    differences), width, width ÷ ``sample-bcp``'s, RMSE, right at ≥ 0.99 and the over-confident bins."""
+    stats_ = sampling_statistics(frame)
+    stats_ = stats_[stats_.group == "all"].set_index(["collection", "budget", "method"])
+    _, bins = sampling_reliability(frame)
+    bins = bins[(bins.split == "all")] if len(bins) else bins
+    over = ((bins.mean_forecast > 0.5) & (bins.upper < bins.mean_forecast)) | \
+        ((bins.mean_forecast < 0.5) & (bins.lower > bins.mean_forecast))
+    over = bins[over].groupby(["collection", "budget", "method"]).size()
+    runs = frame[frame.kind == "run"].copy()
+    lo, hi = power_bounds(runs.estimate.to_numpy(), runs.se.to_numpy(), runs.power.fillna(1.0).to_numpy(), 0.95)
+    runs["hit"] = ((lo <= runs.truth) & (runs.truth <= hi)).astype(float)
+    per_trial = runs.groupby(["collection", "budget", "method", "trial"]).hit.mean()
+    rows = []
+    for (col, budget, method), st in stats_.iterrows():
+        mine = per_trial.loc[(col, budget, method)]
+        ref = per_trial.loc[(col, budget, reference)].reindex(mine.index)
+        diff = mine - ref
+        width_ref = stats_.loc[(col, budget, "sample-bcp"), "width"]
+        rows.append({"collection": col, "budget": budget, "method": method, "coverage": st.coverage,
+                     "paired_se": float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else np.nan,
+                     "width": st.width, "width_x_bcp": st.width / width_ref, "rmse": st.rmse, "bias": st.bias,
+                     "right99": st.right99, "over_bins": int(over.get((col, budget, method), 0))})
+    return pd.DataFrame(rows)
+
+
+def _dist(c: float) -> float:
+    return max(0.0, 0.93 - c, c - 0.97)
+
+
+def decide(cells: pd.DataFrame, incumbent: str, candidates: list[str], large: set, floor: float,
+           ties: list[str]) -> tuple[str, pd.DataFrame]:
+    """The rule of docs/notes/sampling-small-samples.md (28 November 2026): eligibility against ``incumbent`` on
+    the ``large`` cells ((collection, budget) pairs), then the lexicographic ranking; ``floor``: the coverage the
+    small-sample cells must reach (0.92 for the default, 0.90 for the sample alone); ``ties``: the order that
+    breaks a tie. Returns the adopted method and the table of each method's eligibility and keys."""
+    inc = cells[cells.method == incumbent].set_index(["collection", "budget"])
+    rows = []
+    for m in [incumbent, *candidates]:
+        mine = cells[cells.method == m].set_index(["collection", "budget"])
+        small = mine[[k not in large for k in mine.index]]
+        big = mine[[k in large for k in mine.index]]
+        ok_large = all(_dist(big.coverage[k]) - _dist(inc.coverage[k]) <= max(big.paired_se[k], 0.01) + 1e-12
+                       and big.rmse[k] <= 1.10 * inc.rmse[k] for k in big.index)
+        ok_right = bool((mine.right99.fillna(1.0) >= 0.97).all())
+        ok_bins = int(mine.over_bins.sum()) <= int(inc.over_bins.sum()) + 1
+        rows.append({"method": m, "eligible": m == incumbent or (ok_large and ok_right and ok_bins),
+                     "large_no_worse": ok_large, "right99": ok_right, "over_bins": int(mine.over_bins.sum()),
+                     "cells_at_floor": int((small.coverage >= floor).sum()),
+                     "cells_in_band": int(small.coverage.between(0.93, 0.97).sum()),
+                     "mean_abs_from_95": float(np.mean(np.abs(small.coverage - 0.95))),
+                     "width_x_bcp": float(mine.width_x_bcp.mean())})
+    table = pd.DataFrame(rows)
+    order = {m: i for i, m in enumerate(ties)}
+    pool = table[table.eligible].to_dict("records")
+
+    def better(a, b) -> bool:   # is a ranked before b?
+        for key, tol, sign in (("cells_at_floor", 0, 1), ("cells_in_band", 0, 1), ("mean_abs_from_95", 0.003, -1),
+                               ("width_x_bcp", 0.01, -1)):
+            d = (a[key] - b[key]) * sign
+            if d > tol:
+                return True
+            if d < -tol:
+                return False
+        return order[a["method"]] < order[b["method"]]
+
+    best = pool[0]
+    for r in pool[1:]:
+        if better(r, best):
+            best = r
+    return best["method"], table
+
+
+def score(args) -> None:
+    frames = [read_sampling_table(p) for p in args.tables]
+    frame = pd.concat(frames, ignore_index=True)
+    large = {(c, float(b)) for c, b in (x.split(":") for x in args.large.split(","))} if args.large else set()
+    large = {(c, b) for c, b in large}
+    out = []
+    for incumbent, candidates, floor, ties in (
+            ("assisted", ["anchored-1", "anchored-2"], 0.92, ["assisted", "anchored-2", "anchored-1"]),
+            ("sample-bcp", ["sample-anchored-1", "sample-anchored-2"], 0.90,
+             ["sample-bcp", "sample-anchored-2", "sample-anchored-1"])):
+        cells = _cell_figures(frame, incumbent)
+        keep = cells[cells.method.isin([incumbent, *candidates])]
+        chosen, table = decide(keep, incumbent, candidates, large, floor, ties)
+        print(f"# {incumbent} against {', '.join(candidates)}: adopted {chosen}")
+        print(table.to_string(index=False))
+        print(keep.sort_values(["collection", "budget", "method"]).round(4).to_string(index=False))
+        out.append(cells)
+    combined = _cell_figures(frame, "combined")
+    print("# the combinations")
+    print(combined[combined.method.str.startswith("combined")].sort_values(["collection", "budget", "method"])
+          .round(4).to_string(index=False))
+    if args.out:
+        pd.concat([*out, combined], ignore_index=True).drop_duplicates(["collection", "budget", "method"]).to_csv(
+            args.out, index=False)
 
 
 def main(argv=None) -> None:
@@ -321,6 +434,11 @@ def main(argv=None) -> None:
         if name == "evaluate":
             p.add_argument("--out", required=True, help="trial table (.parquet or .csv)")
             p.add_argument("--variants", required=True, help="comma-separated")
+    p = sub.add_parser("score", help="the rule of the note: eligibility, ranking, adoption")
+    p.add_argument("tables", nargs="+")
+    p.add_argument("--large", default="", help="the large-sample cells, comma-separated collection:budget")
+    p.add_argument("--out", default=None, help="every cell's figures (csv)")
+    p.set_defaults(func=score)
     args = ap.parse_args(argv)
     args.func(args)
 

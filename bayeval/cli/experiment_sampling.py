@@ -82,6 +82,10 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--run-groups", action="store_true",
                    help="combined: one shift of the model per run type (runs.tsv's type: manual/automatic) "
                         "instead of one for all runs (docs/sampling.md)")
+    r.add_argument("--form", choices=("anchored", "ratio"), default="ratio",
+                   help="assisted (and combined's design-based part): anchored, AP's expansion around the model's "
+                        "expected AP estimated from the sample; ratio, the ratio of the corrected labels' sums "
+                        "(default ratio; docs/sampling.md)")
     r.add_argument("--design", choices=("rank", "prior"), default="rank",
                    help="how each budget's sample is drawn: rank (default) strata by best rank 1-10/11-30/deeper "
                         "at rates 10:5:2; prior: in proportion to the AP-prior of the runs' ranks (statAP's design; "
@@ -124,7 +128,7 @@ def _run(args: argparse.Namespace) -> int:
                               relevance_level=args.relevance_level, depth=args.depth, model=args.model,
                               pairs=args.pairs,
                               seed=args.seed, folds=args.folds, variance=args.variance, share=args.share,
-                              run_groups=args.run_groups, design=args.design,
+                              run_groups=args.run_groups, design=args.design, form=args.form,
                               **({} if args.methods is None else {"methods": args.methods}))
     import os
 

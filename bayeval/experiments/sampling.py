@@ -63,8 +63,8 @@ from bayeval.experiments.sampling_methods import SAMPLING_STRATEGIES, BudgetSamp
 from bayeval.measures import evaluate
 from bayeval.sampling.design import poisson_draw, prior_inclusion, rank_inclusion, rank_stratum
 
-__all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
-           "pool_judgments", "prepare_sampling_trial", "read_sampling_table", "run_sampling_trial",
+__all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_FORMS", "SAMPLING_METHODS", "SamplingStudyConfig",
+           "draw_pool_sample", "pool_judgments", "prepare_sampling_trial", "read_sampling_table", "run_sampling_trial",
            "sampling_reliability", "sampling_resume_plan", "sampling_settings", "sampling_statistics", "trial_rows"]
 
 SAMPLING_METHODS = tuple(SAMPLING_STRATEGIES)
@@ -77,10 +77,13 @@ SAMPLING_OPTIONAL = {"power": 1.0, "settings": None}
 SETTING_OPTIONS = {"depth": "--depth", "model": "--model", "pairs": "--pairs", "folds": "--folds",
                    "variance": "--variance", "share": "--share", "run_groups": "--run-groups",
                    "design": "--design", "relevance_level": "--relevance-level", "per_topic": "--per-topic",
+                   "form": "--form",
                    "budgets": "--budgets"}
 #: settings added after tables recorded them: the value a row without the key was made with (a row made with it
 #: does not record it either, so that the default's rows are the same as before the setting existed)
-SETTING_DEFAULTS = {"design": "rank", "relevance_level": 1, "per_topic": False}
+SETTING_DEFAULTS = {"design": "rank", "relevance_level": 1, "per_topic": False, "form": "ratio"}
+#: the forms of the study's ``assisted`` method (:data:`bayeval.experiments.sampling_methods.ASSISTED_FORMS`)
+SAMPLING_FORMS = ("anchored", "ratio")
 #: the sampling designs of the study (:func:`draw_pool_sample`)
 SAMPLING_DESIGNS = ("rank", "prior")
 
@@ -125,6 +128,10 @@ class SamplingStudyConfig:
     per_topic : bool
         ``budgets`` are judgments per topic instead of shares of its pool: topic t's share is
         ``min(1, budget / N_t)``, ``N_t`` its pool (default False).
+    form : {"anchored", "ratio"}
+        The form of ``assisted`` (and so of ``combined``'s design-based part): ``"anchored"``, AP's expansion
+        around the model's expected AP estimated from the sample (:func:`bayeval.sampling.anchored_measures`);
+        ``"ratio"``, the ratio N̂/R̂ of the corrected labels (:func:`bayeval.sampling.assisted_measures`).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
@@ -140,12 +147,15 @@ class SamplingStudyConfig:
     design: str = "rank"
     relevance_level: int = 1
     per_topic: bool = False
+    form: str = "ratio"
 
     def __post_init__(self) -> None:
         from bayeval.sampling.assisted import VARIANCES
 
         if self.design not in SAMPLING_DESIGNS:
             raise BayevalInputError(f"design: one of {', '.join(SAMPLING_DESIGNS)}, got {self.design!r}")
+        if self.form not in SAMPLING_FORMS:
+            raise BayevalInputError(f"form: one of {', '.join(SAMPLING_FORMS)}, got {self.form!r}")
 
         if not isinstance(self.run_groups, (bool, np.bool_)):
             raise BayevalInputError(f"run_groups: True or False, got {self.run_groups!r}")
@@ -213,11 +223,10 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
 
 def sampling_settings(config: SamplingStudyConfig) -> str:
     """The settings of ``config`` that change a trial's numbers, as the table's ``settings`` column holds them:
-    JSON of ``depth, model, pairs, folds, variance, share, run_groups``; ``design``, ``relevance_level`` and
-    ``per_topic`` unless they are the default (:data:`SETTING_DEFAULTS`: the default's rows are those of tables
-    written before the setting existed); and
-    ``budgets`` (in order: a budget's sample depends on its place in the list, the random stream being drawn one
-    budget after the other)."""
+    JSON of ``depth, model, pairs, folds, variance, share, run_groups``; ``design``, ``relevance_level``,
+    ``per_topic`` and ``form`` unless they hold the value that rows without them were made with
+    (:data:`SETTING_DEFAULTS`: tables written before the setting existed); and ``budgets`` (in order: a budget's
+    sample depends on its place in the list, the random stream being drawn one budget after the other)."""
     out = {"depth": int(config.depth), "model": str(config.model), "pairs": int(config.pairs),
            "folds": int(config.folds), "variance": str(config.variance), "share": float(config.share),
            "run_groups": bool(config.run_groups), "budgets": [float(b) for b in config.budgets]}
@@ -227,6 +236,8 @@ def sampling_settings(config: SamplingStudyConfig) -> str:
         out["relevance_level"] = int(config.relevance_level)
     if bool(config.per_topic):
         out["per_topic"] = True
+    if config.form != SETTING_DEFAULTS["form"]:
+        out["form"] = str(config.form)
     return json.dumps(out, sort_keys=True)
 
 

@@ -25,6 +25,7 @@ from bayeval.expected import compare_systems, expected_measures
 from bayeval.relevance import estimate_probabilities
 from bayeval.sampling import (
     AssistedEvaluation,
+    anchored_measures,
     assisted_measures,
     combine_differences,
     combine_means,
@@ -227,8 +228,12 @@ def _sample(b: BudgetSample) -> MethodEstimate:
 def _assisted(b: BudgetSample) -> MethodEstimate:
     cfg = b.trial.config
     probs = point_probabilities(b.model_fit) if cfg.folds == 0 else b.cross_fitted
-    ev = assisted_measures(b.trial.runs, b.sample, probs, weight=None, inclusion=b.inclusion, cutoffs=(),
-                           depth=cfg.depth, variance=cfg.variance, relevance_level=cfg.relevance_level)
+    if cfg.form == "anchored":
+        ev = anchored_measures(b.trial.runs, b.sample, probs, inclusion=b.inclusion, cutoffs=(), depth=cfg.depth,
+                               relevance_level=cfg.relevance_level)
+    else:
+        ev = assisted_measures(b.trial.runs, b.sample, probs, weight=None, inclusion=b.inclusion, cutoffs=(),
+                               depth=cfg.depth, variance=cfg.variance, relevance_level=cfg.relevance_level)
     return design_estimate(ev, b)
 
 

@@ -33,7 +33,12 @@ def laguerre_nodes(m: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _quadrature(p: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Nodes ``t`` (m,) and weights ``W`` (m,) with ``∫₀^∞ F(e^{-s}) G(e^{-s}) ds ≈ Σ_k W_k F(t_k)``: Gauss–Laguerre
-    in ``y = λ s``, ``λ = E[R | R ≥ 1]`` (the mixture of rates ``r/λ`` then clusters around 1; docs/expected.md)."""
+    in ``y = λ s``, ``λ = E[R | R ≥ 1]`` (the mixture of rates ``r/λ`` then clusters around 1; docs/expected.md).
+    Where some ``p`` lies outside [0, 1] (corrected labels, :func:`anchored_topic` ``order="all"``) ``G`` changes
+    sign and the mixture is no longer positive: Gauss–Legendre in ``t`` on (0, 1) instead, with enough nodes to
+    integrate ``G(t) F(t) / t`` — a polynomial of degree < N for AP — exactly."""
+    if np.any((p < 0) | (p > 1)):
+        return _legendre(p, m)
     y, logw = laguerre_nodes(m)
     mu = float(p.sum())
     if mu <= 0.0:
@@ -50,13 +55,26 @@ def _quadrature(p: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     return t, np.exp(logw + y + log_g - np.log(scale))
 
 
+def _legendre(q: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes on (0, 1) and the weights ``w_k G(t_k) / t_k`` (G signed), ``max(m, ⌈(N + 1)/2⌉)``
+    nodes for N documents (exact for the polynomial ``G E_u[S] / t`` of degree < N)."""
+    k = max(int(m), (len(q) + 2) // 2)
+    x, w = np.polynomial.legendre.leggauss(k)
+    t = 0.5 * (x + 1.0)
+    phi = 1.0 - np.multiply.outer(1.0 - t, q)                                # (k, N)
+    sign = np.prod(np.sign(phi), axis=1)
+    with np.errstate(divide="ignore"):
+        log_g = np.sum(np.log(np.abs(phi)), axis=1)
+    return t, sign * np.exp(log_g) * 0.5 * w / t
+
+
 def _suffix(values: np.ndarray) -> np.ndarray:
     """``Σ_{r' > r} values_{r'}`` along the last axis."""
     return np.cumsum(values[..., ::-1], axis=-1)[..., ::-1] - values
 
 
 def anchored_topic(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np.ndarray, delta: np.ndarray,
-                   pi: np.ndarray, sampled_pool: np.ndarray, order: int = 2, nodes: int = 64
+                   pi: np.ndarray, sampled_pool: np.ndarray, order: int = 2, nodes: int = 32
                    ) -> dict[str, np.ndarray]:
     """AP anchored at the model's p and corrected by the sample to ``order`` 1 or 2, with jackknife influences.
 
@@ -74,9 +92,12 @@ def anchored_topic(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np
         Their inclusion probabilities.
     sampled_pool : ndarray of int, shape (n,)
         Each sampled document's index in ``p_pool``.
-    order : {1, 2}
+    order : {1, 2, "all"}
+        The terms of the expansion kept; ``"all"``: every term, i.e. the model's expected-AP formula evaluated at
+        the corrected labels ``z = p + I δ`` (AP's multilinear extension at ``z``: exactly design-unbiased, the
+        terms of every order estimated from the sample), with influences ``√(1 - π_e) δ_e ∂/∂q_e`` at ``z``.
     nodes : int
-        Quadrature nodes.
+        Quadrature nodes (at least ⌈(N + 1)/2⌉ Gauss–Legendre nodes with ``"all"``).
 
     Returns
     -------
@@ -97,6 +118,13 @@ def anchored_topic(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np
     """
     S, D = p_ranked.shape
     n = len(delta)
+    if order == "all":   # the expansion's every term: the expected-AP formula at the corrected labels
+        p_pool = p_pool.copy()
+        p_pool[sampled_pool] += delta
+        p_ranked = p_ranked.copy()
+        got_e = rank_of_sampled > 0
+        sr_e, se_e = np.nonzero(got_e)
+        p_ranked[sr_e, rank_of_sampled[sr_e, se_e] - 1] += delta[se_e]
     t_all, weights = _quadrature(p_pool, int(nodes))
     rank = np.arange(1, D + 1, dtype=np.float64)
     got = rank_of_sampled > 0
@@ -110,7 +138,7 @@ def anchored_topic(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np
         if wk == 0.0:
             continue
         phi_r = 1.0 - p_ranked + p_ranked * t
-        u_r = np.where(phi_r > 0, p_ranked * t / np.where(phi_r > 0, phi_r, 1.0), 0.0)
+        u_r = np.where(phi_r != 0, p_ranked * t / np.where(phi_r != 0, phi_r, 1.0), 0.0)
         above = np.cumsum(u_r, axis=1) - u_r
         es = np.sum(u_r * (1.0 + above) / rank, axis=1)                       # E_u[S], (S,)
         slope = (1.0 + above) / rank + _suffix(u_r / rank)                   # c at each rank, (S, D)
@@ -118,11 +146,11 @@ def anchored_topic(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np
         if n == 0:
             continue
         phi_e = 1.0 - p_s + p_s * t
-        u_e = np.where(phi_e > 0, p_s * t / np.where(phi_e > 0, phi_e, 1.0), 0.0)
+        u_e = np.where(phi_e != 0, p_s * t / np.where(phi_e != 0, phi_e, 1.0), 0.0)
         c_e = np.where(got, slope[rows, idx], 0.0)                             # (S, n)
         core = es[:, None] - u_e[None, :] * c_e
         f1 += wk * ((t - 1.0) * core + t * c_e) / phi_e[None, :]
-        if order < 2:
+        if order != 2:
             continue
         w = delta / phi_e                                                     # (n,)
         w_tot = float(w.sum())
@@ -142,8 +170,11 @@ def anchored_topic(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np
         inner = ((t - 1.0) ** 2 * (w_m * core - wuc_m + u_e[None, :] * au_e)
                  + t * (t - 1.0) * (wc_m - u_e[None, :] * a_e + w_m * c_e - au_e) + t * t * a_e)
         q += wk * inner / phi_e[None, :]
-    est = f0 + f1 @ delta
-    if order >= 2:
+    if order == "all":
+        est = f0
+    else:
+        est = f0 + f1 @ delta
+    if order == 2:
         est = est + 0.5 * (q @ delta)
     g = np.sqrt(1.0 - pi)[None, :] * delta[None, :] * (f1 + q)
     return {"AP": est, "model": f0, "AP_g": g}

@@ -34,14 +34,14 @@ from bayeval.sampling.assisted import AssistedEvaluation, _inclusion, _mean_cova
 __all__ = ["ORDERS", "anchored_measures"]
 
 #: The orders of the expansion :func:`anchored_measures` keeps.
-ORDERS = (1, 2)
+ORDERS = (1, 2, "all")
 
 
 def anchored_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
                       predictions: RelevanceProbabilities, *, order: int = 2,
                       inclusion: Mapping[str, np.ndarray] | None = None, cutoffs: tuple[int, ...] = (10,),
                       depth: int = 1000, relevance_level: int = 1, default: float = 0.0,
-                      nodes: int = 64) -> AssistedEvaluation:
+                      nodes: int = 32) -> AssistedEvaluation:
     """Every run's AP (and P@k) anchored at the model's predictions and corrected by the random sample.
 
     Parameters
@@ -53,8 +53,11 @@ def anchored_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         Each pooled document's probability of relevance (``default`` where not listed). For the estimate to stay
         design-unbiased a document's p must not depend on its own draw (cross-fitting:
         :func:`bayeval.sampling.cross_fitted_predictions`).
-    order : {1, 2}
-        The terms of AP's expansion around ``p`` kept (default 2: the pairs of sampled documents too).
+    order : {1, 2, "all"}
+        The terms of AP's expansion around ``p`` kept (default 2: the pairs of sampled documents too); ``"all"``:
+        every term — the model's expected-AP formula evaluated at the corrected labels
+        ``z_d = p_d + I_d (x_d - p_d)/π_d``, AP's multilinear extension at ``z``, exactly design-unbiased for AP
+        (the terms of every order estimated from the sample; their variance grows with 1/π where R is small).
     inclusion : mapping topic -> ndarray, optional
         Each pooled document's inclusion probability, aligned with ``sample[topic].docnos``; default the
         stratum's sampling rate ``n_c / N_c``. Sampling is taken to be Poisson (independent draws).
@@ -64,8 +67,9 @@ def anchored_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     default : float
         p of a pooled document ``predictions`` does not list.
     nodes : int
-        Gauss–Laguerre nodes of the tilted integral (docs/expected.md; 64 is exact to rounding on the cases
-        tested).
+        Gauss–Laguerre nodes of the tilted integral (docs/expected.md). 32 (default): every topic's estimate
+        within 1.2·10⁻⁸ and its variance within 5·10⁻⁸ of 128 nodes' on DL 2020 samples of 10 judgments a topic
+        (64: within 10⁻¹², at twice the time).
 
     Returns
     -------
@@ -99,7 +103,7 @@ def anchored_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     array([0.833333, 0.5     ])
     """
     runs = runs if isinstance(runs, RunSet) else RunSet(tuple(runs))
-    if order not in ORDERS:
+    if order not in ORDERS or isinstance(order, bool):
         raise BayevalInputError(f"order: one of {', '.join(map(str, ORDERS))}, got {order!r}")
     if not 0.0 <= float(default) <= 1.0:
         raise BayevalInputError(f"default: must lie in [0, 1], got {default!r}")
@@ -129,7 +133,7 @@ def anchored_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         ranks = tr.ranks[where[smp]].T.astype(np.int64)                       # (S, n)
         delta = (x - p)[smp] / pi[smp]
         res = anchored_topic(tr.ranked_values(p_doc, 0.0), p, ranks, delta, pi[smp], np.flatnonzero(smp),
-                             order=int(order), nodes=int(nodes))
+                             order=order, nodes=int(nodes))
         ok = tr.has_results
         has[:, ti] = ok
         parts = {"AP": (res["AP"], res["AP_g"])}
