@@ -259,7 +259,7 @@ def _anchored(order):
 def _switch(bs: BudgetSample):
     """anchored-2 where the sample's median expected draws a topic are below 50, else the study's ratio form."""
     m = float(np.median([float(np.sum(v)) for v in bs.inclusion.values()]))
-    return VARIANTS["anchored-2"](bs) if m < 50 else bs.estimate("assisted")
+    return _variant(bs, "anchored-2") if m < 50 else bs.estimate("assisted")
 
 
 def _sample_anchored(order):
@@ -273,9 +273,17 @@ def _sample_anchored(order):
     return run
 
 
+def _variant(bs: BudgetSample, name: str):
+    """A variant's estimate on ``bs``, computed once (the combinations reuse their design-based part)."""
+    memo = bs.__dict__.setdefault("_variants", {})
+    if name not in memo:
+        memo[name] = VARIANTS[name](bs)
+    return memo[name]
+
+
 def _combined_with(name: str):
     def run(bs: BudgetSample):
-        return combined_estimate(bs.estimate("model"), VARIANTS[name](bs), bs)
+        return combined_estimate(bs.estimate("model"), _variant(bs, name), bs)
     return run
 
 
@@ -303,7 +311,7 @@ def evaluate_variants(args) -> None:
         for bs in samples:
             for v in names:
                 t0 = time.perf_counter()
-                est = bs.estimate(v) if v in SAMPLING_STRATEGIES else known[v](bs)
+                est = bs.estimate(v) if v in SAMPLING_STRATEGIES else _variant(bs, v)
                 frames.append(trial_rows(col.name, tr, cfg.budgets[bs.index], v, est, bs.n_pool,
                                          time.perf_counter() - t0))
         print(f"trial {trial} evaluated", file=sys.stderr, flush=True)
