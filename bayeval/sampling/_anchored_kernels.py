@@ -16,9 +16,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import roots_laguerre
+from scipy.special import roots_laguerre, roots_legendre
 
-__all__ = ["anchored_topic", "laguerre_nodes"]
+__all__ = ["anchored_topic", "laguerre_nodes", "legendre_nodes"]
 
 
 @lru_cache(maxsize=8)
@@ -55,17 +55,25 @@ def _quadrature(p: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     return t, np.exp(logw + y + log_g - np.log(scale))
 
 
+@lru_cache(maxsize=64)
+def legendre_nodes(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes and weights on (0, 1) (read-only)."""
+    x, w = roots_legendre(k)
+    t, w = 0.5 * (x + 1.0), 0.5 * w
+    t.flags.writeable = False
+    w.flags.writeable = False
+    return t, w
+
+
 def _legendre(q: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Gauss–Legendre nodes on (0, 1) and the weights ``w_k G(t_k) / t_k`` (G signed), ``max(m, ⌈(N + 1)/2⌉)``
     nodes for N documents (exact for the polynomial ``G E_u[S] / t`` of degree < N)."""
-    k = max(int(m), (len(q) + 2) // 2)
-    x, w = np.polynomial.legendre.leggauss(k)
-    t = 0.5 * (x + 1.0)
+    t, w = legendre_nodes(max(int(m), (len(q) + 2) // 2))
     phi = 1.0 - np.multiply.outer(1.0 - t, q)                                # (k, N)
     sign = np.prod(np.sign(phi), axis=1)
     with np.errstate(divide="ignore"):
         log_g = np.sum(np.log(np.abs(phi)), axis=1)
-    return t, sign * np.exp(log_g) * 0.5 * w / t
+    return t, sign * np.exp(log_g) * w / t
 
 
 def _suffix(values: np.ndarray) -> np.ndarray:
