@@ -87,3 +87,23 @@ def test_cli_condense_level_and_per_topic(graded_dir, tmp_path):
                                    SamplingStudyConfig(budgets=(10, 20), per_topic=True, relevance_level=2, depth=40,
                                                        pairs=3, methods=("sample-bcp",)), range(1))
     assert plan == {0: set()}
+
+
+def test_auto_form_switches_at_fifty_a_topic_and_the_study_warns(graded_dir, tmp_path):
+    """``form="auto"`` (the default): the anchored estimate (weight 1) where a budget's median expected draws a
+    topic are below 50, the ratio (a tuned weight) from 50 — the same rows as those forms asked for by name; the
+    study warns of budgets below the stated minimum before it starts."""
+    col = load_collection(graded_dir)
+    kw = dict(depth=40, pairs=3, methods=("assisted",), per_topic=True)
+    auto = run_sampling_trial(col, SamplingStudyConfig(budgets=(12, 55), **kw), 0)
+    for budget, form in ((12, "anchored"), (55, "ratio")):
+        named = run_sampling_trial(col, SamplingStudyConfig(budgets=(12, 55), form=form, **kw), 0)
+        a, b = (f[f.budget == budget].estimate.to_numpy() for f in (auto, named))
+        np.testing.assert_array_equal(a, b)
+    assert (auto[auto.budget == 12].weight == 1.0).all() and (auto[auto.budget == 55].weight < 1.0).all()
+    assert '"form": "auto"' in auto.settings.iloc[0]
+    rc, _, err = run_cli("experiment", "sampling", "run", graded_dir, "--out", tmp_path / "t.csv", "--trials", "1",
+                         "--depth", "40", "--pairs", "3", "--methods", "assisted,sample-bcp", "--per-topic", "5,40")
+    assert rc == 0, err
+    assert "warning: budget 5: 8 of 8 topics have fewer than 10 judgments drawn" in err
+    assert "budget 5: 8 of 8 topics have fewer than 40" in err and "budget 40:" not in err

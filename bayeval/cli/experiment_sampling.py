@@ -82,10 +82,11 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--run-groups", action="store_true",
                    help="combined: one shift of the model per run type (runs.tsv's type: manual/automatic) "
                         "instead of one for all runs (docs/sampling.md)")
-    r.add_argument("--form", choices=("anchored", "ratio"), default="ratio",
+    r.add_argument("--form", choices=("auto", "anchored", "ratio"), default="auto",
                    help="assisted (and combined's design-based part): anchored, AP's expansion around the model's "
-                        "expected AP estimated from the sample; ratio, the ratio of the corrected labels' sums "
-                        "(default ratio; docs/sampling.md)")
+                        "expected AP estimated from the sample; ratio, the ratio of the corrected labels' sums; "
+                        "auto (default): anchored below a median of 50 expected judgments a topic, ratio from 50 "
+                        "(docs/sampling.md)")
     r.add_argument("--design", choices=("rank", "prior"), default="rank",
                    help="how each budget's sample is drawn: rank (default) strata by best rank 1-10/11-30/deeper "
                         "at rates 10:5:2; prior: in proportion to the AP-prior of the runs' ranks (statAP's design; "
@@ -132,6 +133,8 @@ def _run(args: argparse.Namespace) -> int:
                               **({} if args.methods is None else {"methods": args.methods}))
     import os
 
+    for line in _size_notices(col, cfg):
+        print(f"bayeval: warning: {line}", file=sys.stderr)
     frame = read_sampling_table(args.out) if os.path.exists(args.out) else None
     plan, warnings = sampling_resume_plan(frame, col.name, cfg, range(args.trials), table=args.out)
     for line in warnings:
@@ -150,6 +153,24 @@ def _run(args: argparse.Namespace) -> int:
             added = ", ".join(f"{m} at {b:g}" for b, m in sorted(missing))
             print(f"bayeval: trial {trial} of {col.name} completed: {added}", file=sys.stderr)
     return 0
+
+
+def _size_notices(col, cfg) -> list[str]:
+    """The stated minimum (:func:`bayeval.sampling.minimum_notices`) for each budget's expected judgments a topic,
+    for the form of ``assisted`` (and ``sample-bcp``'s where it is run)."""
+    from bayeval.data import RankData
+    from bayeval.sampling import minimum_notices
+
+    base = RankData.build(col.runs(col.run_names), None, depth=cfg.depth, topics=col.topics())
+    pools = {tr.topic: int((tr.ranks > 0).any(axis=1).sum()) for tr in base}
+    forms = [f for m, f in (("assisted", cfg.form), ("combined", cfg.form), ("sample-bcp", "sample-bcp"))
+             if m in cfg.methods]
+    out = []
+    for budget in cfg.budgets:
+        draws = {t: min(float(budget), n) if cfg.per_topic else float(budget) * n for t, n in pools.items()}
+        for form in dict.fromkeys(forms):
+            out += [f"budget {budget:g}: {line}" for line in minimum_notices(draws, cfg.relevance_level, form=form)]
+    return out
 
 
 def _stats(args: argparse.Namespace) -> int:

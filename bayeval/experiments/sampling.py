@@ -83,7 +83,7 @@ SETTING_OPTIONS = {"depth": "--depth", "model": "--model", "pairs": "--pairs", "
 #: does not record it either, so that the default's rows are the same as before the setting existed)
 SETTING_DEFAULTS = {"design": "rank", "relevance_level": 1, "per_topic": False, "form": "ratio"}
 #: the forms of the study's ``assisted`` method (:data:`bayeval.experiments.sampling_methods.ASSISTED_FORMS`)
-SAMPLING_FORMS = ("anchored", "ratio")
+SAMPLING_FORMS = ("auto", "anchored", "ratio")
 #: the sampling designs of the study (:func:`draw_pool_sample`)
 SAMPLING_DESIGNS = ("rank", "prior")
 
@@ -128,10 +128,13 @@ class SamplingStudyConfig:
     per_topic : bool
         ``budgets`` are judgments per topic instead of shares of its pool: topic t's share is
         ``min(1, budget / N_t)``, ``N_t`` its pool (default False).
-    form : {"anchored", "ratio"}
+    form : {"auto", "anchored", "ratio"}
         The form of ``assisted`` (and so of ``combined``'s design-based part): ``"anchored"``, AP's expansion
         around the model's expected AP estimated from the sample (:func:`bayeval.sampling.anchored_measures`);
-        ``"ratio"``, the ratio N̂/R̂ of the corrected labels (:func:`bayeval.sampling.assisted_measures`).
+        ``"ratio"``, the ratio N̂/R̂ of the corrected labels (:func:`bayeval.sampling.assisted_measures`);
+        ``"auto"`` (default), the anchored form where a budget's median expected draws a topic are below 50, the
+        ratio from 50 (:func:`bayeval.sampling.assisted_form`; chosen on DL 2020, Robust 2003 and a dense
+        synthetic collection, docs/sampling.md).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
@@ -147,7 +150,7 @@ class SamplingStudyConfig:
     design: str = "rank"
     relevance_level: int = 1
     per_topic: bool = False
-    form: str = "ratio"
+    form: str = "auto"
 
     def __post_init__(self) -> None:
         from bayeval.sampling.assisted import VARIANCES

@@ -26,6 +26,7 @@ from bayeval.relevance import estimate_probabilities
 from bayeval.sampling import (
     AssistedEvaluation,
     anchored_measures,
+    assisted_form,
     assisted_measures,
     combine_differences,
     combine_means,
@@ -228,7 +229,8 @@ def _sample(b: BudgetSample) -> MethodEstimate:
 def _assisted(b: BudgetSample) -> MethodEstimate:
     cfg = b.trial.config
     probs = point_probabilities(b.model_fit) if cfg.folds == 0 else b.cross_fitted
-    if cfg.form == "anchored":
+    form = cfg.form if cfg.form != "auto" else assisted_form({t: float(np.sum(v)) for t, v in b.inclusion.items()})
+    if form == "anchored":
         ev = anchored_measures(b.trial.runs, b.sample, probs, inclusion=b.inclusion, cutoffs=(), depth=cfg.depth,
                                relevance_level=cfg.relevance_level)
     else:
