@@ -14,7 +14,7 @@ from bayeval.data.qrels import Qrels, pool_qrels
 from bayeval.data.run import Run, RunSet
 from bayeval.errors import BayevalInputError
 
-__all__ = ["SyntheticCollection", "make_collection"]
+__all__ = ["DENSE_SHALLOW", "SyntheticCollection", "dense_collection", "make_collection"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,3 +216,23 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     return SyntheticCollection(runs, qrels, judged, dict(zip(names, quality.tolist(), strict=True)),
                                depth, judged_depth, seed_out, tuple(n for n, o in zip(names, own, strict=True) if o),
                                tuple(n for n, m in zip(names, man, strict=True) if m), hidden_docs)
+
+
+#: The small, dense pools of modern passage collections (TREC DL: ~140-210 judged documents a topic, a third to
+#: a half of them relevant at grade >= 1): 200 candidate documents a topic, every one of them in the depth-100
+#: pool of 30 systems, 40% relevant on average (topic rates Beta(2, 3): from under 10% to over 70%), graded 1-2.
+#: The choosing collection of docs/sampling.md for samples of 10-40 judgments a topic.
+DENSE_SHALLOW = {"n_topics": 50, "n_systems": 30, "n_docs": 200, "depth": 100, "judged_depth": 100,
+                 "base_rate": 0.4, "graded": True}
+
+
+def dense_collection(seed: int | np.random.SeedSequence | None = 0, **overrides) -> SyntheticCollection:
+    """A collection with small, dense pools (:data:`DENSE_SHALLOW`), any of its settings overridden.
+
+    Examples
+    --------
+    >>> col = dense_collection(seed=1, n_topics=2, n_systems=4)
+    >>> len(col.runs), col.depth, len(col.qrels["1"].docnos)
+    (4, 100, 200)
+    """
+    return make_collection(**{**DENSE_SHALLOW, **overrides, "seed": seed})

@@ -23,6 +23,12 @@ manual run's E[MAP] below its MAP and an automatic run's above; manual pairs les
         --base-rate 0.05 --independent 0 --manual 6 --manual-quality 1.0 --hidden 0.4 --hidden-effect -4 \\
         --hidden-reach 0.25 --truth pool --seed 11
 
+``--dense`` starts from the small, dense pools of :data:`bayeval.synthetic.DENSE_SHALLOW` (200 documents a
+topic, all in the depth-100 pool of 30 systems, 40% relevant, graded; the flags given override it): the
+choosing collection of docs/sampling.md for samples of 10-40 judgments a topic::
+
+    python studies/make_synthetic_collection.py synth-dense --dense --independent 0 --seed 21
+
 The pair figures on it depend on the draw of systems (docs/calibration.md, "Across seeds"): choose on
 ``--seed 11``, ``12`` and ``13`` together.
 """
@@ -36,17 +42,19 @@ from pathlib import Path
 from bayeval.data import pool_qrels
 from bayeval.errors import BayevalInputError
 from bayeval.io import write_qrels, write_run
-from bayeval.synthetic import make_collection
+from bayeval.synthetic import DENSE_SHALLOW, make_collection
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", type=Path, help="new directory")
-    ap.add_argument("--topics", type=int, default=50)
-    ap.add_argument("--systems", type=int, default=30)
-    ap.add_argument("--docs", type=int, default=1000)
-    ap.add_argument("--depth", type=int, default=100)
-    ap.add_argument("--base-rate", type=float, default=0.05)
+    ap.add_argument("--dense", action="store_true",
+                    help="start from bayeval.synthetic.DENSE_SHALLOW (small, dense, graded pools) instead")
+    ap.add_argument("--topics", type=int, default=None, help="default 50")
+    ap.add_argument("--systems", type=int, default=None, help="default 30")
+    ap.add_argument("--docs", type=int, default=None, help="default 1000 (--dense: 200)")
+    ap.add_argument("--depth", type=int, default=None, help="default 100")
+    ap.add_argument("--base-rate", type=float, default=None, help="default 0.05 (--dense: 0.4)")
     ap.add_argument("--independent", type=int, default=8)
     ap.add_argument("--manual", type=int, default=0,
                     help="manual-like systems: a quality bonus and their own document effect (runs.tsv 'manual')")
@@ -61,9 +69,14 @@ def main(argv=None) -> None:
                          "run retrieves (TREC's truth: a pool of every run at --depth)")
     ap.add_argument("--seed", type=int, default=11)
     a = ap.parse_args(argv)
+    start = dict(DENSE_SHALLOW) if a.dense else {"n_topics": 50, "n_systems": 30, "n_docs": 1000, "depth": 100,
+                                                  "base_rate": 0.05}
+    given = {"n_topics": a.topics, "n_systems": a.systems, "n_docs": a.docs, "depth": a.depth,
+             "base_rate": a.base_rate}
+    start.update({k: v for k, v in given.items() if v is not None})
+    a.depth = start["depth"]
     try:
-        col = make_collection(n_topics=a.topics, n_systems=a.systems, n_docs=a.docs, depth=a.depth,
-                              base_rate=a.base_rate, seed=a.seed, independent=a.independent, manual=a.manual,
+        col = make_collection(**start, seed=a.seed, independent=a.independent, manual=a.manual,
                               manual_quality=a.manual_quality, hidden=a.hidden, hidden_effect=a.hidden_effect,
                               hidden_reach=a.hidden_reach)
         (a.out / "runs").mkdir(parents=True)

@@ -195,3 +195,27 @@ def test_cli_sample_and_export(tmp_path, col):
     assert rc == 0 and "prior scheme" in out, err
     with Campaign.open(tmp_path / "c2.sqlite") as c:
         assert (c.samples().scheme == "prior").all()
+
+
+def test_per_topic_draw_and_the_stated_minimum(tmp_path, col):
+    """``per_topic``: every topic's pool drawn at min(1, N / pool) (the expected count, whatever the pool's size);
+    the command prints the expected judgments a topic and warns below the stated minimum, naming it."""
+    camp = _camp(tmp_path, col)
+    camp.draw_sample(per_topic=12, seed=2)
+    s = camp.samples()
+    expected = s.groupby("topic").inclusion.sum()
+    assert np.allclose(expected, 12.0)
+    with pytest.raises(BayevalInputError, match="share, per_topic: give one of the two"):
+        _camp(tmp_path, col, "c3.sqlite").draw_sample(0.1, per_topic=5)
+    with pytest.raises(BayevalInputError, match="per_topic"):
+        _camp(tmp_path, col, "c4.sqlite").draw_sample(per_topic=0.5)
+    camp.close()
+    _camp(tmp_path, col, "c5.sqlite").close()
+    rc, out, err = run_cli("judge", "sample", tmp_path / "c5.sqlite", "--per-topic", "4", "--seed", "1")
+    assert rc == 0 and "4.0 expected a topic" in out, err
+    assert "warning: 3 of 3 topics have fewer than" in err and "not known to hold" in err
+    _camp(tmp_path, col, "c6.sqlite").close()
+    rc, out, err = run_cli("judge", "sample", tmp_path / "c6.sqlite", "--per-topic", "30", "--relevance-level", "3")
+    assert rc == 0 and "fewer than" not in err and "relevance level 3" in err, err
+    rc, _, err = run_cli("judge", "sample", tmp_path / "c6.sqlite", "--per-topic", "30", "--share", "0.1")
+    assert rc == 2 and "not allowed with argument" in err

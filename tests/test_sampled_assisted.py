@@ -21,7 +21,7 @@ from bayeval.experiments.sampling import SamplingStudyConfig, draw_pool_sample, 
 from bayeval.io import read_prels, read_qrels, read_stratified_sample, write_qrels, write_run, write_stratified_sample
 from bayeval.relevance import PredictionFit
 from bayeval.relevance.defaults import DEFAULT_MODEL
-from bayeval.sampling import assisted_measures, evaluate_assisted
+from bayeval.sampling import anchored_measures, assisted_measures, evaluate_assisted
 from bayeval.sampling.crossfit import assign_folds
 from bayeval.synthetic import make_collection
 
@@ -190,10 +190,16 @@ def test_each_fit_learns_from_other_folds_non_random_judgments_only(col):
     t0 = sample.topics[0]
     assert not np.allclose(res.predictions.lookup(t0, sample[t0].docnos, 0.0),
                            plain.predictions.lookup(t0, sample[t0].docnos, 0.0))
-    # ... the correction did not: the draw alone with those predictions
-    again = assisted_measures(col.runs, sample, res.predictions, cutoffs=(10,), depth=DEPTH)
+    # ... the correction did not: the draw alone with those predictions (here ~20 drawn a topic: the anchored
+    # form; the ratio form likewise)
+    assert res.form == "anchored"
+    again = anchored_measures(col.runs, sample, res.predictions, cutoffs=(10,), depth=DEPTH)
     np.testing.assert_array_equal(again.values["AP"], res.evaluation.values["AP"])
     np.testing.assert_array_equal(again.covariance["AP"], res.evaluation.covariance["AP"])
+    ratio = evaluate_assisted(col.runs, sample, fit, extra=extra, depth=DEPTH, folds=3, seed=5, form="ratio")
+    again = assisted_measures(col.runs, sample, ratio.predictions, cutoffs=(10,), depth=DEPTH)
+    np.testing.assert_array_equal(again.values["AP"], ratio.evaluation.values["AP"])
+    np.testing.assert_array_equal(again.covariance["AP"], ratio.evaluation.covariance["AP"])
 
 
 def test_non_random_judgments_keep_the_estimate_unbiased():
@@ -420,3 +426,42 @@ def test_the_progress_bar_changes_nothing(capsys):
     shown = evaluate_assisted(runs, sample, counted, folds=3, progress=True)
     assert len(calls) == 6
     np.testing.assert_array_equal(quiet.evaluation.values["AP"], shown.evaluation.values["AP"])
+
+
+# ------------------------------------------------------------- graded levels, the form, the stated minimum
+def test_cli_relevance_level_form_and_minimum(files, col, tmp_path):
+    """``--relevance-level`` reaches statAP (level 2 counts grade 2 only: fewer relevant, another estimate) and
+    the model-assisted estimate; the inferred measures refuse it (sample_eval.pl counts grade >= 1); ``--form``
+    picks the estimate (auto: anchored below a median of 50 drawn a topic); a sample below the stated minimum
+    is warned about on stderr, naming the minimum."""
+    graded = make_collection(n_topics=4, n_systems=4, n_docs=120, depth=DEPTH, judged_depth=DEPTH, seed=5,
+                             graded=True)
+    (tmp_path / "g").mkdir()
+    for run in graded.runs:
+        write_run(run, tmp_path / "g" / f"input.{run.name}")
+    sample, _ = draw_pool_sample(RankData.build(graded.runs, None, depth=DEPTH), graded.qrels, 0.3,
+                                 np.random.default_rng(2))
+    write_stratified_sample(sample, tmp_path / "gs.txt")
+    out = {}
+    for level in (1, 2):
+        rc, text, err = run_cli("sampled", tmp_path / "gs.txt", tmp_path / "g", "--estimator", "stat",
+                                "--relevance-level", str(level), "--format", "csv")
+        assert rc == 0, err
+        out[level] = pd.read_csv(io.StringIO(text))
+    assert not np.allclose(out[1].value, out[2].value)
+    rc, _, err = run_cli("sampled", tmp_path / "gs.txt", tmp_path / "g", "--relevance-level", "2")
+    assert rc == 2 and "--relevance-level: the inferred measures count grade >= 1" in err
+    base = ["sampled", files / "sample.txt", files / "runs", "--estimator", "assisted", "--model", "smoothed",
+            "--seed", "4", "--no-progress"]
+    rc, text, err = run_cli(*base)
+    assert rc == 0 and "anchored at its expected AP" in text and "warning" not in err, err   # ~20 drawn a topic
+    small, _ = draw_pool_sample(RankData.build(col.runs, None, depth=DEPTH), col.qrels, 0.06,
+                                np.random.default_rng(3))
+    write_stratified_sample(small, tmp_path / "small.txt")
+    rc, text, err = run_cli("sampled", tmp_path / "small.txt", *base[2:])
+    assert rc == 0 and "warning:" in err and "fewer than 10 judgments drawn" in err and "not known to hold" in err
+    rc, text, err = run_cli(*base, "--form", "ratio")
+    assert rc == 0 and "ratio form, weight on the model" in text, err
+    assert "fewer than 50 judgments drawn" in err
+    rc, _, err = run_cli("sampled", files / "sample.txt", files / "runs", "--form", "ratio")
+    assert rc == 2 and "--form: only with --estimator assisted" in err

@@ -146,7 +146,7 @@ def test_combined_rows_combine_the_model_and_assisted_rows_of_the_same_sample(co
 def test_run_groups_pass_the_run_types_to_the_combined_means(tmp_path, collection_dir_writer, monkeypatch):
     """``run_groups``: the combined runs' means get one shift per runs.tsv type (the manual flag of each run,
     in the trial's run order); the pairs are unchanged; off, no groups are passed."""
-    import bayeval.sampling.combined as combined
+    import bayeval.experiments.sampling_methods as combined  # the study's methods call combine_means from here
 
     col_dir = collection_dir_writer(make_collection(n_topics=6, n_systems=6, n_docs=120, depth=40,
                                                     judged_depth=40, seed=3), tmp_path)

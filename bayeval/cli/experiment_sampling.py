@@ -24,6 +24,16 @@ def _shares(text: str) -> tuple[float, ...]:
     return out
 
 
+def _counts(text: str) -> tuple[float, ...]:
+    try:
+        out = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        out = ()
+    if not out or any(not b >= 1 for b in out):
+        raise argparse.ArgumentTypeError(f"comma-separated judgments per topic, each >= 1, got {text!r}")
+    return out
+
+
 def _methods(text: str) -> tuple[str, ...]:
     from bayeval.errors import BayevalInputError
     from bayeval.experiments.sampling import SAMPLING_METHODS
@@ -49,8 +59,16 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--out", required=True, metavar="TABLE", help="trial table (.parquet or .csv), resumed if present")
     r.add_argument("--trials", type=positive_int, default=20, help="number of trials 0..N-1 (default 20)")
     r.add_argument("--name", default=None, help="collection name in the table (default: the directory's)")
-    r.add_argument("--budgets", type=_shares, default=(0.02, 0.05, 0.10, 0.20),
-                   help="shares of each topic's pool judged (default 0.02,0.05,0.1,0.2)")
+    size = r.add_mutually_exclusive_group()
+    size.add_argument("--budgets", type=_shares, default=None,
+                      help="shares of each topic's pool judged (default 0.02,0.05,0.1,0.2)")
+    size.add_argument("--per-topic", type=_counts, default=None, metavar="N[,N...]",
+                      help="instead: judgments drawn in each topic (expected), e.g. 10,20,40")
+    r.add_argument("--relevance-level", type=positive_int, default=1, metavar="L",
+                   help="lowest grade counted relevant, by the truth, the model and the estimators (default 1)")
+    r.add_argument("--condense", action="store_true",
+                   help="runs keep only the documents the qrels judge, so the truth is complete where the qrels are "
+                        "shallow (rows name the collection '<name>-condensed')")
     add_depth_argument(r, study=True)  # the pool and evaluation depth
     r.add_argument("--model", default=DEFAULT_MODEL,
                    help=f"relevance model configuration (default {DEFAULT_MODEL}, the model of every other command)")
@@ -66,6 +84,11 @@ def register_sampling(studies, parser_class) -> None:
     r.add_argument("--run-groups", action="store_true",
                    help="combined: one shift of the model per run type (runs.tsv's type: manual/automatic) "
                         "instead of one for all runs (docs/sampling.md)")
+    r.add_argument("--form", choices=("auto", "anchored", "ratio"), default="auto",
+                   help="assisted (and combined's design-based part): anchored, AP's expansion around the model's "
+                        "expected AP estimated from the sample; ratio, the ratio of the corrected labels' sums; "
+                        "auto (default): anchored below a median of 50 expected judgments a topic, ratio from 50 "
+                        "(docs/sampling.md)")
     r.add_argument("--design", choices=("rank", "prior"), default="rank",
                    help="how each budget's sample is drawn: rank (default) strata by best rank 1-10/11-30/deeper "
                         "at rates 10:5:2; prior: in proportion to the AP-prior of the runs' ranks (statAP's design; "
@@ -101,13 +124,19 @@ def _run(args: argparse.Namespace) -> int:
     )
     from bayeval.io.trials import write_table
 
-    col = load_collection(args.collection, name=args.name)
-    cfg = SamplingStudyConfig(budgets=args.budgets, depth=args.depth, model=args.model, pairs=args.pairs,
+    col = load_collection(args.collection, name=args.name, relevance_level=args.relevance_level,
+                          condense=args.condense)
+    budgets = args.per_topic or args.budgets or (0.02, 0.05, 0.10, 0.20)
+    cfg = SamplingStudyConfig(budgets=budgets, per_topic=args.per_topic is not None,
+                              relevance_level=args.relevance_level, depth=args.depth, model=args.model,
+                              pairs=args.pairs,
                               seed=args.seed, folds=args.folds, variance=args.variance, share=args.share,
-                              run_groups=args.run_groups, design=args.design,
+                              run_groups=args.run_groups, design=args.design, form=args.form,
                               **({} if args.methods is None else {"methods": args.methods}))
     import os
 
+    for line in _size_notices(col, cfg):
+        print(f"bayeval: warning: {line}", file=sys.stderr)
     frame = read_sampling_table(args.out) if os.path.exists(args.out) else None
     plan, warnings = sampling_resume_plan(frame, col.name, cfg, range(args.trials), table=args.out)
     for line in warnings:
@@ -126,6 +155,24 @@ def _run(args: argparse.Namespace) -> int:
             added = ", ".join(f"{m} at {b:g}" for b, m in sorted(missing))
             print(f"bayeval: trial {trial} of {col.name} completed: {added}", file=sys.stderr)
     return 0
+
+
+def _size_notices(col, cfg) -> list[str]:
+    """The stated minimum (:func:`bayeval.sampling.minimum_notices`) for each budget's expected judgments a topic,
+    for the form of ``assisted`` (and ``sample-bcp``'s where it is run)."""
+    from bayeval.data import RankData
+    from bayeval.sampling import minimum_notices
+
+    base = RankData.build(col.runs(col.run_names), None, depth=cfg.depth, topics=col.topics())
+    pools = {tr.topic: int((tr.ranks > 0).any(axis=1).sum()) for tr in base}
+    forms = [f for m, f in (("assisted", cfg.form), ("combined", cfg.form), ("sample-bcp", "sample-bcp"))
+             if m in cfg.methods]
+    out = []
+    for budget in cfg.budgets:
+        draws = {t: min(float(budget), n) if cfg.per_topic else float(budget) * n for t, n in pools.items()}
+        for form in dict.fromkeys(forms):
+            out += [f"budget {budget:g}: {line}" for line in minimum_notices(draws, cfg.relevance_level, form=form)]
+    return out
 
 
 def _stats(args: argparse.Namespace) -> int:

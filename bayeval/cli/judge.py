@@ -167,7 +167,13 @@ def register(sub) -> None:
                                     "or proportional to a probability file or to the AP-prior of the runs' ranks "
                                     "(as statAP).")
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
-    s.add_argument("--share", type=probability, required=True, help="expected share of each topic's pool drawn")
+    size = s.add_mutually_exclusive_group(required=True)
+    size.add_argument("--share", type=probability, help="expected share of each topic's pool drawn")
+    size.add_argument("--per-topic", type=number_in(float, 1.0, what="a number >= 1"), metavar="N",
+                      help="instead: expected judgments drawn in each topic")
+    s.add_argument("--relevance-level", type=positive_int, default=None, metavar="L",
+                   help="the least grade the sample's measures will count relevant, for the stated minimum "
+                        "(default: the campaign's)")
     s.add_argument("--scheme", choices=("rank", "p", "prior"), default="rank",
                    help="rank: strata by best rank, rates 10:5:2; p: proportional to --probabilities; prior: "
                         "proportional to the AP-prior of the runs' ranks, statAP's design (default rank)")
@@ -450,14 +456,21 @@ def _export(args) -> int:
 
 def _sample(args) -> int:
     from bayeval.io import read_probabilities
+    from bayeval.sampling import minimum_notices
     from bayeval.selection import Campaign
 
     if args.share == 0:
         raise BayevalInputError("--share: must be above 0")
     probs = read_probabilities(args.probabilities) if args.probabilities else None
     with Campaign.open(args.campaign) as camp:
-        n = camp.draw_sample(args.share, scheme=args.scheme, probabilities=probs, seed=args.seed)
-    print(f"drew {n} documents to judge at random ({args.scheme} scheme)")
+        n = camp.draw_sample(args.share, per_topic=args.per_topic, scheme=args.scheme, probabilities=probs,
+                             seed=args.seed)
+        drawn = camp.samples()
+        level = int(camp.settings["relevance_level"]) if args.relevance_level is None else args.relevance_level
+    expected = drawn.groupby("topic").inclusion.sum()
+    print(f"drew {n} documents to judge at random ({args.scheme} scheme; {expected.mean():.1f} expected a topic)")
+    for line in minimum_notices(expected.to_dict(), level):
+        print(f"bayeval: warning: {line}", file=sys.stderr)
     return 0
 
 

@@ -4,6 +4,7 @@ model-assisted MAP and P@k with design-based intervals)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from bayeval.cli._flags import add_progress
 from bayeval.cli._inputs import add_format_argument, add_reading_arguments, confidence, number_in, positive_int
@@ -16,7 +17,7 @@ ESTIMATORS = ("inferred", "stat", "assisted")
 #: options of ``--estimator assisted`` only (attribute, flag)
 _ASSISTED_ONLY = (("model", "--model"), ("folds", "--folds"), ("seed", "--seed"), ("extra_qrels", "--qrels"),
                   ("pairs", "--pairs"), ("level", "--level"), ("combine", "--combine"),
-                  ("model_depth", "--model-depth"))
+                  ("model_depth", "--model-depth"), ("form", "--form"))
 
 
 def register(sub) -> None:
@@ -47,6 +48,9 @@ def register(sub) -> None:
     p.add_argument("--depth", type=positive_int, default=1000, metavar="D",
                    help="keep only each run's top D documents (default 1000, as sample_eval.pl)")
     p.add_argument("--per-topic", action="store_true", help="also print every topic's value")
+    p.add_argument("--relevance-level", type=positive_int, default=1, metavar="L",
+                   help="the least grade counted relevant by --estimator stat and assisted (default 1; the inferred "
+                        "measures follow sample_eval.pl)")
     a = p.add_argument_group("--estimator assisted")
     a.add_argument("--model", default=None, metavar="MODEL", help=model_help())
     a.add_argument("--folds", type=number_in(int, 2, what="an integer >= 2"), default=None, metavar="K",
@@ -60,6 +64,10 @@ def register(sub) -> None:
                    help="print every pair of runs instead: ΔMAP, se, interval, P(Δ < 0)")
     add_model_depth_argument(a)
     a.add_argument("--level", type=confidence, default=None, help="interval level (default 0.95)")
+    a.add_argument("--form", choices=("auto", "anchored", "ratio"), default=None,
+                   help="anchored: AP's expansion around the model's expected AP, estimated from the sample; ratio: "
+                        "the ratio of the corrected labels' sums; auto (default): anchored below a median of 50 "
+                        "judgments drawn a topic, ratio from 50 (docs/sampling.md)")
     a.add_argument("--combine", action="store_true",
                    help="lean on the model alone (fitted on every judgment) as far as the sample says it errs "
                         "(empirical Bayes, share 0.5): sharper, but NOT design-based (docs/sampling.md)")
@@ -70,6 +78,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bayeval.data import Qrels
     from bayeval.errors import BayevalInputError
     from bayeval.io import match_sample_topics, read_prels, read_runs, read_stratified_sample
     from bayeval.sampling import inferred_measures, stat_measures
@@ -79,13 +88,16 @@ def run(args: argparse.Namespace) -> int:
         raise BayevalInputError("--estimator: inferred needs a stratified sample, not --prels (use stat or assisted)")
     if args.combine and args.per_topic:
         raise BayevalInputError("--per-topic: the combined estimates are the runs' MAP only (drop --combine)")
+    if estimator == "inferred" and args.relevance_level != 1:
+        raise BayevalInputError("--relevance-level: the inferred measures count grade >= 1, as sample_eval.pl; use "
+                                "--estimator stat or assisted for another level")
     if estimator != "assisted":
         given = [flag for attr, flag in _ASSISTED_ONLY if getattr(args, attr) not in (None, False)]
         if given:
             raise BayevalInputError(f"{given[0]}: only with --estimator assisted")
     runs = read_runs(args.runs, run_names=args.run_names, strict=args.strict)
     if args.prels:
-        judgments = read_prels(args.sample, strict=args.strict)
+        judgments = read_prels(args.sample, relevance_level=args.relevance_level, strict=args.strict)
         topics = judgments.topics
     else:
         sample = read_stratified_sample(args.sample)
@@ -96,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
     if estimator == "assisted":
         return _assisted(args, runs, judgments if args.prels else sample)
     if estimator == "stat":
-        ev = stat_measures(runs, judgments if args.prels else sample.judged(), depth=args.depth)
+        judged = judgments if args.prels else Qrels(sample.judged().topic_judgments, args.relevance_level)
+        ev = stat_measures(runs, judged, depth=args.depth)
         frame = ev.to_frame(per_topic=args.per_topic)
         title = f"{len(ev.topics)} topics; statAP and statP@k with their design-based standard errors"
     else:
@@ -159,10 +172,11 @@ def _assisted(args: argparse.Namespace, runs, sample) -> int:
     import pandas as pd
     from scipy import stats
 
+    from bayeval.data import Qrels
     from bayeval.io import read_qrels
     from bayeval.relevance import PredictionFit, load_config
     from bayeval.relevance.defaults import DEFAULT_MODEL
-    from bayeval.sampling import evaluate_assisted
+    from bayeval.sampling import evaluate_assisted, minimum_notices
 
     level = 0.95 if args.level is None else args.level
     folds = 5 if args.folds is None else args.folds
@@ -170,14 +184,21 @@ def _assisted(args: argparse.Namespace, runs, sample) -> int:
     options = model_options(args, load_config(model), "map")  # the rank model's depth, as every command
     fit = PredictionFit(runs, model, depth=args.depth, options=options)
     extra = None if args.extra_qrels is None else read_qrels(args.extra_qrels, strict=args.strict)
+    extra = None if extra is None else Qrels(extra.topic_judgments, args.relevance_level)
     res = evaluate_assisted(runs, sample, fit, extra=extra, folds=folds, seed=0 if args.seed is None else args.seed,
-                            depth=args.depth, progress=args.progress)
+                            depth=args.depth, relevance_level=args.relevance_level, progress=args.progress,
+                            form="auto" if args.form is None else args.form)
+    for line in minimum_notices(res.drawn_per_topic(), args.relevance_level,
+                                form="auto" if args.form is None else args.form):
+        print(f"bayeval: warning: {line}", file=sys.stderr)
     if args.combine:
         return _combined(args, runs, res, fit, level)
     extra_note = f", {res.extra} not drawn at random only fit it" if res.extra else ""
+    how = ("anchored at its expected AP" if res.form == "anchored"
+           else f"ratio form, weight on the model {res.weight:.3f}")
     title = (f"{len(res.topics)} topics; model-assisted: {res.model} cross-fitted over {res.folds} folds, corrected "
-             f"by {res.sampled} judgments drawn at random{extra_note}; weight on the model {res.weight:.3f}; "
-             f"se and {level:.0%} interval: design-based")
+             f"by {res.sampled} judgments drawn at random{extra_note} ({how}); se and {level:.0%} interval: "
+             "design-based")
     if args.pairs:
         write_frame(res.differences("AP", level), args.format, title=title,
                     legend={"delta": "MAP_a - MAP_b", "se": "design-based standard error of delta (paired)",

@@ -30,6 +30,11 @@ run pairs' ΔMAP three ways:
   trial's target pairs, as many as the sample drew, instead of the sample's. MTC is deterministic: its rows are
   computed in trial 0 only (the coverage is then over runs, not samples).
 
+Each method is an entry of one registry (:data:`bayeval.experiments.sampling_methods.SAMPLING_STRATEGIES`): a
+function of a budget's sample (:class:`~bayeval.experiments.sampling_methods.BudgetSample`, which computes the
+model fit, the cross-fitted predictions and the corrected statAP once for all methods) returning a
+:class:`~bayeval.experiments.sampling_methods.MethodEstimate`.
+
 The truth is MAP at the same depth with every pooled document judged (the complete qrels). The trial table
 (:data:`SAMPLING_COLUMNS`) has one row per trial × budget × method × run (``kind = "run"``) or run pair
 (``kind = "pair"``); its ``settings`` column records, per row, the settings that change the row's numbers
@@ -54,14 +59,16 @@ from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.data.sample import StratifiedSample, TopicSample
 from bayeval.errors import BayevalInputError
+from bayeval.experiments.sampling_methods import SAMPLING_STRATEGIES, BudgetSample, MethodEstimate, SamplingTrial
+from bayeval.measures import evaluate
 from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.sampling.design import poisson_draw, prior_inclusion, rank_inclusion, rank_stratum
 
-__all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_METHODS", "SamplingStudyConfig", "draw_pool_sample",
-           "pool_judgments", "read_sampling_table", "run_sampling_trial", "sampling_reliability",
-           "sampling_resume_plan", "sampling_settings", "sampling_statistics"]
+__all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_FORMS", "SAMPLING_METHODS", "SamplingStudyConfig",
+           "draw_pool_sample", "pool_judgments", "prepare_sampling_trial", "read_sampling_table", "run_sampling_trial",
+           "sampling_reliability", "sampling_resume_plan", "sampling_settings", "sampling_statistics", "trial_rows"]
 
-SAMPLING_METHODS = ("sample", "model", "assisted", "model-recal", "mtc", "sample-bc", "sample-bcp", "combined")
+SAMPLING_METHODS = tuple(SAMPLING_STRATEGIES)
 SAMPLING_COLUMNS = ("collection", "trial", "seed", "budget", "depth", "method", "kind", "run_a", "run_b",
                     "manual", "estimate", "se", "p_less", "truth", "judgments", "pool", "weight", "tau", "seconds",
                     "power", "settings")
@@ -70,10 +77,14 @@ SAMPLING_OPTIONAL = {"power": 1.0, "settings": None}
 #: the settings :func:`sampling_settings` records, as the ``run`` command's options
 SETTING_OPTIONS = {"depth": "--depth", "model": "--model", "pairs": "--pairs", "folds": "--folds",
                    "variance": "--variance", "share": "--share", "run_groups": "--run-groups",
-                   "design": "--design", "budgets": "--budgets"}
+                   "design": "--design", "relevance_level": "--relevance-level", "per_topic": "--per-topic",
+                   "form": "--form",
+                   "budgets": "--budgets"}
 #: settings added after tables recorded them: the value a row without the key was made with (a row made with it
 #: does not record it either, so that the default's rows are the same as before the setting existed)
-SETTING_DEFAULTS = {"design": "rank"}
+SETTING_DEFAULTS = {"design": "rank", "relevance_level": 1, "per_topic": False, "form": "ratio"}
+#: the forms of the study's ``assisted`` method (:data:`bayeval.experiments.sampling_methods.ASSISTED_FORMS`)
+SAMPLING_FORMS = ("auto", "anchored", "ratio")
 #: the sampling designs of the study (:func:`draw_pool_sample`)
 SAMPLING_DESIGNS = ("rank", "prior")
 
@@ -85,7 +96,8 @@ class SamplingStudyConfig:
     Attributes
     ----------
     budgets : tuple of float
-        Shares of each topic's pool judged (expected), e.g. (0.02, 0.05, 0.10, 0.20).
+        Shares of each topic's pool judged (expected), e.g. (0.02, 0.05, 0.10, 0.20); with ``per_topic``, the
+        judgments drawn in each topic (expected), e.g. (10, 20, 40).
     depth : int
         Pool depth and evaluation depth.
     model : str
@@ -112,6 +124,18 @@ class SamplingStudyConfig:
         How each budget's sample is drawn (:func:`draw_pool_sample`): ``"rank"`` (default) strata by best rank
         at rates 10 : 5 : 2, as xinfAP samples; ``"prior"`` in proportion to the AP-prior of the runs' ranks, as
         statAP samples (:func:`bayeval.sampling.design.prior_inclusion`).
+    relevance_level : int >= 1
+        The least grade counted relevant, by the truth, the model and the estimators alike (default 1).
+    per_topic : bool
+        ``budgets`` are judgments per topic instead of shares of its pool: topic t's share is
+        ``min(1, budget / N_t)``, ``N_t`` its pool (default False).
+    form : {"auto", "anchored", "ratio"}
+        The form of ``assisted`` (and so of ``combined``'s design-based part): ``"anchored"``, AP's expansion
+        around the model's expected AP estimated from the sample (:func:`bayeval.sampling.anchored_measures`);
+        ``"ratio"``, the ratio N̂/R̂ of the corrected labels (:func:`bayeval.sampling.assisted_measures`);
+        ``"auto"`` (default), the anchored form where a budget's median expected draws a topic are below 50, the
+        ratio from 50 (:func:`bayeval.sampling.assisted_form`; chosen on DL 2020, Robust 2003 and a dense
+        synthetic collection, docs/sampling.md).
     """
 
     budgets: tuple[float, ...] = (0.02, 0.05, 0.10, 0.20)
@@ -125,12 +149,17 @@ class SamplingStudyConfig:
     share: float = 0.5
     run_groups: bool = False
     design: str = "rank"
+    relevance_level: int = 1
+    per_topic: bool = False
+    form: str = "auto"
 
     def __post_init__(self) -> None:
         from bayeval.sampling.assisted import VARIANCES
 
         if self.design not in SAMPLING_DESIGNS:
             raise BayevalInputError(f"design: one of {', '.join(SAMPLING_DESIGNS)}, got {self.design!r}")
+        if self.form not in SAMPLING_FORMS:
+            raise BayevalInputError(f"form: one of {', '.join(SAMPLING_FORMS)}, got {self.form!r}")
 
         if not isinstance(self.run_groups, (bool, np.bool_)):
             raise BayevalInputError(f"run_groups: True or False, got {self.run_groups!r}")
@@ -144,15 +173,22 @@ class SamplingStudyConfig:
             raise BayevalInputError(f"variance: one of {', '.join(VARIANCES)}, got {self.variance!r}")
         if not isinstance(self.folds, (int, np.integer)) or self.folds == 1 or self.folds < 0:
             raise BayevalInputError(f"folds: 0 (no cross-fitting) or an integer >= 2, got {self.folds!r}")
-        if not self.budgets or any(not 0 < b <= 1 for b in self.budgets):
+        if not isinstance(self.per_topic, (bool, np.bool_)):
+            raise BayevalInputError(f"per_topic: True or False, got {self.per_topic!r}")
+        if self.per_topic and (not self.budgets or any(not b >= 1 for b in self.budgets)):
+            raise BayevalInputError(f"budgets: judgments per topic, each >= 1, got {self.budgets!r}")
+        if not self.per_topic and (not self.budgets or any(not 0 < b <= 1 for b in self.budgets)):
             raise BayevalInputError(f"budgets: shares in (0, 1], got {self.budgets!r}")
+        if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, (int, np.integer)) \
+                or self.relevance_level < 1:
+            raise BayevalInputError(f"relevance_level: an integer >= 1, got {self.relevance_level!r}")
         unknown = set(self.methods) - set(SAMPLING_METHODS)
         if unknown:
             raise BayevalInputError(f"methods: unknown {sorted(unknown)}; choose from {', '.join(SAMPLING_METHODS)}")
 
 
-def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random.Generator, design: str = "rank"
-                     ) -> tuple[StratifiedSample, dict[str, np.ndarray]]:
+def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random.Generator, design: str = "rank",
+                     per_topic: bool = False) -> tuple[StratifiedSample, dict[str, np.ndarray]]:
     """A Poisson sample of each topic's pool (every document some run ranks within ``data.depth``) and the
     inclusion probabilities, aligned with ``sample[t].docnos``.
 
@@ -163,6 +199,9 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
     two designs of one seed are coupled. The sample's strata are the best-rank strata under either design: under
     ``"prior"`` they describe the documents but are not the design, so an estimator must be given the returned
     probabilities (``inclusion=``; every method of the study is), not the strata's rates ``n_c / N_c``.
+
+    ``budget`` is the share of each topic's pool drawn (expected), or with ``per_topic`` the number of documents
+    drawn in each topic (expected): topic t's share is then ``min(1, budget / N_t)``, ``N_t`` its pool.
     """
     if design not in SAMPLING_DESIGNS:
         raise BayevalInputError(f"design: one of {', '.join(SAMPLING_DESIGNS)}, got {design!r}")
@@ -177,8 +216,8 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
         if tj is not None:
             pos = pd.Index(tj.docnos).get_indexer(docs)
             grades = np.where(pos >= 0, np.maximum(tj.grades[np.maximum(pos, 0)], 0), 0)
-        pi = rank_inclusion(best, budget) if design == "rank" else prior_inclusion(ranks[retrieved], budget,
-                                                                                     data.depth)
+        share = min(1.0, float(budget) / max(len(docs), 1)) if per_topic else budget
+        pi = rank_inclusion(best, share) if design == "rank" else prior_inclusion(ranks[retrieved], share, data.depth)
         take = poisson_draw(pi, rng)
         stratum = rank_stratum(best)
         out[tr.topic] = TopicSample(docs, stratum, ("1", "2", "3"), np.where(take, grades, -1))
@@ -188,15 +227,21 @@ def draw_pool_sample(data: RankData, truth: Qrels, budget: float, rng: np.random
 
 def sampling_settings(config: SamplingStudyConfig) -> str:
     """The settings of ``config`` that change a trial's numbers, as the table's ``settings`` column holds them:
-    JSON of ``depth, model, pairs, folds, variance, share, run_groups``, ``design`` unless it is the default
-    (:data:`SETTING_DEFAULTS`: the default's rows are those of tables written before the setting existed) and
-    ``budgets`` (in order: a budget's sample depends on its place in the list, the random stream being drawn one
-    budget after the other)."""
+    JSON of ``depth, model, pairs, folds, variance, share, run_groups``; ``design``, ``relevance_level``,
+    ``per_topic`` and ``form`` unless they hold the value that rows without them were made with
+    (:data:`SETTING_DEFAULTS`: tables written before the setting existed); and ``budgets`` (in order: a budget's
+    sample depends on its place in the list, the random stream being drawn one budget after the other)."""
     out = {"depth": int(config.depth), "model": str(config.model), "pairs": int(config.pairs),
            "folds": int(config.folds), "variance": str(config.variance), "share": float(config.share),
            "run_groups": bool(config.run_groups), "budgets": [float(b) for b in config.budgets]}
     if config.design != SETTING_DEFAULTS["design"]:
         out["design"] = str(config.design)
+    if int(config.relevance_level) != SETTING_DEFAULTS["relevance_level"]:
+        out["relevance_level"] = int(config.relevance_level)
+    if bool(config.per_topic):
+        out["per_topic"] = True
+    if config.form != SETTING_DEFAULTS["form"]:
+        out["form"] = str(config.form)
     return json.dumps(out, sort_keys=True)
 
 
@@ -204,152 +249,68 @@ def run_sampling_trial(collection, config: SamplingStudyConfig, trial: int, only
     """One trial: for every budget, a fresh sample and the estimates of every method (rows of the trial table).
 
     ``only``, a set of ``(budget, method)``, limits the rows to those (every budget's sample is still drawn, in
-    order, so that each row equals the full trial's: the resumption of a trial that lacks some of them).
+    order, so that each row equals the full trial's: the resumption of a trial that lacks some of them). The
+    methods come from :data:`bayeval.experiments.sampling_methods.SAMPLING_STRATEGIES`.
     """
-    from bayeval.expected import compare_systems, expected_measures
-    from bayeval.measures import evaluate
-    from bayeval.relevance import estimate_probabilities
-    from bayeval.sampling import assisted_measures, corrected_measures, cross_fitted_predictions, recalibrate
-    from bayeval.sampling.combined import combine_differences, combine_means
-    from bayeval.sampling.intervals import power_exponent
-
     rng = np.random.default_rng([config.seed, trial])
-    settings = sampling_settings(config)
     wanted = None if only is None else {(round(float(b), 12), str(m)) for b, m in only}
-    runs = collection.runs(collection.run_names)
-    qrels = collection.qrels()
-    topics = collection.topics()
-    base = RankData.build(runs, None, depth=config.depth, topics=topics)
-    manual = set(collection.manual)
-    names = runs.names
-    S = len(names)
-    truth_q = pool_judgments(base, qrels)
-    truth_frame = evaluate(RankData.build(runs, truth_q, depth=config.depth, topics=topics), "AP").to_frame()
-    true_map = truth_frame[truth_frame.topic == "all"].set_index("run").value.reindex(names).to_numpy()
-    ia, ib = np.triu_indices(S, 1)
-    pick = rng.choice(len(ia), size=min(config.pairs, len(ia)), replace=False)
-    ia, ib = ia[pick], ib[pick]
-    rows = []
-
-    def judged_of(smp: StratifiedSample) -> Qrels:
-        return Qrels({t: TopicJudgments(s.docnos[s.sampled], s.grades[s.sampled], incl[t][s.sampled])
-                      for t, s in smp.items()}, qrels.relevance_level)
-
-    def fit(smp: StratifiedSample):
-        return _probabilities_of(estimate_probabilities(RankData.build(runs, judged_of(smp), depth=config.depth,
-                                                                       topics=topics),
-                                                        config.model, fit="map", p_draws=None, seed=trial))
-
+    tr = prepare_sampling_trial(collection, config, trial, rng)
+    frames = []
     for bi, budget in enumerate(config.budgets):
-        sample, incl = draw_pool_sample(base, qrels, budget, rng, design=config.design)
-        judged = judged_of(sample)
-        n_judged = sum(int(s.sampled.sum()) for s in sample.values())
-        n_pool = sum(len(s) for s in sample.values())
-        est = cross = corrected = None
-
-        def cross_fitted(smp=sample, bi=bi):
-            return cross_fitted_predictions(smp, fit, folds=max(config.folds, 2),
-                                            seed=config.seed * 1_000_003 + trial * 101 + bi)
-
-        done: dict[str, tuple] = {}
-
-        def compute(method, sample=sample, incl=incl, judged=judged, n_judged=n_judged, cross_fitted=cross_fitted,
-                    done=done):
-            """``(m, v, d, dv, pl, weight, power, used, evaluation)`` of one method on this budget's sample."""
-            nonlocal est, cross, corrected
-            if method in done:
-                return done[method]
-            weight = np.nan
-            power = 1.0
-            used = n_judged
-            ev = None
-            if method == "combined":
-                mo, asd = compute("model"), compute("assisted")
-                ev = asd[8]
-                dd, se_a, _ = ev.differences("AP")
-                both = combine_differences(dd[ia, ib], se_a[ia, ib], mo[2],
-                                           np.sqrt(np.maximum(mo[3], 0.0)), share=config.share)
-                runs_c = combine_means(asd[0], ev.covariance["AP"], mo[0], np.sqrt(np.maximum(mo[1], 0.0)),
-                                       share=config.share,
-                                       groups=np.array([n in manual for n in names]) if config.run_groups else None)
-                done[method] = (runs_c.mean, runs_c.se ** 2, both.mean, both.se ** 2, both.p_less(),
-                                float(np.mean(runs_c.weight)), 1.0, used, None)
-                return done[method]
-            if (method in ("model", "model-recal") or (method == "assisted" and config.folds == 0)) and est is None:
-                est = estimate_probabilities(RankData.build(runs, judged, depth=config.depth, topics=topics),
-                                             config.model, fit="map", p_draws=None, seed=trial)
-            if method in ("model", "model-recal", "mtc"):
-                own = judged if method != "mtc" else _mtc_judgments(
-                    base, truth_q, [(names[a], names[b]) for a, b in zip(ia, ib, strict=True)],
-                    n_judged)
-                data = RankData.build(runs, own, depth=config.depth, topics=topics)
-                if method == "mtc":
-                    est_own = estimate_probabilities(data, config.model, fit="map", p_draws=None, seed=trial)
-                    used = sum(len(own[t].docnos) for t in own.topics)
-                elif method == "model-recal":
-                    cross = cross_fitted() if cross is None else cross
-                    est_own = recalibrate(cross, sample, inclusion=incl).estimate(est)
-                else:
-                    est_own = est
-                evm = expected_measures(data, est_own, measures="AP", method="delta")
-                m, v = evm.all_expected[0], evm.all_variance[0]
-                cmp = compare_systems(data, est_own, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)),
-                                      method="delta")
-                d, dv, pl = cmp.all_expected, cmp.all_variance, cmp.all_p_less
-            else:
-                probs = None
-                if method == "assisted":
-                    if config.folds == 0:
-                        probs = _probabilities_of(est)
-                    else:
-                        cross = cross_fitted() if cross is None else cross
-                        probs = cross
-                if method in ("sample-bc", "sample-bcp"):
-                    if corrected is None:
-                        corrected = corrected_measures(runs, sample, inclusion=incl, depth=config.depth)
-                    ev = corrected
-                else:
-                    ev = assisted_measures(runs, sample, probs, weight=0.0 if method == "sample" else None,
-                                           inclusion=incl, cutoffs=(), depth=config.depth, variance=config.variance)
-                m, v = ev.mean("AP")
-                if method == "sample-bcp":
-                    power = power_exponent(m, np.sqrt(np.maximum(v, 0.0)))
-                dd, se, p = ev.differences("AP")
-                d, dv, pl = dd[ia, ib], se[ia, ib] ** 2, p[ia, ib]
-                weight = ev.weight
-            done[method] = (m, v, d, dv, pl, weight, power, used, ev)
-            return done[method]
-
+        sample, incl = draw_pool_sample(tr.base, tr.qrels, budget, rng, design=config.design,
+                                        per_topic=config.per_topic)
+        smp = BudgetSample(tr, bi, sample, incl)
         for method in config.methods:
-            if method == "mtc" and trial != 0:
+            if SAMPLING_STRATEGIES[method].first_trial_only and trial != 0:
                 continue
             if wanted is not None and (round(float(budget), 12), method) not in wanted:
                 continue
             t0 = time.perf_counter()
-            m, v, d, dv, pl, weight, power, used, _ = compute(method)
-            secs = time.perf_counter() - t0
-            tau = stats.kendalltau(m, true_map).statistic
-            for s in range(S):
-                rows.append((collection.name, trial, config.seed, budget, config.depth, method, "run", names[s], "",
-                             names[s] in manual, m[s], np.sqrt(max(v[s], 0.0)), np.nan, true_map[s], used,
-                             n_pool, weight, tau, secs, power, settings))
-            for k in range(len(ia)):
-                a, b = ia[k], ib[k]
-                rows.append((collection.name, trial, config.seed, budget, config.depth, method, "pair", names[a],
-                             names[b], (names[a] in manual) or (names[b] in manual), d[k],
-                             np.sqrt(max(dv[k], 0.0)), pl[k], true_map[a] - true_map[b], used, n_pool, weight,
-                             tau, secs, 1.0, settings))
-    return pd.DataFrame(rows, columns=list(SAMPLING_COLUMNS))
+            est = smp.estimate(method)
+            frames.append(trial_rows(collection.name, tr, budget, method, est, smp.n_pool,
+                                      time.perf_counter() - t0))
+    if not frames:
+        return pd.DataFrame({c: [] for c in SAMPLING_COLUMNS})
+    return pd.concat(frames, ignore_index=True)
 
 
-def _mtc_judgments(base: RankData, truth: Qrels, pairs: list[tuple[str, str]], budget: int) -> Qrels:
-    """The judgments MTC (the ``mtc`` selector, ΔAP of the target ``pairs``) makes with ``budget`` of them,
-    judged from ``truth`` — all of them, even after every pair is decided."""
-    from bayeval.selection import QrelsAssessor, judge_until, make_selector
+def prepare_sampling_trial(collection, config: SamplingStudyConfig, trial: int,
+                           rng: np.random.Generator) -> SamplingTrial:
+    """What every budget of the trial shares: runs, pool, truth and the trial's run pairs (drawn from ``rng``:
+    :func:`run_sampling_trial` then draws each budget's sample from it, in order, with :func:`draw_pool_sample`;
+    a study script that does the same gets the study's samples)."""
+    runs = collection.runs(collection.run_names)
+    qrels = collection.qrels()
+    qrels = Qrels(qrels.topic_judgments, int(config.relevance_level))   # the study's level, whatever the collection's
+    topics = collection.topics()
+    base = RankData.build(runs, None, depth=config.depth, topics=topics)
+    truth = pool_judgments(base, qrels)
+    frame = evaluate(RankData.build(runs, truth, depth=config.depth, topics=topics), "AP").to_frame()
+    true_map = frame[frame.topic == "all"].set_index("run").value.reindex(runs.names).to_numpy()
+    ia, ib = np.triu_indices(len(runs), 1)
+    pick = rng.choice(len(ia), size=min(config.pairs, len(ia)), replace=False)
+    return SamplingTrial(config, trial, runs, topics, base, qrels, truth, true_map, frozenset(collection.manual),
+                         ia[pick], ib[pick])
 
-    selector = make_selector("mtc", base, pairs=pairs, measure="AP")
-    judge_until(selector, QrelsAssessor(truth), budget=int(budget), until=lambda sel: False, progress=False)
-    return selector.judged_qrels(truth.relevance_level)
+
+def trial_rows(collection: str, tr: SamplingTrial, budget: float, method: str, est: MethodEstimate, pool: int,
+                seconds: float) -> pd.DataFrame:
+    """The table's rows of one method on one budget's sample: every run (``kind = "run"``), then every pair."""
+    cfg, names = tr.config, np.array(tr.names, dtype=object)
+    a, b = tr.pair_a, tr.pair_b
+    manual = np.array([n in tr.manual for n in names], dtype=bool)
+    tau = stats.kendalltau(est.mean, tr.true_map).statistic
+    common = {"collection": collection, "trial": tr.trial, "seed": cfg.seed, "budget": budget,
+              "depth": cfg.depth, "method": method, "judgments": est.judgments, "weight": est.weight, "tau": tau,
+              "seconds": seconds, "settings": sampling_settings(cfg)}
+    runs = pd.DataFrame({**common, "kind": "run", "run_a": names, "run_b": "", "manual": manual,
+                         "estimate": est.mean, "se": np.sqrt(np.maximum(est.variance, 0.0)), "p_less": np.nan,
+                         "truth": tr.true_map, "pool": pool, "power": est.power})
+    pairs = pd.DataFrame({**common, "kind": "pair", "run_a": names[a], "run_b": names[b],
+                          "manual": manual[a] | manual[b], "estimate": est.delta,
+                          "se": np.sqrt(np.maximum(est.delta_variance, 0.0)), "p_less": est.p_less,
+                          "truth": tr.true_map[a] - tr.true_map[b], "pool": pool, "power": 1.0})
+    return pd.concat([runs, pairs], ignore_index=True)[list(SAMPLING_COLUMNS)]
 
 
 def pool_judgments(base: RankData, qrels: Qrels) -> Qrels:
@@ -366,14 +327,6 @@ def pool_judgments(base: RankData, qrels: Qrels) -> Qrels:
             grades = np.where(pos >= 0, tj.grades[np.maximum(pos, 0)], 0)
         out[tr.topic] = TopicJudgments(docs, grades)
     return Qrels(out, qrels.relevance_level)
-
-
-def _probabilities_of(est):
-    """The model's point p of every document it scored (sampled ones included: the prediction, not the label)."""
-    from bayeval.data.probabilities import RelevanceProbabilities
-
-    return RelevanceProbabilities({t: dict(zip(d, p.tolist(), strict=True))
-                                   for t, d, p in zip(est.topics, est.docnos, est.p, strict=True)})
 
 
 def read_sampling_table(path) -> pd.DataFrame:

@@ -53,6 +53,9 @@ class AssistedEvaluation:
     informative : ndarray of bool, shape (T,)
         Topics whose ``R̂`` is positive. AP's mean is taken over these (see ``empty`` in
         :func:`assisted_measures`); all True when ``empty = "zero"``.
+    unclipped : dict of str to ndarray, shape (S, T), optional
+        The per-topic estimates before their projection onto [0, 1] (NaN where a run has no result): what the
+        projection took away, for a study of where the bias comes from (docs/sampling.md).
     """
 
     systems: tuple[str, ...]
@@ -63,6 +66,7 @@ class AssistedEvaluation:
     covariance: dict[str, np.ndarray]
     weight: float
     informative: np.ndarray
+    unclipped: dict[str, np.ndarray] | None = None
 
     def mean(self, measure: str) -> tuple[np.ndarray, np.ndarray]:
         """``(mean over topics, its variance estimate)``, shape (S,) each; AP's over the informative topics."""
@@ -184,6 +188,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     measures = ("AP", *[f"P{k}" for k in cutoffs])
     values = {m: np.full((S, T), np.nan) for m in measures}
     variances = {m: np.full((S, T), np.nan) for m in measures}
+    unclipped = {m: np.full((S, T), np.nan) for m in measures}
     influence: dict[str, list[np.ndarray]] = {m: [] for m in measures}
     has = np.zeros((S, T), dtype=bool)
     informative = np.ones(T, dtype=bool)
@@ -226,11 +231,12 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         for m in measures:
             g = _bounded(res[m], res[f"{m}_g"], ok, values[m][:, ti], variances[m][:, ti])
             influence[m].append(g)
+            unclipped[m][ok, ti] = res[m][ok]
     covariance = {m: _mean_covariance(influence[m], values[m], has,
                                       informative if m == "AP" else np.ones(T, dtype=bool))
                   for m in measures}
     return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, lam,
-                              informative)
+                              informative, unclipped)
 
 
 def _inclusion(ts, inclusion: Mapping[str, np.ndarray] | None, topic: str) -> np.ndarray:

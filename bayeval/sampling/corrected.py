@@ -73,7 +73,7 @@ def corrected_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample, *
         raise BayevalInputError(f"depth: must be a positive integer, got {depth!r}")
     data = RankData.build(runs, sample.pool(), depth=int(depth))
     S, T = len(runs), len(data.topics)
-    values, variances = np.full((S, T), np.nan), np.full((S, T), np.nan)
+    values, variances, unclipped = np.full((S, T), np.nan), np.full((S, T), np.nan), np.full((S, T), np.nan)
     has = np.zeros((S, T), dtype=bool)
     informative = np.ones(T, dtype=bool)
     key = ("AP", "g") if correction == "none" else ("corrected", "g_corrected")
@@ -91,6 +91,7 @@ def corrected_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample, *
         has[:, ti] = ok
         informative[ti] = empty == "zero" or bool(rel.any())
         influences.append(_bounded(res[key[0]], res[key[1]], ok, values[:, ti], variances[:, ti]))
+        unclipped[ok, ti] = res[key[0]][ok]
     covariance = _mean_covariance(influences, values, has, informative)
     return AssistedEvaluation(tuple(runs.names), tuple(data.topics), ("AP",), {"AP": values}, {"AP": variances},
-                              {"AP": covariance}, 0.0, informative)
+                              {"AP": covariance}, 0.0, informative, {"AP": unclipped})

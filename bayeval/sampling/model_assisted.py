@@ -27,11 +27,16 @@ from bayeval.data.run import Run, RunSet
 from bayeval.data.sample import NOT_SAMPLED, StratifiedSample, TopicSample
 from bayeval.errors import BayevalInputError, DataNotice
 from bayeval.progress import track
+from bayeval.sampling.anchored import anchored_measures
 from bayeval.sampling.assisted import VARIANCES, AssistedEvaluation, assisted_measures
 from bayeval.sampling.combined import SHARE, CombinedEstimate, combine_differences, combine_means
 from bayeval.sampling.crossfit import cross_fitted_predictions
+from bayeval.sampling.sample_sizes import assisted_form
 
-__all__ = ["AssistedResult", "evaluate_assisted"]
+__all__ = ["ASSISTED_FORMS", "AssistedResult", "evaluate_assisted"]
+
+#: How :func:`evaluate_assisted` lets the sample correct the model (its ``form``).
+ASSISTED_FORMS = ("anchored", "ratio")
 
 @dataclass(frozen=True)
 class AssistedResult:
@@ -55,6 +60,10 @@ class AssistedResult:
         learnt from (they correct nothing), pooled documents.
     judgments : Qrels
         Every judgment the model learnt from, drawn and not (what the model alone would be fitted on).
+    form : {"anchored", "ratio"}
+        How the sample corrected the model (``form`` of :func:`evaluate_assisted`; ``"auto"`` resolved).
+    drawn : dict of str to int
+        Judgments drawn at random in each topic.
     """
 
     evaluation: AssistedEvaluation
@@ -67,6 +76,12 @@ class AssistedResult:
     extra: int
     pooled: int
     judgments: Qrels
+    form: str = "ratio"
+    drawn: dict | None = None
+
+    def drawn_per_topic(self) -> dict[str, int]:
+        """The judgments drawn at random in each topic (what :func:`bayeval.sampling.minimum_notices` checks)."""
+        return dict(self.drawn or {})
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -169,7 +184,8 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
                       inclusion: Mapping[str, np.ndarray] | None = None, extra: Qrels | None = None,
                       folds: int = 5, seed: int = 0, depth: int = 1000, cutoffs: tuple[int, ...] = (10,),
                       relevance_level: int = 1, variance: str = "jackknife", weight: float | None = None,
-                      model: str | None = None, progress: bool | None = False) -> AssistedResult:
+                      model: str | None = None, progress: bool | None = False, form: str = "auto"
+                      ) -> AssistedResult:
     """Model-assisted MAP, P@k and ΔMAP with design-based intervals, from a random sample and a model.
 
     Parameters
@@ -207,13 +223,24 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
     relevance_level : int
         The least grade counted relevant.
     variance : {"jackknife", "own-label", "linearised"}
-        AP's variance estimate (:func:`~bayeval.sampling.assisted_measures`).
+        AP's variance estimate of the ratio form (:func:`~bayeval.sampling.assisted_measures`; the anchored form's
+        is the jackknife).
     weight : float in [0, 1], optional
-        ``λ``; default tuned, one for all topics, then shrunk per topic (:func:`~bayeval.sampling.assisted_measures`).
+        ``λ`` of the ratio form; default tuned, one for all topics, then shrunk per topic
+        (:func:`~bayeval.sampling.assisted_measures`).
     model : str, optional
         The model's name in the result (default ``fit.name`` where it has one).
     progress : bool or None
         A progress bar over the fits (``None``: on a terminal only).
+    form : {"auto", "anchored", "ratio"}
+        How the sample corrects the cross-fitted p: ``"anchored"``, AP's expansion around the model's expected AP
+        with its terms up to pairs of documents estimated from the sample
+        (:func:`~bayeval.sampling.anchored_measures`: no random denominator, so it holds at small per-topic
+        samples); ``"ratio"``, the ratio of the corrected labels' sums with a tuned weight
+        (:func:`~bayeval.sampling.assisted_measures`), which holds from about 50 judgments a topic; ``"auto"``
+        (default): the anchored form below a median of :data:`~bayeval.sampling.sample_sizes.RATIO_FROM` (50)
+        judgments a topic (drawn, or expected where every pooled document's π is known), the ratio from it
+        (:func:`~bayeval.sampling.sample_sizes.assisted_form`; docs/sampling.md).
 
     Returns
     -------
@@ -284,6 +311,8 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
         raise BayevalInputError(f"variance: one of {', '.join(VARIANCES)}, got {variance!r}")
     if weight is not None and not 0.0 <= float(weight) <= 1.0:
         raise BayevalInputError(f"weight: must lie in [0, 1], got {weight!r}")
+    if form not in ("auto", *ASSISTED_FORMS):
+        raise BayevalInputError(f"form: one of auto, {', '.join(ASSISTED_FORMS)}, got {form!r}")
     if not callable(fit):
         raise BayevalInputError(f"fit: a function judgments -> RelevanceProbabilities, got {type(fit).__name__}")
     if extra is not None and not isinstance(extra, Qrels):
@@ -318,13 +347,22 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
             pass
     finally:
         ticker.close()
-    ev = assisted_measures(runs, sample, predictions, weight=weight, inclusion=inclusion, cutoffs=tuple(cutoffs),
-                           depth=int(depth), relevance_level=level, variance=variance, expected_draws=draws)
+    if form == "auto":
+        size = (draws if draws is not None else
+                {t: float(np.sum(inclusion[t])) for t in sample} if inclusion is not None else
+                {t: float(ts.sampled.sum()) for t, ts in sample.items()})
+        form = assisted_form(size)
+    if form == "anchored":
+        ev = anchored_measures(runs, sample, predictions, inclusion=inclusion, cutoffs=tuple(cutoffs),
+                               depth=int(depth), relevance_level=level)
+    else:
+        ev = assisted_measures(runs, sample, predictions, weight=weight, inclusion=inclusion, cutoffs=tuple(cutoffs),
+                               depth=int(depth), relevance_level=level, variance=variance, expected_draws=draws)
     n_extra = 0 if extra is None else sum(len(extra[t].docnos) for t in extra.topics)
     everything = _all_judgments(sample, extra, level)
     return AssistedResult(ev, predictions, str(model if model is not None else getattr(fit, "name", "model")),
                           int(folds), int(seed), design, n_drawn, n_extra, sum(len(ts) for ts in sample.values()),
-                          everything)
+                          everything, form, {t: int(ts.sampled.sum()) for t, ts in sample.items()})
 
 
 def _all_judgments(sample: StratifiedSample, extra: Qrels | None, level: int) -> Qrels:

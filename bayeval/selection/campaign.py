@@ -473,9 +473,12 @@ class Campaign:
         return int(self._conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])
 
     # ----------------------------------------------------------------- random samples of the pool
-    def draw_sample(self, share: float, *, scheme: str = "rank", probabilities=None, floor: float = 0.05,
-                    seed: int = 0) -> int:
+    def draw_sample(self, share: float | None = None, *, per_topic: float | None = None, scheme: str = "rank",
+                    probabilities=None, floor: float = 0.05, seed: int = 0) -> int:
         """Draw a random share of each topic's pool to judge, beside the selector's picks; returns how many.
+
+        ``share``: the expected share of each topic's pool drawn; or ``per_topic``: the expected number drawn in
+        each topic (its share ``min(1, per_topic / N_t)``, ``N_t`` the topic's pool), one of the two.
 
         The pool is every document of the stored rankings. ``scheme="rank"``: strata by the best rank any target
         run gives the document, rates 10 : 5 : 2 (as xinfAP samples); ``scheme="p"``: proportional to
@@ -498,6 +501,10 @@ class Campaign:
 
         if scheme not in SAMPLE_SCHEMES:
             raise BayevalInputError(f"scheme: must be one of {', '.join(SAMPLE_SCHEMES)}, got {scheme!r}")
+        if (share is None) == (per_topic is None):
+            raise BayevalInputError("share, per_topic: give one of the two")
+        if per_topic is not None and not float(per_topic) >= 1:
+            raise BayevalInputError(f"per_topic: judgments per topic, at least 1, got {per_topic!r}")
         conn = self._conn
         if self._has_samples() and conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0]:
             raise BayevalInputError(f"campaign: {self.path} already holds a random sample")
@@ -513,6 +520,7 @@ class Campaign:
         rows = []
         for topic, g in frame.groupby("topic", sort=True):
             docs, best = g["docno"].to_numpy(), g["best"].to_numpy()
+            share = min(1.0, float(per_topic) / len(docs)) if per_topic is not None else share
             if scheme == "rank":
                 pi, stratum = rank_inclusion(best, share), rank_stratum(best) + 1
             elif scheme == "prior":
