@@ -12,11 +12,11 @@ memory (``os.wait4``'s ``ru_maxrss``). ``python benchmarks/bench_scale.py`` runs
   cutoff). Goal: wall ≤ 0.8 × ranx's, peak memory ≤ ranx's; the same values (largest difference printed);
 * ``measures-repeat`` vs ``ranx-repeat``: the same with one document listed twice in each file (copies under
   ``--out``/deep-repeat);
-* ``evaluate-trec8``: ``bayeval evaluate`` of all 8,256 pairs of the 129 TREC-8 runs with the default model fitted,
+* ``trec8`` (``evaluate-trec8``): ``bayeval evaluate`` of all 8,256 pairs of the 129 TREC-8 runs with the default model fitted,
   and with a probabilities file (written first by ``bayeval estimate``); needs ``../shared/data``.
   Goals ≤ 6 s and ≤ 3.5 s;
 * ``hier``: the default relevance model (:data:`bayeval.relevance.defaults.DEFAULT_MODEL`, the hierarchical
-  ``hier-level-shift``) fitted on 10 runs × 6,980 queries (depth 100), the fit alone timed after reading, and the
+  ``hier-reuse-depth``) fitted on 10 runs × 6,980 queries (depth 100), the fit alone timed after reading, and the
   Laplace fit with posterior draws of p beside it. Goal ≤ 60 s, ≤ 6 GB;
 * ``hier-pairs``: 100 runs × 6,980 queries × depth 100 read, the default model fitted, its p laid on the rank
   cube and E, Var, P(ΔMAP<0) of every pair (:func:`bayeval.expected.cube_ap.expected_ap_pairs`, delta method).
@@ -60,6 +60,8 @@ GOAL_RUNS = 4  # runs of the measures goal (MS MARCO shape, depth 1,000)
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 P_UNJUDGED = 0.05
+#: the goals --goals takes
+GOALS = {"measures", "trec8", "hier", "measures-100"}
 PAIR_STEPS = {"pairs-ap": "AP", "pairs-ndcg": "nDCG@10", "pairs-recall": "recall@1000"}
 
 
@@ -633,6 +635,9 @@ def main() -> None:
     ap.add_argument("--baseline", help="trec8 goal: a source tree with an older bayeval/ (and models/) to run in turn")
     ap.add_argument("--step", help=argparse.SUPPRESS)
     ARGS = args = ap.parse_args()
+    goals = {g.strip() for g in args.goals.split(",")}
+    if goals - GOALS:
+        ap.error(f"--goals: unknown {', '.join(sorted(goals - GOALS))}; one or more of {', '.join(sorted(GOALS))}")
     if args.step:
         t0 = time.perf_counter()
         res = _step(args.step, args)
@@ -648,7 +653,6 @@ def main() -> None:
     _write_collection(out / "wide", args.queries, args.pair_runs, 100, 300, args.seed + 1, "wide", True)
     print(f"collection written to {out} in {time.perf_counter() - t0:.0f} s ({args.queries} queries; {args.runs} "
           f"runs × 1000; {args.pair_runs} runs × 100); load average {os.getloadavg()[0]:.1f}", flush=True)
-    goals = {g.strip() for g in args.goals.split(",")}
     if "measures" in goals:
         _goal_measures(out, args.quick)
     if "trec8" in goals:
