@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -60,8 +61,14 @@ def test_a_study_ended_by_sigterm_stops_its_workers_and_leaks_nothing(tmp_path, 
     proc = subprocess.Popen([sys.executable, "-m", "bayeval.cli", "experiment", "robustness", "run", str(root),
                              "--trials", "40", "--workers", "2", "--k", "4", "--depth", "40", "--out", str(out)],
                             stderr=subprocess.PIPE, text=True, env=env)
-    time.sleep(25)
+    seen = []  # signalled once a trial is done (its handler installed), not after a fixed sleep: on a loaded
+    for line in proc.stderr:  # machine 25 s could end it while still importing, on an idle one after the last trial
+        seen.append(line)
+        m = re.search(r": (\d+)/40 \(", line)
+        if m and 0 < int(m.group(1)) < 40:
+            break
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=120)
+    _, rest = proc.communicate(timeout=120)
+    err = "".join(seen) + rest
     assert proc.returncode == 130, err
     assert "bayeval: interrupted" in err and "leaked semaphore" not in err, err
