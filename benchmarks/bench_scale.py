@@ -12,8 +12,8 @@ memory (``os.wait4``'s ``ru_maxrss``). ``python benchmarks/bench_scale.py`` runs
   cutoff). Goal: wall ≤ 0.8 × ranx's, peak memory ≤ ranx's; the same values (largest difference printed);
 * ``measures-repeat`` vs ``ranx-repeat``: the same with one document listed twice in each file (copies under
   ``--out``/deep-repeat);
-* ``trec8`` (``evaluate-trec8``): ``bayeval evaluate`` of all 8,256 pairs of the 129 TREC-8 runs with the default model fitted,
-  and with a probabilities file (written first by ``bayeval estimate``); needs ``../shared/data``.
+* ``trec8`` (``evaluate-trec8``): ``bayeval evaluate`` of all 8,256 pairs of the 129 TREC-8 runs with the default
+  model fitted, and with a probabilities file (written first by ``bayeval estimate``); needs ``../shared/data``.
   Goals ≤ 6 s and ≤ 3.5 s;
 * ``hier``: the default relevance model (:data:`bayeval.relevance.defaults.DEFAULT_MODEL`, the hierarchical
   ``hier-reuse-depth``) fitted on 10 runs × 6,980 queries (depth 100), the fit alone timed after reading, and the
