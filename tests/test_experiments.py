@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -311,12 +312,16 @@ def test_dask_bad_scheduler_is_a_clear_error(collection_dir):
 
 
 @pytest.mark.slow
-def test_study_on_local_processes(collection_dir):
+def test_study_on_local_processes(collection_dir, monkeypatch):
     col = load_collection(collection_dir)
     cfg = RobustnessConfig(seed=9, methods=("mtc",), confidences=("delta",), k=4, depth=20, budget=40)
     serial = run_study(col, cfg, 2, progress=False)
+    monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
     par = run_study(col, cfg, 2, workers=2, progress=False)
     assert par.backend == "processes"
+    # the caller's environment is as it was (numba refuses a changed NUMBA_NUM_THREADS once its threads run)
+    assert "NUMBA_NUM_THREADS" not in os.environ and os.environ["OMP_NUM_THREADS"] == "2"
     timing = ["seconds", "trial_seconds"]
     pd.testing.assert_frame_equal(par.frame.drop(columns=timing), serial.frame.drop(columns=timing))
 
@@ -404,3 +409,14 @@ def test_render_scores_is_the_report_s_proper_scores_of_the_chosen_rows():
     assert f"| {brier:.4f} |" in text
     assert "other" not in text
     assert "| P(ΔMAP < 0) | m / delta |" in text  # the reliability table's head
+
+
+def test_workers_are_single_threaded_and_the_caller_keeps_its_environment(monkeypatch):
+    from bayeval.experiments.execute import _single_threaded_children
+
+    monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    with _single_threaded_children():
+        # what a worker spawned here inherits: one thread, except where the caller chose
+        assert os.environ["NUMBA_NUM_THREADS"] == "1" and os.environ["OMP_NUM_THREADS"] == "3"
+    assert "NUMBA_NUM_THREADS" not in os.environ and os.environ["OMP_NUM_THREADS"] == "3"

@@ -8,6 +8,7 @@ every ``flush_seconds``), and a study started again on the same file skips the t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import traceback
@@ -85,15 +86,32 @@ def _serial(jobs, collection, config) -> Iterable:
         yield _task(collection, config, t)
 
 
+@contextlib.contextmanager
+def _single_threaded_children():
+    """One trial per process: the worker processes started inside keep numba/BLAS to one thread each, so workers
+    do not oversubscribe the cores. The caller's environment is restored on exit (a notebook that ran a study
+    keeps its own thread settings; numba refuses a changed NUMBA_NUM_THREADS once its threads run)."""
+    names = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    before = {name: os.environ.get(name) for name in names}
+    for name in names:
+        os.environ.setdefault(name, "1")
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def _processes(jobs, collection, config, workers: int) -> Iterable:
     import multiprocessing as mp
 
-    # one trial per process: keep each worker's numba/BLAS to one thread so workers do not oversubscribe
-    for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
     try:
-        futures = [ex.submit(_task, collection, config, t) for t in jobs]
+        with _single_threaded_children():  # the workers are spawned by the submits and inherit it
+            futures = [ex.submit(_task, collection, config, t) for t in jobs]
         for fut in as_completed(futures):
             yield fut.result()
     except BaseException:  # interrupted (Ctrl-C, a timeout's SIGTERM) or abandoned: stop the workers now
