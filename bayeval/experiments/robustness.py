@@ -42,12 +42,11 @@ from bayeval.io.trials import COLUMNS
 from bayeval.methods import CONFIDENCES, FIT_METHODS, STUDY_METHODS
 from bayeval.relevance import (
     HierarchicalConfig,
-    HierarchicalEstimator,
     RTCEstimator,
+    estimate_probabilities,
     load_config,
     run_effect_draws,
 )
-from bayeval.relevance.beyond_depth import with_beyond_depth
 from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.topup import TopUpSample
@@ -351,10 +350,9 @@ def _bayes(data, sel, ctx):
         sample = None
         if config.topup:
             data, sample = judged_topup(ctx, sel, config.topup)
-        est = HierarchicalEstimator(config.bayes_config).estimate(data, config.bayes_fit, p_draws=n_p, seed=fit_seed,
-                                                                  topup=sample, **fit_kw)
-        # p beyond the judged depth, as every door applies it (docs/depth.md)
-        est = with_beyond_depth(data, load_config(config.bayes_config), est, seed=fit_seed)
+        # through the one door, so the study fits what every command fits (p beyond the judged depth included)
+        est = estimate_probabilities(data, config.bayes_config, fit=config.bayes_fit, p_draws=n_p, seed=fit_seed,
+                                     topup=sample, **fit_kw)
     else:
         if config.topup:
             raise BayevalInputError(f"topup: needs a hierarchical bayes_config, got {config.bayes_config!r}")
