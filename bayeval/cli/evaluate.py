@@ -144,7 +144,7 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
     return method or DEFAULT_MOMENT_METHOD, fit or "map"
 
 
-def _fit_model(args: argparse.Namespace, data, fit: str):
+def _fit_model(args: argparse.Namespace, data, fit: str, topup=None):
     """(config, estimate, data): the fitted model's estimate, with the unseen relevant documents' phantoms
     added to data and estimate where ``--unseen`` (default: the model's ``unseen_by_default``) says so."""
     from bayeval.cli.estimate import model_options, with_unseen_if_asked
@@ -157,7 +157,7 @@ def _fit_model(args: argparse.Namespace, data, fit: str):
                                 "--probabilities probs.txt")
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
                                  seed=args.seed, draws=args.posterior_draws, tune=args.tune, chains=args.chains,
-                                 topup=topup_from_args(args), **model_options(args, cfg, fit))
+                                 topup=topup, **model_options(args, cfg, fit))
     data, est = with_unseen_if_asked(args, cfg, data, est)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
@@ -246,11 +246,12 @@ def probabilities_for(args: argparse.Namespace, data):
     probs = read_probabilities(args.probabilities) if args.probabilities else None
     est, cfg, source = None, None, describe_moments(method)
     if fit is not None:
-        cfg, est, data = _fit_model(args, data, fit)
+        topup = topup_from_args(args)  # read once: the fit learns from it, the caption names it
+        cfg, est, data = _fit_model(args, data, fit, topup)
         # every method uses the posterior draws of p when there are any (closed forms by the law of total
         # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
         probs = est = replace(est, closed_form_draws=args.closed_form_draws)
-        source = describe_source(cfg.name, fit, method) + describe_topup(topup_from_args(args), est)
+        source = describe_source(cfg.name, fit, method) + describe_topup(topup, est)
     elif probs is None:
         source = describe_source(None, None, method, default_p=args.default_p)
     return data, probs, est, cfg, method, fit, source
