@@ -127,13 +127,7 @@ def parse_msmarco(data: bytes, *, separator: str | None = None, strict: bool = F
     topic_names = topic_enc.dictionary.to_pylist()
     scores = -rank.astype(np.float64)
     ranked = ranked_rows(topic_enc.indices.to_numpy(), scores, docno, first_repeat=strict)
-    if ranked.order is not None:
-        docno, scores = docno.take(ranked.order), scores[ranked.order]
-    repeat = None
-    if ranked.repeat is not None:
-        row, earlier, code, doc = ranked.repeat
-        repeat = (row, earlier, topic_names[code], doc)
-    topics = [topic_names[int(c)] for c in ranked.group_codes]
+    docno, scores, topics, repeat = ranked.take(docno, scores, topic_names)
     return ColumnarRun("msmarco" if n_cols == 3 else "msmarco-score", topics, ranked.starts, docno, scores,
                        ranked.dropped, repeat)
 
@@ -163,6 +157,17 @@ class RankedRows:
     group_codes: np.ndarray
     dropped: np.ndarray
     repeat: tuple | None = None
+
+    def take(self, docnos: pa.Array, scores: np.ndarray, names: list) -> tuple:
+        """``(docnos, scores, topics, repeat)``: the run's columns in this order, the name of each group's topic,
+        and the first repeat with its topic named (``names[code]``), as both Arrow readers store them."""
+        if self.order is not None:
+            docnos, scores = docnos.take(self.order), scores[self.order]
+        repeat = None
+        if self.repeat is not None:
+            row, earlier, code, doc = self.repeat
+            repeat = (row, earlier, names[code], doc)
+        return docnos, scores, [names[int(c)] for c in self.group_codes], repeat
 
 
 def ranked_rows(tcode: np.ndarray, scores: np.ndarray, docnos: pa.Array, *, first_repeat: bool = False

@@ -481,13 +481,7 @@ def _parse_fast(data: bytes, sep: str, strict: bool) -> _Parsed | None:
     del table, tags, differs
     # rows grouped by topic, score descending, docno descending (the careful parser's order), repeats left out
     ranked = ranked_rows(topic_enc.indices.to_numpy(), scores, docnos, first_repeat=strict)
-    if ranked.order is not None:
-        docnos, scores = docnos.take(ranked.order), scores[ranked.order]
-    repeat = None
-    if ranked.repeat is not None:
-        row, earlier, code, doc = ranked.repeat
-        repeat = (row, earlier, names[code], doc)
-    topics = [names[int(c)] for c in ranked.group_codes]
+    docnos, scores, topics, repeat = ranked.take(docnos, scores, names)
     return _Parsed(TREC, tag, topics, ranked.starts, docnos, scores, bool(mixed), dropped=ranked.dropped,
                    repeat=repeat, tag_row=tag_row, other_tag=other)
 
