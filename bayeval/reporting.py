@@ -150,7 +150,7 @@ class Report:
     judged_k : int
     runs : DataFrame
         Index ``run`` (ordered by rank); columns ``expected, sd, lower, upper, judged_at_k, rank``, and the
-        two questions side by side (docs/calibration.md, "Two questions"): ``unjudged_zero``, the measure
+        two questions side by side (docs/notes/calibration-record.md, "Two questions"): ``unjudged_zero``, the measure
         with every unjudged document counted as not relevant (what trec_eval reports); ``model_share``, the
         share of E[measure] that rests on the model's p of unjudged documents rather than on judgments, and
         ``beyond_share``, the share resting on documents no judged run (top ``judged_k`` all judged)

@@ -39,7 +39,7 @@ Usage::
 
 ``--condense`` scores against condensed lists (every run keeps only the documents the qrels judge), so
 that the truth is complete where the qrels are shallow; without it the truth counts documents the qrels
-do not judge as not relevant, as trec_eval does (docs/calibration.md, "Two questions").
+do not judge as not relevant, as trec_eval does (docs/notes/calibration-record.md, "Two questions").
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ from bayeval.io.tables import manual_runs
 
 
 def _bias_table(frame: pd.DataFrame, rows, manual: set) -> str:
-    """E[MAP] ÷ MAP (sums over run-trials) and the mean error E[MAP] − MAP per row and run type (docs/calibration.md,
-    revision 5: a manual run's E[MAP] is biased low)."""
+    """E[MAP] ÷ MAP (sums over run-trials) and the mean error E[MAP] − MAP per row and run type
+    (docs/notes/calibration-record.md, revision 5: a manual run's E[MAP] is biased low)."""
     out = ["| method | run type | run-trials | E[MAP] ÷ MAP | mean E[MAP] − MAP |", "|---|---|---:|---:|---:|"]
     for m, c in rows:
         f = frame[(frame.method == m) & (frame.confidence == c)]

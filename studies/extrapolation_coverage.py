@@ -5,7 +5,7 @@ not shape them. The held-out run is evaluated together with ``k`` contributing r
 them), with the default model (``hier-default``, Laplace, posterior draws of p), and its 95% interval of E[MAP]
 (E[MAP] ± 1.96 sd, the variance by ``mc`` over the draws of p: parameter and relevance uncertainty) is
 checked against its MAP under the complete judgments.
-docs/calibration.md ("Extrapolation in the open") reports the figures.
+docs/notes/calibration-record.md ("Extrapolation in the open") reports the figures.
 
 Synthetic (the generator knows the complete truth)::
 

@@ -26,7 +26,7 @@ log evidence (IS) and PSIS-LOO of both models on them: where the Brier scores of
 Collections: ``robust03`` (TREC 2003 Robust) and ``synthetic``
 (``make_collection(n_topics=40, n_systems=20, n_docs=800, seed=7)``, as docs/calibration.md); ``trec8`` is the
 out-of-sample collection and is only run when named (after the choice). Prints a markdown table
-(docs/calibration.md, "Heavy tails", holds a copy).
+(docs/notes/calibration-record.md, "Heavy tails", holds a copy).
 
 Usage::
 

@@ -14,8 +14,8 @@ Usage (the collection docs/calibration.md chose on)::
 document effect; runs.tsv marks them ``manual`` too), and ``--hidden h`` hides a share h of the relevant
 documents from the shared document effect (moved by ``--hidden-effect``), each manual-like system seeing a
 hidden document with probability ``--hidden-reach`` (:func:`bayeval.synthetic.make_collection`). The recipe
-``synth-manual`` (docs/calibration.md, "A choosing collection with manual-like runs"), whose parameters were
-picked by the qualitative signature of TREC's manual runs only (many unique relevant documents; under reuse a
+``synth-manual`` (docs/notes/calibration-record.md, "A choosing collection with manual-like runs"), whose parameters
+were picked by the qualitative signature of TREC's manual runs only (many unique relevant documents; under reuse a
 manual run's E[MAP] below its MAP and an automatic run's above; manual pairs less often right at ≥ 0.99;
 ``--truth pool``: as TREC-8's qrels, the truth judges only what some run retrieves)::
 
@@ -29,8 +29,8 @@ choosing collection of docs/sampling.md for samples of 10-40 judgments a topic::
 
     python studies/make_synthetic_collection.py synth-dense --dense --independent 0 --seed 21
 
-The pair figures on it depend on the draw of systems (docs/calibration.md, "Across seeds"): choose on
-``--seed 11``, ``12`` and ``13`` together.
+The pair figures on it depend on the draw of systems (docs/notes/calibration-record.md, "A choosing collection
+with manual-like runs", "Across seeds"): choose on ``--seed 11``, ``12`` and ``13`` together.
 """
 
 from __future__ import annotations

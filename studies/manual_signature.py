@@ -1,7 +1,7 @@
 r"""The manual-run signature of a robustness trial table: bias of E[MAP] and spread of ΔMAP's errors by run type.
 
-docs/calibration.md (revisions 4–6) measured on TREC-8 under reuse that a held-out manual run's E[MAP] is biased
-low and an automatic run's high, and that the standardised error of ΔMAP,
+docs/notes/calibration-record.md (revisions 4–6) measured on TREC-8 under reuse that a held-out manual run's E[MAP] is
+biased low and an automatic run's high, and that the standardised error of ΔMAP,
 
 .. math:: z = \frac{\Delta MAP - E[\Delta MAP]}{\sqrt{\operatorname{Var}[\Delta MAP]}},
 
@@ -10,7 +10,7 @@ spreads far more on pairs with a manual run than on pairs of automatic runs. Thi
 run``), per run type: E[MAP] ÷ MAP (sums over run-trials, as ``calibration_tables.py``), and per pair type
 (automatic: both runs automatic; manual: at least one manual run, as ``calibration_tables.py`` splits them):
 the share of calls at ≥ 0.99 that are right, the standard deviation of z and the Brier score of P(ΔMAP < 0).
-Used to check that a synthetic choosing collection carries the signature (docs/calibration.md, "A choosing
+Used to check that a synthetic choosing collection carries the signature (docs/notes/calibration-record.md, "A choosing
 collection with manual-like runs").
 
 Usage::

@@ -15,7 +15,8 @@ with a rank profile γ_t shared by the trial's held-out runs fitted beside the l
 :mod:`bayeval.relevance.reuse_prior`: the held-out runs' log rank relative to rank 10; its mean and spread over
 trials), and without it (``flat_level``)
 
-over the trials of the collections given (the prior of :mod:`bayeval.relevance.reuse_prior`, docs/calibration.md
+over the trials of the collections given (the prior of :mod:`bayeval.relevance.reuse_prior`,
+docs/notes/calibration-record.md
 "Where things stand"), and the excess kurtosis of the standardised run residuals (heavy tails?).
 
 Usage::

@@ -1,5 +1,6 @@
 """Which part of an interval breaks coverage — the estimate's bias, its variance estimate or the shape — from a
-trial table of the sampling study with many trials (docs/sampling.md, "Revision of 27 November 2026 (late)").
+trial table of the sampling study with many trials (docs/notes/sampling-record.md, "Revision of 27 November 2026
+(late)").
 
 Per run, over the trials of one (collection, budget, method): the bias of the MAP estimate against the truth,
 its Monte Carlo sd (the spread over trials), the mean variance estimate against the Monte Carlo variance, the

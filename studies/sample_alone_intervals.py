@@ -4,7 +4,7 @@
 script draws the same samples (same seed, same order: the trial's run pairs, then one sample per budget) and
 scores several intervals around the same estimate and jackknife standard error
 (:func:`bayeval.sampling.corrected_measures`), so that variants can be compared on identical draws
-(docs/sampling.md, "Revision of 27 November 2026: the sample alone at 5%"). Variants:
+(docs/notes/sampling-record.md, "Revision of 27 November 2026: the sample alone at 5%"). Variants:
 
 - ``norm``: ``m ± z·se`` (the study's ``sample-bc``);
 - ``bcp``: normal on the power scale ``m^γ``, ``γ`` from the runs' standard errors (the study's

@@ -1,6 +1,6 @@
 """The empirical-Bayes combination (``bayeval.sampling.combine_differences`` / ``combine_means``) and its
 variants, computed from trial tables of the sampling study that hold the model's and the model-assisted rows of
-the same samples (docs/sampling.md, "Revision of 27 November 2026").
+the same samples (docs/notes/sampling-record.md, "Revision of 27 November 2026").
 
 The study's ``combined`` method computes the chosen form inside each trial, from the assisted estimate's exact
 covariance; this script computes it, and the variants that were not chosen, from the tables alone, so that

@@ -5,7 +5,7 @@ rows' ``settings``: ``prior`` when recorded, ``rank`` otherwise), pools the coll
 (e.g. ``synth-manual`` pools ``synth-manual-11``, ``-12``, ``-13``; their trials are kept apart), and prints per
 collection × budget × run group × method × design: trials, coverage of the 95% MAP interval ± its standard
 error over trials, bias, RMSE, mean width, the width × the same design's statAP (method ``sample``) and × the
-rank design's statAP, and — for the rule of docs/sampling.md ("(late, 4)") — the width and RMSE against the
+rank design's statAP, and — for the rule of docs/notes/sampling-record.md ("(late, 4)") — the width and RMSE against the
 rank design's same method. ``--rule`` adds the rule's verdict over the cells given by ``--cells``.
 
 Usage::
@@ -70,8 +70,8 @@ def table(frame: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
 
 
 def rule(st: pd.DataFrame, cells: dict[str, list[str]], method: str) -> list[str]:
-    """The rule of docs/sampling.md "(late, 4)": (a) band count, (b) no in-band cell leaves, (c) width below rank
-    in >= 9 of 12 and on the mean ratio, (d) RMSE not above rank's by more than 5% in any cell."""
+    """The rule of docs/notes/sampling-record.md "(late, 4)": (a) band count, (b) no in-band cell leaves, (c) width
+    below rank in >= 9 of 12 and on the mean ratio, (d) RMSE not above rank's by more than 5% in any cell."""
     sel = pd.concat([st[(st.collection == c) & st.group.isin(gs) & (st.method == method)]
                      for c, gs in cells.items()])
     piv = sel.pivot_table(index=["collection", "group", "budget"], columns="design",

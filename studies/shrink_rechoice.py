@@ -1,5 +1,5 @@
 """Choose the model-assisted estimator's (tuning, per-topic shrink) by a rule written before scoring
-(docs/sampling.md, "the per-topic shrink re-chosen with the model-tuned weight").
+(docs/notes/sampling-record.md, "the per-topic shrink re-chosen with the model-tuned weight").
 
 Reads trial tables of ``studies/sampling_variants.py evaluate`` (methods named as its variants), scores every
 method per *cell* — a collection's runs, split into automatic and manual runs where the collection has manual

@@ -9,7 +9,7 @@ topic t, with :math:`D_{st}` the run's top ``--depth`` documents and :math:`\mat
 is the share of the run's relevant retrieved documents that no other run retrieves ("unique relevant",
 Zobel, SIGIR 1998). Printed per run type (manual / automatic): the mean of :math:`u_s`, the mean number of
 unique relevant documents per topic, the mean MAP at ``--depth`` and the share of all relevant documents no run
-retrieves. Cheap (no model); used to choose the manual-like generator of docs/calibration.md ("A choosing
+retrieves. Cheap (no model); used to choose the manual-like generator of docs/notes/calibration-record.md ("A choosing
 collection with manual-like runs") by its qualitative signature.
 
 Usage::

@@ -1,5 +1,5 @@
-"""Cross-fitted calibration (bayeval.relevance.crossfit; docs/calibration.md, revision 4): the contributing runs,
-the out-of-fold map and its uncertainty, the level kept, the map carried into the draws of p, and the
+"""Cross-fitted calibration (bayeval.relevance.crossfit; docs/notes/calibration-record.md, revision 4): the
+contributing runs, the out-of-fold map and its uncertainty, the level kept, the map carried into the draws of p, and the
 statistical property — p of documents that only non-contributing runs retrieve is closer to the truth."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Checks: the correction is a converged Monte Carlo estimate (two seeds agree within its error, the importance
 weights are well spread), small for Normal run effects (where Laplace is good), and larger for Student-t
-run effects, against which the Laplace value is biased (docs/calibration.md, "Heavy tails"). Dropping the
+run effects, against which the Laplace value is biased (docs/notes/calibration-record.md, "Heavy tails"). Dropping the
 proposal density from the weights, or the run effects' prior, makes the estimate tens of nats off.
 """
 

@@ -1,6 +1,7 @@
 """The intervals widen with extrapolation: a held-out run (its documents did not shape the judgments) evaluated
 beside 2 other runs gets a 95% interval of E[MAP] that contains its complete-judgment MAP, where the model
-without the extrapolation effect is confident and wrong (docs/calibration.md, "Extrapolation in the open")."""
+without the extrapolation effect is confident and wrong (docs/notes/calibration-record.md, "Extrapolation in the
+open")."""
 
 from __future__ import annotations
 

@@ -205,8 +205,8 @@ def test_nuts_agrees_with_fast_path_t():
     """NUTS on the full t model vs the fast path's Laplace fit: predictive p and run-effect means.
 
     At coverage scale 1: with hier-t's 3 the fast path's Gaussian for the weakly identified t effects is too
-    narrow and its mean p of unjudged documents is 0.0135 below NUTS's (docs/calibration.md, "Heavy tails");
-    at 1 the gap measured 0.0102, hence the bound 0.0125 (the Normal model's test keeps 0.01)."""
+    narrow and its mean p of unjudged documents is 0.0135 below NUTS's (docs/notes/calibration-record.md, "Heavy
+    tails"); at 1 the gap measured 0.0102, hence the bound 0.0125 (the Normal model's test keeps 0.01)."""
     data = _data(seed=5)
     cfg = load_config("hier-t")
     est = HierarchicalEstimator(replace(cfg, hierarchy=replace(cfg.hierarchy, coverage_scale=1.0)))

@@ -1,5 +1,5 @@
 """One measure vocabulary: the field's names (ir_measures', ranx's, trec_eval's) in every command and the API,
-checked against ir_measures' own parser and values (docs/measures.md, "Names")."""
+checked against ir_measures' own parser and values (docs/measures.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The reuse prior (bayeval.relevance.reuse_prior; docs/calibration.md, "Where things stand"): the held-out runs'
+"""The reuse prior (bayeval.relevance.reuse_prior; docs/notes/calibration-record.md, "Where things stand"): the
+held-out runs'
 levels of p spread the draws as the prior says, move nothing else, and a top-up's judged draws learn them — with
 posterior intervals that cover the true levels as often as they claim."""
 

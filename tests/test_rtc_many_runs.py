@@ -1,4 +1,4 @@
-"""The RTC chain stays identified as runs are added (docs/calibration.md, "No collapse with many runs").
+"""The RTC chain stays identified as runs are added (docs/notes/calibration-record.md, "No collapse with many runs").
 
 The same depth-10 judgments (a pool of four runs) are used with 4 and with 36 runs: the spread across
 posterior draws of the mean p of the unjudged documents must not grow with the runs added.

@@ -1,4 +1,5 @@
-"""Held-out run levels (bayeval.relevance.run_level; docs/calibration.md, revision 6): a run whose judged documents
+"""Held-out run levels (bayeval.relevance.run_level; docs/notes/calibration-record.md, revision 6): a run whose judged
+documents
 are relevant more often than the model predicts gets a positive level, shrunk towards 0 with little evidence and
 across runs; the level moves p (and E[MAP]) of the documents only held-out runs retrieve, and nothing else."""
 

@@ -1,4 +1,5 @@
-"""Held-out run shifts (bayeval.relevance.run_shift; docs/calibration.md, revision 5): the draws of p of documents
+"""Held-out run shifts (bayeval.relevance.run_shift; docs/notes/calibration-record.md, revision 5): the draws of p of
+documents
 only non-contributing runs retrieve spread jointly per run, E[p] stays, and the interval of E[MAP] of a run whose
 documents no contributing run retrieves widens — and does not when the shift's scale is 0.
 

@@ -167,7 +167,7 @@ def _fit_model(args: argparse.Namespace, data, fit: str, topup=None):
 
 
 def _write_extrapolation(data, probs, measure, default_p: float) -> None:
-    """The two questions side by side (docs/calibration.md, "Two questions"), for the first measure."""
+    """The two questions side by side (docs/notes/calibration-record.md, "Two questions"), for the first measure."""
     from bayeval.expected.extrapolation import extrapolation
 
     try:

@@ -81,7 +81,7 @@ class TestCollection:
         Score against *condensed* lists: every run keeps only the documents the qrels judge (order kept),
         so the qrels are the complete truth of what the runs retrieve. Use it where the official qrels are
         shallow: the truth of the studies is then MAP as if every retrieved document were judged, the
-        question E[MAP] answers (docs/calibration.md, "Two questions").
+        question E[MAP] answers (docs/notes/calibration-record.md, "Two questions").
     read : tuple (Qrels, RunSet) or None
         The qrels and runs already read (a collection given as files); ``None``: read lazily from the paths.
     """

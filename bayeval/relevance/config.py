@@ -146,7 +146,7 @@ class CalibrationPrior:
         pseudo-counts and the data, but proper, so the model has a prior to draw from (prior predictive
         checks). ``None`` = flat (the paper's implicit choice): an improper prior with no prior draws.
     pooled_intercept_sd, pooled_slope_sd : float or None
-        Partial pooling across systems (docs/calibration.md, "No collapse with many runs"): when both are
+        Partial pooling across systems (docs/notes/calibration-record.md, "No collapse with many runs"): when both are
         set, :math:`A_j\sim N(\bar A, sd_A^2)` and :math:`B_j\sim N(\bar B, sd_B^2)` replace the
         Normal(0, ``intercept_sd``/``slope_sd``) priors, centred on :math:`(\bar A,\bar B)`, the mode of one
         calibration shared by every system (all cells pooled; an empirical-Bayes centre). A system whose
@@ -157,7 +157,7 @@ class CalibrationPrior:
         calibration at the mode in every posterior draw of p ("fix what the data cannot inform"). Its
         (A, B) then rest on a few cells and the prior; drawn independently of the aggregation fitted at the
         mode (which is affine in the calibrated log-odds), they send the spread of p to 0–1 as such runs are
-        added (docs/calibration.md, "No collapse with many runs"). 0 (the paper's chain): none fixed;
+        added (docs/notes/calibration-record.md, "No collapse with many runs"). 0 (the paper's chain): none fixed;
         ``rtc-default``: 5.
     """
 
@@ -329,12 +329,12 @@ class HierarchyPrior:
         its top ``coverage_depth`` all judged; :func:`bayeval.expected.extrapolation.beyond_judged_runs`)
         share one more effect :math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` in every draw, over all topics and
         runs: the prior of a run the judgments do not cover at all (:math:`h_s=1`), as if an unseen run had
-        retrieved them (docs/calibration.md, "Extrapolation in the open").
+        retrieved them (docs/notes/calibration-record.md, "Extrapolation in the open").
     calibration_map : {"none", "crossfit"}
         With ``"crossfit"`` the log-odds of the target documents pass through a map learned out of fold
         (:mod:`bayeval.relevance.crossfit`): the model refitted on the judgments of one fold of the
         contributing runs, scored on the judged documents only the other folds' runs retrieve; the map's
-        uncertainty is drawn once per posterior draw of p (docs/calibration.md, revision 4).
+        uncertainty is drawn once per posterior draw of p (docs/notes/calibration-record.md, revision 4).
     crossfit_folds : int
         Folds K ≥ 2 of the contributing runs.
     crossfit_target : {"held_out", "unjudged"}
@@ -346,21 +346,21 @@ class HierarchyPrior:
         set so that the target documents' mean p stays the model's, with the fitted intercept's uncertainty
         drawn as a shift (:meth:`bayeval.relevance.crossfit.OutOfFoldMap.keep_level`). The judged documents
         the map is fitted on were chosen by selection and are more often relevant than the target documents,
-        so the fitted intercept does not transfer (docs/calibration.md, revision 4).
+        so the fitted intercept does not transfer (docs/notes/calibration-record.md, revision 4).
     run_shift_sd : float
         :math:`\sigma_e` ≥ 0 of the held-out run shifts (:mod:`bayeval.relevance.run_shift`): in each posterior
         draw of p every run gets its own log-odds shift :math:`e_s\sim N(0,\sigma_e^2)` on the unjudged
-        documents no contributing run retrieves, E[p] kept; 0 (default) draws none (docs/calibration.md,
+        documents no contributing run retrieves, E[p] kept; 0 (default) draws none (docs/notes/calibration-record.md,
         revision 5).
     run_level_sd : float
         Scale ≥ 0 of the half-normal prior on the spread τ of the held-out run levels
         (:mod:`bayeval.relevance.run_level`): each run's level of p on the unjudged documents no contributing run
         retrieves, learned from how its judged documents compare with the model's p, shrunk across runs; E[p]
-        moves; 0 (default): none (docs/calibration.md, revision 6).
+        moves; 0 (default): none (docs/notes/calibration-record.md, revision 6).
     run_level_spread : {"empirical_bayes", "fixed"}
         How the held-out run levels' spread τ is set: its empirical-Bayes mode (levels shrunk across runs;
         the default), or ``run_level_sd`` itself (each run's level from its own judged documents;
-        docs/calibration.md, revision 7).
+        docs/notes/calibration-record.md, revision 7).
     reuse_mean, reuse_common_sd, reuse_run_sd, reuse_run_df, reuse_slope_mean, reuse_slope_sd : float
         The reuse prior (:mod:`bayeval.relevance.reuse_prior`): in each posterior draw of p the unjudged
         documents held-out runs retrieve move in log-odds by a level shared by the held-out runs

@@ -2,8 +2,8 @@
 
 The default is what two studies chose, one for each way the judgments fall short: the hierarchical model
 ``hier-reuse-depth`` — ``hier-default`` with the reuse prior on runs that did not contribute to the judgments
-(:mod:`bayeval.relevance.reuse_prior`, which a top-up of their documents updates; docs/calibration.md, "Where things
-stand") and p beyond the judged depth corrected and widened by its held-out band
+(:mod:`bayeval.relevance.reuse_prior`, which a top-up of their documents updates; docs/notes/calibration-record.md,
+"Where things stand") and p beyond the judged depth corrected and widened by its held-out band
 (:mod:`bayeval.relevance.beyond_depth`; docs/depth.md) — with the unseen relevant documents
 (:func:`bayeval.relevance.unseen.with_unseen`) added to R_t wherever a measure divides by it. The list of
 model kinds comes from the registry (:data:`bayeval.relevance.estimate.MODEL_KINDS`) and the shipped

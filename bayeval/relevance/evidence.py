@@ -3,7 +3,7 @@ r"""The Laplace evidence of a hierarchical relevance model, corrected by importa
 The fast path of :class:`~bayeval.relevance.hierarchical.HierarchicalRelevance` integrates the latent
 coefficients by Laplace's method. For a Student-t run effect that is weakly identified the Laplace value is
 biased (against the t); :func:`evidence_correction` measures that bias at one hyperparameter point
-(docs/calibration.md, "Heavy tails").
+(docs/notes/calibration-record.md, "Heavy tails").
 
 References
 ----------

@@ -69,7 +69,7 @@ fixed h, which the fast path's inner mode maximises.
 
 **Heavy tails** (``run_effect = "student_t"``, ``models/hier-t.toml``): :math:`u_s\sim t_\nu(0,\sigma_s)`
 instead of the Normal, so that one run whose judged prefix lies far off what the RTC log-odds predict is
-shrunk less (docs/calibration.md, "Heavy tails"). Given h the inner log posterior is then no longer concave
+shrunk less (docs/notes/calibration-record.md, "Heavy tails"). Given h the inner log posterior is then no longer concave
 in u; its mode is found by EM on the t as a scale mixture of Normals (:math:`u_s\mid\lambda_s\sim
 N(0,\sigma_s^2/\lambda_s)`, :math:`\lambda_s\sim\Gamma(\nu/2,\nu/2)`; Lange, Little & Taylor 1989):
 the E-step gives u_s the Gaussian prior precision :math:`(\nu+1)/(\nu\sigma_s^2+u_s^2)`, the M-step is

@@ -3,13 +3,14 @@ those documents says about it.
 
 A reused collection's judgments were made on the documents of the *contributing* runs
 (:func:`bayeval.relevance.crossfit.contributing_runs`); a held-out run's unjudged documents get the model's
-extrapolated p, and nothing the judgments give predicts how wrong it is for a given run (docs/calibration.md,
+extrapolated p, and nothing the judgments give predicts how wrong it is for a given run
+(docs/notes/calibration-record.md,
 revision 7: within a trial |r| ≤ 0.13 on Robust 2003 for every candidate built from the judgments). Measured
 against complete judgments (``studies/reuse_levels.py``) the error has three parts: a level shared by every
 held-out run of a collection, each run's own level, and a rank profile — the model's p decays too slowly with a
 held-out run's rank (too low at its top ranks, too high deep down). This component carries all three in the
-posterior draws of p, at the sizes measured across the choosing collections (docs/calibration.md, "Where things
-stand"), so that a pair whose difference rests on such documents is as uncertain as the error makes it (the
+posterior draws of p, at the sizes measured across the choosing collections (docs/notes/calibration-record.md, "Where
+things stand"), so that a pair whose difference rests on such documents is as uncertain as the error makes it (the
 pairs of :mod:`bayeval.expected.extrapolation`'s share widen with it) — and a top-up of a few of those documents,
 judged at random, learns them.
 

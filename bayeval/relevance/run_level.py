@@ -5,7 +5,8 @@ The judgments of a reused collection were made on the documents of the *contribu
 (:func:`bayeval.relevance.crossfit.contributing_runs`). A *target* document (unjudged, retrieved by no
 contributing run; :func:`bayeval.relevance.crossfit.target_documents`) gets the level of p the model sets for
 documents only held-out runs retrieve, the same for every run. Its error differs between runs: a good run whose
-relevant documents are largely its own (a manual run) is set too low, a poor one too high (docs/calibration.md,
+relevant documents are largely its own (a manual run) is set too low, a poor one too high
+(docs/notes/calibration-record.md,
 revision 5: on TREC-8, E[MAP] ÷ MAP 0.77 for manual runs, 1.19 for automatic ones). The held-out run shifts of
 :mod:`bayeval.relevance.run_shift` keep E[p] and cannot move that level; this component does move it.
 
@@ -34,7 +35,7 @@ judged documents keeps a level near 0, and a run with none gets the prior :math:
 **Fixed spread** (``spread="fixed"``, ``[hierarchy] run_level_spread``): :math:`\tau` is ``sd`` itself, not
 learned; each run's level is its own Laplace posterior under :math:`N(0,\text{sd}^2)`, with no pooling
 across runs. With a few held-out runs the empirical-Bayes :math:`\hat\tau` is often 0 although the runs'
-unshrunk levels still carry their target documents' level (docs/calibration.md, revision 7: on a synthetic
+unshrunk levels still carry their target documents' level (docs/notes/calibration-record.md, revision 7: on a synthetic
 collection the unshrunk level correlates +0.69 within a trial with the true level, the shrunk one +0.57).
 
 **The level.** In each posterior draw d, :math:`\delta_{ds}\sim N(\tilde\delta_s,\tilde v_s)` independently

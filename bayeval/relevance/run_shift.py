@@ -30,7 +30,7 @@ are returned unchanged. A document that many held-out runs retrieve moves with t
 
 **Its scale** :math:`\sigma_e` is not learnable from the judgments (no judged document is a target document);
 it is a constant of the configuration (``[hierarchy] run_shift_sd``), chosen on the choosing collections of
-docs/calibration.md (revision 5), and 0 (no shift) by default.
+docs/notes/calibration-record.md (revision 5), and 0 (no shift) by default.
 
 References
 ----------

@@ -1,8 +1,8 @@
 r"""A top-up: documents drawn at random from held-out runs' own unjudged documents, and their judgments.
 
 Under pure reuse nothing the judgments give says how relevant a held-out run's own documents are
-(docs/calibration.md, revision 7); a few judged at random say it (50 per run: a within-trial correlation of +0.72
-with the true level on Robust 2003). :class:`TopUpSample` holds such a draw — which run drew each document, in
+(docs/notes/calibration-record.md, revision 7); a few judged at random say it (50 per run: a within-trial correlation
+of +0.72 with the true level on Robust 2003). :class:`TopUpSample` holds such a draw — which run drew each document, in
 which round, with which inclusion probability, and its grade once judged — as the judging campaign
 (:meth:`bayeval.selection.Campaign.draw_topup`) and the robustness study
 (:func:`bayeval.selection.topup.draw_topup`) make it. A model given it

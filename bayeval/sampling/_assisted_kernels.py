@@ -38,7 +38,7 @@ def assisted_topic(z_ranked: np.ndarray, lengths: np.ndarray, rank_of_sampled: n
     cutoffs : tuple of int
     z_own, x_own : ndarray, shape (n,)
         Each sampled document's corrected label ``z_e`` and label ``x_e``: its AP derivative is evaluated with
-        ``z_e`` put back to ``x_e`` (see docs/sampling.md, "Variances").
+        ``z_e`` put back to ``x_e`` (docs/sampling.md, "Model-assisted").
     r_floor : float
         A known lower bound of R (the sampled relevant documents' count): ``R̂`` is taken as
         ``max(R̂, r_floor)``, for the estimate and its derivatives.

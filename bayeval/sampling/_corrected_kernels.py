@@ -3,7 +3,7 @@
 statAP is a ratio ``AP̂ = N̂ / R̂`` of two Horvitz-Thompson estimates from a Poisson sample: unbiased numerator
 and denominator, a ratio biased to order ``1/n`` (``n`` the sampled relevant documents). The kernel returns the
 plain ratio, its second-order (Taylor) bias correction, and each sampled relevant document's jackknife
-influence on both (formulas: docs/sampling.md, "Bias-corrected statAP").
+influence on both (formulas: docs/notes/sampling-record.md, "Bias-corrected statAP").
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Under Poisson sampling the corrected labels ``z_d = λ p_d + I_d (x_d - λ p_d)/
 design variance ``V(λ) = Σ_d (1 - π_d)/π_d · (x_d - λ p_d)² · (∂θ/∂x_d)²``, derivatives at the truth
 (Särndal, Swensson & Wretman 1992, §6.6 and §5.5). For AP = N/R (N = Σ_d x_d prec@r(d)):
 ``∂AP/∂x_d = (∂N/∂x_d - AP)/R`` with ``∂N/∂x_d = (1 + Σ_{above d} x)/r_d + Σ_{d' below d} x_{d'}/r_{d'}``
-(0 when the run does not retrieve d). docs/sampling.md, "how narrow can the model-assisted interval be?".
+(0 when the run does not retrieve d). docs/notes/sampling-record.md, "how narrow can the model-assisted interval be?".
 """
 
 from __future__ import annotations

@@ -149,8 +149,8 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         taken: ``"corrected"`` — AP's influences at λ = 1 (the corrected labels of the difference estimator)
         divided by the document's residual; ``"model"`` — AP's derivatives at the model's predictions
         (``x = p`` for every pooled document, ``R = Σ p``), which do not depend on the draws and stay finite
-        where the difference estimator's ``R̂`` of a topic comes near 0 (docs/sampling.md, "how narrow can the
-        model-assisted interval be?"). Ignored when ``weight`` is given.
+        where the difference estimator's ``R̂`` of a topic comes near 0 (docs/notes/sampling-record.md, "how narrow can
+        the model-assisted interval be?"). Ignored when ``weight`` is given.
     expected_draws : mapping topic -> float, optional
         ``m_t`` of the per-topic shrink (see ``shrink``), default ``Σ_d π_d`` over the topic's pool. For a
         sample whose unsampled documents' ``π`` is not known (prels list only the sampled ones), the

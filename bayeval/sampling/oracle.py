@@ -11,7 +11,7 @@ statAP's variance, so ``√(V(λ)/V(0))`` is the width of the model-assisted int
 this design and these predictions allow — with the variance known, not estimated; :func:`oracle_weight` gives
 the λ that minimises it (one for all topics, or one per topic). Nothing here is an estimator: it needs the
 truth, and serves to bound what an estimator with the same predictions and design can reach
-(docs/sampling.md, "how narrow can the model-assisted interval be?").
+(docs/notes/sampling-record.md, "how narrow can the model-assisted interval be?").
 
 References: Särndal, Swensson & Wretman, *Model Assisted Survey Sampling*, 1992 (§5.5 linearisation, §6.6
 the difference estimator's variance); Aslam, Pavlu & Yilmaz, SIGIR 2006 (statAP).

@@ -2,7 +2,7 @@
 (:func:`minimum_per_topic`), the form of the model-assisted estimate for a sample's size (:func:`assisted_form`),
 and the warnings the commands print (:func:`minimum_notices`).
 
-The figures are the sampling studies' (docs/sampling.md, "Where things stand"; the record:
+The figures are the sampling studies' (docs/notes/sampling-record.md, "Where things stand"; the record:
 docs/notes/sampling-small-samples.md): the least number of judgments drawn a topic at which the 95% intervals of
 MAP covered at least 92% (model-assisted) or 90% (the sample alone) on every choosing collection studied there —
 DL 2020 passages condensed at grade ≥ 1 and ≥ 2 and a dense synthetic collection at 10, 20 and 40 judgments a

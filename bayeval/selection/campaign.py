@@ -571,8 +571,8 @@ class Campaign:
         """Draw a top-up of ``runs`` — runs that did not contribute to the judgments — to judge: ``per_topic``
         rounds, each one document of each run and topic among the run's unjudged documents within the campaign
         depth, drawn with probability proportional to the AP-prior weight of its rank and recorded with that
-        probability (:func:`bayeval.selection.topup.draw_topup`; docs/calibration.md, "Where things stand").
-        Returns how many were drawn.
+        probability (:func:`bayeval.selection.topup.draw_topup`; docs/notes/calibration-record.md, "Where things
+        stand"). Returns how many were drawn.
 
         'next' serves the drawn documents (after a random sample's) before the selector's picks; the judged ones
         are what ``bayeval evaluate --topup`` and :func:`bayeval.relevance.estimate_probabilities` ``topup=``

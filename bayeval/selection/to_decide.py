@@ -24,7 +24,7 @@ and its mean :math:`E[\Delta]_k` moves from :math:`E[\Delta]` as a Gaussian mart
 
 For each undecided pair, each of its runs that did not contribute is tried; the one with the fewer expected
 judgments is named (``topup_run``). Checked against top-ups of real judgments (the judgments' own draws, the pair
-re-evaluated after each round) by ``studies/decide_check.py`` (docs/calibration.md, "Where things stand").
+re-evaluated after each round) by ``studies/decide_check.py`` (docs/notes/calibration-record.md, "Where things stand").
 
 References
 ----------

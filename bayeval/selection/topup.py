@@ -14,7 +14,7 @@ records that probability (:math:`\pi=a(r_d)/\sum_{d'\in\text{frame}}a(r_{d'})`, 
 conditional on the earlier ones after it). ``per_topic`` rounds give each run at most ``per_topic`` documents a
 topic (fewer where its frame runs out). AP weighs the top ranks most, and so does the draw; the draw depends only
 on the runs' ranks, which the relevance model conditions on, so its judgments are evidence the model may use as
-they come (docs/calibration.md, "Where things stand").
+they come (docs/notes/calibration-record.md, "Where things stand").
 """
 
 from __future__ import annotations
