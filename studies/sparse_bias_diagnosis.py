@@ -1,4 +1,4 @@
-"""Where the sparse-label model's lean on Robust 2003 comes from (docs/sparse-labels.md, "Diagnosis").
+"""Where the sparse-label model's lean on Robust 2003 comes from (docs/notes/sparse-labels-record.md, "Diagnosis").
 
 For each trial of the sparse-label study (AP, depth 100) it prints, per run, the bias of E[MAP] against the deep
 MAP and what might explain it: the model's mean p of the run's unjudged top-100 documents against the share of

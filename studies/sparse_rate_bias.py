@@ -1,4 +1,5 @@
-"""Which part of the sparse-label model over-credits weak runs (docs/sparse-labels.md, "Consensus weights").
+"""Which part of the sparse-label model over-credits weak runs (docs/notes/sparse-labels-record.md, "Consensus
+weights").
 
 For each trial of the sparse-label study (the same sparse labels, depth 100) and each run, it compares the
 rate of relevant documents among the run's unjudged top-100 positions (each cell, run × rank bin, weighted by

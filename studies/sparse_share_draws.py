@@ -1,4 +1,5 @@
-"""Independent or joint draws of the sparse-label model's cell shares (docs/sparse-labels.md, "Joint draws").
+"""Independent or joint draws of the sparse-label model's cell shares (docs/notes/sparse-labels-record.md, "Joint
+draws").
 
 Runs the sparse-label study (AP, depth 100) with a shipped configuration whose ``share_draws`` (and optionally
 ``relevant_shape`` and ``combine``) is replaced, and prints the study's summary, every reliability bin with its

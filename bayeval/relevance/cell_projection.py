@@ -5,8 +5,8 @@ model, :mod:`bayeval.relevance.sparse_labels`) must still give each *document* o
 several cells at once (one per run that retrieves it). Averaging the cells' rates over the runs retrieving a
 document is one combination, but it does not keep the cells' own rates: the documents a good run ranks high are
 shared with weaker runs, whose lower rates pull them down, so the mean p over the good run's cell falls below
-the rate that cell was fitted to (docs/sparse-labels.md, "Diagnosis of the Robust 2003 lean"). Summing the cells'
-log-odds instead counts the agreement of runs that share documents as independent evidence.
+the rate that cell was fitted to (docs/notes/sparse-labels-record.md, "Diagnosis of the Robust 2003 lean"). Summing the
+cells' log-odds instead counts the agreement of runs that share documents as independent evidence.
 
 This module finds the p closest to a prior combination :math:`p^0` (e.g. the mean) whose cell sums are the
 cells' expected relevant counts: with :math:`X_{dc}` the number of positions of document :math:`d` in cell
