@@ -6,7 +6,7 @@ intervals hold trec_eval's MAP (which counts unjudged documents as not relevant:
 judged, which the relevant documents below rank 100 would change both ways — more relevant retrieved, a larger R),
 and for INQ601 and INQ602 alone (the README's ``estimate``
 example) the expected number of relevant documents among their unjudged ones against the 4,728 relevant documents
-the whole qrels hold. Each model named is run in turn (docs/depth.md, "At full depth").
+the whole qrels hold. Each model named is run in turn (docs/notes/depth-record.md, "At full depth").
 
     python studies/depth_full_qrels.py ../shared/data/trec8 --models hier-level-shift,hier-depth
 """
