@@ -3,9 +3,11 @@ pages to docs/notes/).
 
 - A relative markdown link in docs/ (notes included), README.md and examples/ names a file that exists and, with
   ``#anchor``, a heading of it (GitHub's anchors: lower case, punctuation dropped, spaces to hyphens).
-- A citation of a section in the code, the studies, the benchmarks, the examples and the tests —
+- A citation of a section in the code, the studies, the benchmarks, the examples, the tests, README.md and the
+  user pages of docs/ (not the dated records of docs/notes/, which cite the pages as they stood) —
   ``docs/PAGE.md, "Section"``, ``docs/PAGE.md ("Section")``, ``docs/PAGE.md "Section"`` or ``docs/PAGE.md, revision N``
-  — names a heading of that page (the quoted words within a heading, case and backticks ignored).
+  — names a heading of that page, or the bold lead of one of its paragraphs (the quoted words within it, case and
+  backticks ignored).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ def _headings(path: Path) -> list[str]:
             fenced = not fenced
         elif not fenced and re.match(r"#{1,6} ", line):
             out.append(line.lstrip("#").strip())
+        elif not fenced and (lead := re.match(r"\*\*([^*]+?)\.?\*\*", line)):
+            out.append("\0" + lead.group(1))  # a paragraph's bold lead ("**Reading the output.**") names a section
     return out
 
 
@@ -71,14 +75,15 @@ def _cited_missing(page: str, section: str) -> bool:
     heads = [re.sub(r"\s+", " ", h.replace("`", "")).lower() for h in _headings(dest)]
     if number:
         return not any(re.match(rf"revision {number.group(1)}\b", h) for h in heads)
-    return not any(want in h for h in heads)
+    # within a heading; a bold lead only from its start (its sentence may go on to mention anything)
+    return not any(h[1:].startswith(want) if h.startswith("\0") else want in h for h in heads)
 
 
 def _sources() -> list[Path]:
     files = []
     for folder in ("bayeval", "studies", "benchmarks", "examples", "tests"):
         files += [p for p in sorted((ROOT / folder).rglob("*.py")) if p.name != "test_doc_links.py"]
-    return files
+    return files + [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]  # not docs/notes/: dated records
 
 
 def test_relative_links_in_the_docs_resolve():
@@ -107,3 +112,4 @@ def test_the_citation_check_fails_on_a_section_that_is_not_there():
     assert not _cited_missing("docs/calibration.md", "Where p goes wrong")
     assert _cited_missing("docs/calibration.md", "No such section")
     assert _cited_missing("docs/calibration.md", "revision 99")
+    assert _cited_missing("docs/notes/calibration-record.md", "the default stays Normal")  # mid-sentence of a lead
