@@ -3,8 +3,9 @@ pages to docs/notes/).
 
 - A relative markdown link in docs/ (notes included), README.md and examples/ names a file that exists and, with
   ``#anchor``, a heading of it (GitHub's anchors: lower case, punctuation dropped, spaces to hyphens).
-- A citation of a section in the code, the studies, the benchmarks, the examples, the tests, README.md and the
-  user pages of docs/ (not the dated records of docs/notes/, which cite the pages as they stood) —
+- A citation of a section in the code, the studies, the benchmarks, the examples, the tests, the model
+  configurations, README.md and the user pages of docs/ (not the dated records of docs/notes/, which cite the
+  pages as they stood) —
   ``docs/PAGE.md, "Section"``, ``docs/PAGE.md ("Section")``, ``docs/PAGE.md "Section"`` or ``docs/PAGE.md, revision N``
   — names a heading of that page, or the bold lead of one of its paragraphs (the quoted words within it, case and
   backticks ignored).
@@ -83,6 +84,7 @@ def _sources() -> list[Path]:
     files = []
     for folder in ("bayeval", "studies", "benchmarks", "examples", "tests"):
         files += [p for p in sorted((ROOT / folder).rglob("*.py")) if p.name != "test_doc_links.py"]
+    files += sorted((ROOT / "models").rglob("*.toml"))
     return files + [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]  # not docs/notes/: dated records
 
 
