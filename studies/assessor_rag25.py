@@ -98,6 +98,8 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
     out = {"base-rate": bt}
     for name, prior in (("map", "pooled"), ("map-flat", "flat")):
         amap = fit_assessor_map(labels, tq, relevance_level=level, prior=prior)
+        if prior == "pooled":
+            out["alpha"] = amap.alpha
         out[name] = np.concatenate([amap.probability(t, g.llm.to_numpy(float), g.topic.map(b).to_numpy(float))
                                     for t, g in test.groupby("topic", sort=False)])
     one_lab, one_q = _one_topic(labels, pairs[pairs.set_index(["topic", "docno"]).index.isin(
@@ -109,7 +111,7 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
     out["raw-grade"] = test.llm.map(rate).fillna((raw["sum"].sum() + 1) / (raw["count"].sum() + 2)).to_numpy(float)
     order = np.concatenate([np.flatnonzero(test.topic.to_numpy() == t) for t in test.topic.unique()])
     # the map forecasts were made topic by topic: put every method in that order
-    return {k: (v if k in ("map", "map-flat") else v[order]) for k, v in out.items()}, test.iloc[order]
+    return {k: (v if k in ("map", "map-flat", "alpha") else v[order]) for k, v in out.items()}, test.iloc[order]
 
 
 def _mixture_rate(amap, topic_grades: np.ndarray) -> float:
@@ -155,6 +157,7 @@ def reliability(p: np.ndarray, y: np.ndarray, topic: np.ndarray | None = None, *
 
 def held_out_pairs(pairs: pd.DataFrame, level: int, reps: int, per_topic: int, seed: int):
     rows, first, all_ok, all_topic_ok = [], None, {m: 0 for m in METHODS}, {m: 0 for m in METHODS}
+    alphas = []
     for r in range(reps):
         rng = np.random.default_rng([seed, r])
         pick = np.zeros(len(pairs), bool)
@@ -162,6 +165,7 @@ def held_out_pairs(pairs: pd.DataFrame, level: int, reps: int, per_topic: int, s
             pick[rng.choice(idx, size=min(per_topic, len(idx)), replace=False)] = True
         fc, test = forecasts(pairs, pairs[pick], pairs[~pick], level)
         y = (test.human >= level).to_numpy()
+        alphas.append(fc["alpha"])
         for m in METHODS:
             rows.append({"rep": r, "method": m, **scores(fc[m], y)})
             rel = reliability(fc[m], y, test.topic.to_numpy(), seed=r)
@@ -169,7 +173,7 @@ def held_out_pairs(pairs: pd.DataFrame, level: int, reps: int, per_topic: int, s
             all_topic_ok[m] += bool(rel[rel.n > 0].topic_consistent.all())
             if r == 0:
                 first = {**(first or {}), m: rel}
-    return pd.DataFrame(rows), first, all_ok, all_topic_ok
+    return pd.DataFrame(rows), first, all_ok, all_topic_ok, np.array(alphas)
 
 
 def other_topics(pairs: pd.DataFrame, level: int):
@@ -210,7 +214,14 @@ def main() -> None:
     pairs["llm"] = pairs.llm.astype(np.int64)
     print(f"{len(pairs)} pairs, {pairs.topic.nunique()} topics; relevant = human grade >= {args.level} "
           f"(base rate {(pairs.human >= args.level).mean():.3f})\n")
-    table, first, all_ok, all_topic_ok = held_out_pairs(pairs, args.level, args.reps, args.per_topic, args.seed)
+    table, first, all_ok, all_topic_ok, alphas = held_out_pairs(pairs, args.level, args.reps, args.per_topic,
+                                                                args.seed)
+    labels = AssessorLabels.from_frame(pairs.rename(columns={"llm": "value"})[["topic", "docno", "value"]],
+                                       "umbrela", "grades")
+    full = fit_assessor_map(labels, _qrels(pairs), relevance_level=args.level)
+    print(f"map on every pair: alpha nonrelevant {full.alpha[0]:.1f}, relevant {full.alpha[1]:.1f}; from "
+          f"{args.per_topic} a topic, over the repetitions: nonrelevant {alphas[:, 0].min():.1f}–"
+          f"{alphas[:, 0].max():.1f}, relevant {alphas[:, 1].min():.1f}–{alphas[:, 1].max():.1f}\n")
     summ = table.groupby("method", sort=False)[["log_loss", "brier"]].agg(["mean", "std"])
     summ.columns = [f"{a}_{b}" for a, b in summ.columns]
     summ["all_bins_wilson"] = [f"{all_ok[m]}/{args.reps}" for m in summ.index]
