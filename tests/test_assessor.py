@@ -270,3 +270,17 @@ def test_bad_arguments_are_named(small):
         with_assessors(base, data, [])
     with pytest.raises(BayevalInputError, match="p_draws"):
         with_assessors(base, data, [lab], p_draws=-1)
+
+
+def test_the_empirical_bayes_gradient_is_the_objectives():
+    """The analytic gradient of the hyperparameters' log posterior against central differences of its value."""
+    from bayeval.relevance._label_map import _objective
+
+    rng = np.random.default_rng(1)
+    counts = np.stack([rng.multinomial(12, [0.5, 0.2, 0.2, 0.1]) for _ in range(7)]).astype(float)
+    counts[:, 3] = 0.0  # a category no pair got: the profile's pseudo-count keeps it finite
+    f = _objective(counts)
+    for x in (np.array([np.log(10.0), 0.3, -0.2, 1.0]), np.array([1.0, 2.0, 1.0, -3.0])):
+        h = 1e-6
+        num = np.array([(f(x + e)[0] - f(x - e)[0]) / (2 * h) for e in np.eye(4) * h])
+        np.testing.assert_allclose(f(x)[1], num, rtol=1e-5, atol=1e-6)
