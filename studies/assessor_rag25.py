@@ -13,7 +13,9 @@ the topic's pairs are held out. Forecasts of P(relevant) for each held-out pair:
 - ``pooled-lr``: one LR for all topics (the map learned with every pair in one topic) with b_t: how much the topic
   variation of the LR gives;
 - ``raw-grade``: pooled P(relevant | grade) = (n_rel,g + 1) / (n_g + 2) over the training pairs, no topic variation;
-- ``base-rate``: b_t alone.
+- ``base-rate``: b_t alone;
+- ``map, true b_t``: a diagnostic, not a forecast — the map with the held-out pairs' own share relevant as b_t, to
+  tell the map's errors from b_t's.
 
 b_t is the topic's base rate from its 10 pairs, shrunk to the others' by an empirical-Bayes beta-binomial
 (posterior mean (n_rel + mu kappa) / (n + kappa), mu and kappa maximising the marginal likelihood) — what a
@@ -53,7 +55,7 @@ from bayeval.stats.forecast import brier_score, log_score, reliability_bins
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "rag25-labels"
 EDGES = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
-METHODS = ("map", "map-flat", "pooled-lr", "raw-grade", "base-rate")
+METHODS = ("map", "map-flat", "pooled-lr", "raw-grade", "base-rate", "map, true b_t")
 COLS = ["bin", "n", "mean_forecast", "frequency", "lower", "upper", "consistent", "topic_lower", "topic_upper",
         "topic_consistent"]
 
@@ -96,10 +98,13 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
     b = dict(zip(topics, base_rates(counts["sum"].to_numpy(float), counts["count"].to_numpy(float)), strict=True))
     bt = test.topic.map(b).to_numpy(float)
     out = {"base-rate": bt}
+    truth = test.assign(rel=test.human >= level).groupby("topic").rel.mean().to_dict()
     for name, prior in (("map", "pooled"), ("map-flat", "flat")):
         amap = fit_assessor_map(labels, tq, relevance_level=level, prior=prior)
         if prior == "pooled":
             out["alpha"] = amap.alpha
+            out["map, true b_t"] = np.concatenate([amap.probability(t, g.llm.to_numpy(float), np.full(len(g), truth[t]))
+                                                   for t, g in test.groupby("topic", sort=False)])
         out[name] = np.concatenate([amap.probability(t, g.llm.to_numpy(float), g.topic.map(b).to_numpy(float))
                                     for t, g in test.groupby("topic", sort=False)])
     one_lab, one_q = _one_topic(labels, pairs[pairs.set_index(["topic", "docno"]).index.isin(
@@ -111,7 +116,8 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
     out["raw-grade"] = test.llm.map(rate).fillna((raw["sum"].sum() + 1) / (raw["count"].sum() + 2)).to_numpy(float)
     order = np.concatenate([np.flatnonzero(test.topic.to_numpy() == t) for t in test.topic.unique()])
     # the map forecasts were made topic by topic: put every method in that order
-    return {k: (v if k in ("map", "map-flat", "alpha") else v[order]) for k, v in out.items()}, test.iloc[order]
+    return ({k: (v if k in ("map", "map-flat", "alpha", "map, true b_t") else v[order]) for k, v in out.items()},
+            test.iloc[order])
 
 
 def _mixture_rate(amap, topic_grades: np.ndarray) -> float:
