@@ -11,7 +11,7 @@ and :func:`quoted` (a field quoted in a message, at most 80 characters).
 """
 
 from bayeval.io._files import decode, identifier, is_comment, quoted, read_bytes, read_text, split_lines
-from bayeval.io.check import CollectionCheck, check_collection
+from bayeval.io.check import CollectionCheck, LabelCheck, check_collection, check_labels
 from bayeval.io.collection import TestCollection, load_collection
 from bayeval.io.cranfield import read_cranfield
 from bayeval.io.frames import (
@@ -23,6 +23,7 @@ from bayeval.io.frames import (
     runs_to_frame,
 )
 from bayeval.io.judgments import JudgmentLine, read_judgments
+from bayeval.io.labels import labels_name, read_labels
 from bayeval.io.pools import Contributions, RunGroups, read_contributions, read_run_groups
 from bayeval.io.probabilities import read_probabilities, write_probabilities
 from bayeval.io.qrels import parse_grade, read_prels, read_qrels, write_qrels
@@ -36,13 +37,16 @@ __all__ = [
     "CollectionCheck",
     "Contributions",
     "JudgmentLine",
+    "LabelCheck",
     "RunGroups",
     "TestCollection",
     "check_collection",
+    "check_labels",
     "decode",
     "identifier",
     "is_comment",
     "iter_runs",
+    "labels_name",
     "load_collection",
     "manual_runs",
     "match_sample_topics",
@@ -56,6 +60,7 @@ __all__ = [
     "read_cranfield",
     "read_embeddings",
     "read_judgments",
+    "read_labels",
     "read_prels",
     "read_probabilities",
     "read_qrels",
