@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from bayeval.data import RankData
+from bayeval.data.coverage import beyond_judged_runs
 from bayeval.data.qrels import pool_qrels
 from bayeval.expected import expected_measures
-from bayeval.expected.extrapolation import beyond_judged_runs
 from bayeval.measures import evaluate
 from bayeval.relevance import estimate_probabilities
 from bayeval.synthetic import make_collection

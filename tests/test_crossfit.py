@@ -10,10 +10,11 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 from bayeval.data import RankData
+from bayeval.data.coverage import contributing_runs, target_documents
 from bayeval.data.qrels import pool_qrels
 from bayeval.errors import BayevalInputError
 from bayeval.relevance import HierarchicalEstimator, load_config
-from bayeval.relevance.crossfit import contributing_runs, fit_map, target_documents
+from bayeval.relevance.crossfit import fit_map
 from bayeval.synthetic import make_collection
 
 

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from bayeval.data import RankData, pool_qrels
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.expected import expected_measures
 from bayeval.measures import evaluate
 from bayeval.relevance import estimate_probabilities, load_config
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.synthetic import make_collection
 
 

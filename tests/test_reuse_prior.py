@@ -11,9 +11,9 @@ import pytest
 from conftest import held_out_data, with_hierarchy
 from scipy.special import expit, logit
 
+from bayeval.data.coverage import contributing_runs
 from bayeval.errors import BayevalInputError
 from bayeval.relevance import HierarchicalEstimator, load_config
-from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.reuse_prior import HeldOutPrior, ReusePrior, level_weights
 
 

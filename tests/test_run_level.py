@@ -11,10 +11,10 @@ import pytest
 from conftest import held_out_data, with_hierarchy
 from scipy.special import expit, logit
 
+from bayeval.data.coverage import contributing_runs
 from bayeval.errors import BayevalInputError
 from bayeval.expected import expected_measures
 from bayeval.relevance import HierarchicalEstimator, load_config
-from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.run_level import HeldOutLevel, judged_evidence, run_levels
 from bayeval.relevance.run_shift import shift_weights
 

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from conftest import run_cli
 
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.experiments.sampling import SAMPLING_COLUMNS, read_sampling_table, sampling_statistics
-from bayeval.relevance.defaults import DEFAULT_MODEL
 
 # every column but the time a method took
 SAME = [c for c in SAMPLING_COLUMNS if c != "seconds"]

@@ -7,10 +7,11 @@ import dataclasses
 import numpy as np
 
 from bayeval.data import RankData
+from bayeval.data.coverage import complete_prefix
 from bayeval.data.qrels import pool_qrels
 from bayeval.data.run import RunSet
 from bayeval.relevance.hierarchical import HierarchicalEstimator
-from bayeval.relevance.rtc import RTCEstimator, complete_prefix
+from bayeval.relevance.rtc import RTCEstimator
 from bayeval.relevance.transfer import judged_groups, transferred_offsets
 from bayeval.synthetic import make_collection
 

@@ -31,7 +31,7 @@ their prior does not move E[p] (contrast :func:`bayeval.relevance.run_effect_dra
 on the log-odds raises every small p). Only the judgments move it, through the posterior of a and u.
 
 **Extrapolation** (``extrapolation = "unseen_run"``, ``models/hier-extrap.toml``): the set :math:`U_t` of
-unjudged documents that no judged run retrieves (:func:`bayeval.expected.extrapolation.beyond_judged_runs`,
+unjudged documents that no judged run retrieves (:func:`bayeval.data.coverage.beyond_judged_runs`,
 depth ``coverage_depth``) gets one more term :math:`g\,\mathbb 1[i\in U_t]`,
 :math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` shared over topics and runs — the prior of a run effect with
 :math:`h_s=1` — drawn in the predictive draws of p and added to :math:`v_i` in :math:`\kappa_i`. It is
@@ -99,9 +99,10 @@ import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import vstack
+from scipy.sparse import csr_matrix, hstack, vstack
 from scipy.special import expit, gammaln, log_expit, logit
 
+from bayeval.data.coverage import beyond_judged_runs, complete_prefix, contributing_runs, run_coverage
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._bordered import BorderedDiagonal
@@ -114,6 +115,7 @@ from bayeval.relevance._fitting import (
     _single_thread_blas,
     fit_model,
 )
+from bayeval.relevance._idata import Observed
 from bayeval.relevance._kernels import (
     CoefPrior,
     EffectsDesign,
@@ -123,28 +125,20 @@ from bayeval.relevance._kernels import (
     member_rows,
 )
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config_as
+from bayeval.relevance.crossfit import fit_map, out_of_fold_pairs
 from bayeval.relevance.hyperparameters import hyper_mode, integrated_laplace, laplace_value
 from bayeval.relevance.results import FitResult, RelevanceEstimate
+from bayeval.relevance.reuse_prior import HeldOutPrior, ReusePrior
+from bayeval.relevance.rtc import RTCEstimator
+from bayeval.relevance.run_level import HeldOutLevel
+from bayeval.relevance.run_shift import HeldOutShift
+from bayeval.relevance.transfer import transferred_offsets
 
-__all__ = ["HierarchicalEstimator", "HierarchicalFit", "HierarchicalRelevance", "run_coverage"]
+__all__ = ["HierarchicalEstimator", "HierarchicalFit", "HierarchicalRelevance"]
 
 _PI8 = np.pi / 8.0
 _CLIP = 1e-6
 HYPER = ("tau", "sigma0", "sigma1")
-
-
-def run_coverage(data: RankData, depth: int = 10) -> np.ndarray:
-    """Per run, the share of its top ``depth`` documents that is judged, averaged over the topics where it
-    retrieves something (0 for a run that retrieves nothing)."""
-    S = len(data.systems)
-    tot, cnt = np.zeros(S), np.zeros(S)
-    for tr in data:
-        k = np.minimum(tr.lengths, depth)
-        jr = np.append(tr.judged, False)[tr.ranked[:, :depth]] if tr.ranked.shape[1] else np.zeros((S, 0), bool)
-        has = k > 0
-        tot[has] += jr[has].sum(axis=1) / k[has]
-        cnt[has] += 1
-    return np.divide(tot, cnt, out=np.zeros(S), where=cnt > 0)
 
 
 def _student_t_terms(u, sd, nu: float):
@@ -187,8 +181,6 @@ def _covariance_parts(H, k: int, G: int) -> tuple[np.ndarray, np.ndarray, np.nda
 def _membership(tr, S: int, prefix: np.ndarray | None = None):
     """Sparse (n_t, S) rows w_is = 1/|S_i| for the runs retrieving document i (with ``prefix``, per run a
     depth: only the runs that rank i within it)."""
-    from scipy.sparse import csr_matrix
-
     r = np.asarray(tr.ranks)
     depth = np.full(S, np.iinfo(np.int64).max) if prefix is None else np.asarray(prefix, dtype=np.int64)
     indptr, indices, data = member_rows(r, depth)
@@ -231,8 +223,6 @@ class HierarchicalRelevance(RelevanceModel):
     name = "hierarchical"
 
     def __post_init__(self) -> None:
-        from scipy.sparse import csr_matrix
-
         o = np.asarray(self.offset, dtype=np.float64).reshape(-1)
         n = len(o)
         t = np.asarray(self.topic, dtype=np.int64).reshape(-1)
@@ -314,8 +304,6 @@ class HierarchicalRelevance(RelevanceModel):
 
     def design(self, hyper, offset=None, topic=None, member=None):
         """Sparse design (rows × P) of the latent x = (β0, β1, a, u) at hyperparameters ``hyper``."""
-        from scipy.sparse import csr_matrix, hstack
-
         o = self.offset if offset is None else offset
         tp = self.topic if topic is None else topic
         W = self.member if member is None else member
@@ -562,8 +550,6 @@ class HierarchicalRelevance(RelevanceModel):
     # complete InferenceData (bayeval.relevance._idata): what the model observes, η per draw, prior draws ------
     def observed(self):
         """The judged training documents: Bernoulli ``relevant``, one unit per row."""
-        from bayeval.relevance._idata import Observed
-
         n = len(self.y)
         return Observed("relevant", "row", np.arange(n), self.y, np.ones(n))
 
@@ -752,9 +738,7 @@ class HierarchicalFit:
 
     def _contributing(self) -> tuple:
         """The runs whose documents the judgments cover: the calibration map's runs, or
-        :func:`~bayeval.relevance.crossfit.contributing_runs`."""
-        from bayeval.relevance.crossfit import contributing_runs
-
+        :func:`~bayeval.data.coverage.contributing_runs`."""
         runs = self.calibration_map.runs if self.calibration_map is not None else \
             contributing_runs(self.data, self.config.hierarchy.coverage_depth)
         return tuple(runs)
@@ -762,8 +746,6 @@ class HierarchicalFit:
     def held_out_level(self):
         """The held-out run levels of :mod:`bayeval.relevance.run_level` (prior scale ``run_level_sd``; 0: none;
         spread ``run_level_spread``) on the documents no contributing run retrieves (:meth:`_contributing`)."""
-        from bayeval.relevance.run_level import HeldOutLevel
-
         h = self.config.hierarchy
         sd = float(h.run_level_sd)
         return HeldOutLevel(sd, self._contributing() if sd else (), h.run_level_spread)
@@ -771,16 +753,12 @@ class HierarchicalFit:
     def held_out_shift(self):
         """The held-out run shifts of :mod:`bayeval.relevance.run_shift` (scale ``run_shift_sd``; 0: none) on the
         documents no contributing run retrieves (:meth:`_contributing`)."""
-        from bayeval.relevance.run_shift import HeldOutShift
-
         sd = float(self.config.hierarchy.run_shift_sd)
         return HeldOutShift(sd, self._contributing() if sd else ())
 
     def held_out_prior(self):
         """The reuse prior of :mod:`bayeval.relevance.reuse_prior` (``reuse_*``; all 0: none) on the documents no
         contributing run retrieves (:meth:`_contributing`)."""
-        from bayeval.relevance.reuse_prior import HeldOutPrior, ReusePrior
-
         h = self.config.hierarchy
         prior = ReusePrior(h.reuse_mean, h.reuse_common_sd, h.reuse_run_sd, h.reuse_run_df, h.reuse_slope_mean,
                            h.reuse_slope_sd)
@@ -802,7 +780,6 @@ class HierarchicalFit:
         run whose top ``coverage_depth`` is all judged; none with ``extrapolation = "none"``.)"""
         if self.config.hierarchy.extrapolation == "none":
             return np.zeros(tr.n_docs, dtype=bool)
-        from bayeval.expected.extrapolation import beyond_judged_runs
 
         return beyond_judged_runs(tr, self.config.hierarchy.coverage_depth)
 
@@ -853,8 +830,6 @@ class HierarchicalEstimator:
 
     def model(self, data: RankData, rtc_fit=None):
         """(HierarchicalRelevance on the judged documents of ``data``, base RTC fit, offsets per topic)."""
-        from bayeval.relevance.rtc import RTCEstimator, complete_prefix
-
         if not isinstance(data, RankData):
             raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
         if rtc_fit is None:
@@ -864,8 +839,6 @@ class HierarchicalEstimator:
         # the map to p is learned on the judged documents' log-odds: in sample, or transferred
         learn = offsets
         if self.config.hierarchy.offsets == "transfer":
-            from bayeval.relevance.transfer import transferred_offsets
-
             learn = transferred_offsets(data, self.config.base, offsets)
         S = len(data.systems)
         o, tp, W, y = [], [], [], []
@@ -891,8 +864,6 @@ class HierarchicalEstimator:
         stages themselves): the uncertainty of the RTC weights is not lost.
         """
         if rtc_fit is None and method != "map":
-            from bayeval.relevance.rtc import RTCEstimator
-
             rtc_fit = RTCEstimator(self.config.base, depth=self.depth).fit(
                 data, "laplace", stage_methods={"rank": "map", "calibration": "map"}, seed=seed,
                 draws=max(200, int(fit_kwargs.get("draws", 200))), chains=1)
@@ -913,7 +884,6 @@ class HierarchicalEstimator:
         h = self.config.hierarchy
         if h.calibration_map == "none":
             return None
-        from bayeval.relevance.crossfit import contributing_runs, fit_map, out_of_fold_pairs
 
         inner = HierarchicalEstimator(dataclasses.replace(
             self.config, hierarchy=dataclasses.replace(h, calibration_map="none", extrapolation="none")), self.depth)
