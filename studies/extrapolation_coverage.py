@@ -9,7 +9,7 @@ docs/calibration.md ("Extrapolation in the open") reports the figures.
 
 Synthetic (the generator knows the complete truth)::
 
-    python studies/extrapolation_coverage.py --seeds 8 --k 2,4,all [--model hier-extrap]
+    python studies/extrapolation_coverage.py --seeds 8 --k 2,4,all [--model studies/models/hier-extrap.toml]
 
 A collection directory (complete truth = its qrels; runs condensed to the documents the qrels judge)::
 

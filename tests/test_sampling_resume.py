@@ -40,7 +40,7 @@ def test_resume_with_the_same_settings_skips(coldir, table):
 @pytest.mark.parametrize(("extra", "option", "old", "new"), [
     (("--share", "0.3"), "--share", "0.5", "0.3"),
     (("--folds", "2"), "--folds", "5", "2"),
-    (("--model", "hier-level-shift"), "--model", DEFAULT_MODEL, "hier-level-shift"),
+    (("--model", "hier-depth"), "--model", DEFAULT_MODEL, "hier-depth"),
     (("--variance", "own-label"), "--variance", "jackknife", "own-label"),
     (("--pairs", "2"), "--pairs", "3", "2"),
     (("--depth", "30"), "--depth", "40", "30"),

@@ -14,8 +14,24 @@ from bayeval.defaults import CHAINS, DEFAULT_FIT, MODEL_DEPTH, P_DRAWS, POSTERIO
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
-__all__ = ["add_model_depth_argument", "add_stage_fit_argument", "add_unseen_argument", "model_depth",
-           "model_options", "register", "run", "stage_methods"]
+__all__ = ["add_model_depth_argument", "add_stage_fit_argument", "add_unseen_argument", "model_depth", "model_options",
+           "models_listing_options", "register", "run", "stage_methods"]
+
+class _ListingFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a text of several lines (the listing of the shipped models) is kept as written."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def models_listing_options() -> dict:
+    """``add_parser`` options that show the shipped models, each with when to use it, under ``--help``."""
+    from bayeval.relevance.catalog import models_listing
+
+    return {"epilog": models_listing(), "formatter_class": _ListingFormatter}
+
 
 def register(sub) -> None:
     from bayeval.defaults import DEFAULT_MODEL
@@ -25,7 +41,8 @@ def register(sub) -> None:
         "estimate", help="estimate probabilities of relevance of unjudged documents (RTC, similarity, baselines)",
         description="Fit a relevance model to the runs and the (incomplete) judgments and write, for every "
                     "unjudged document some run retrieves within --depth, its probability of relevance in "
-                    "mtc-eval's format 'topic Q0 docno prob'. --model takes " + model_help() + ".")
+                    "mtc-eval's format 'topic Q0 docno prob'. --model takes " + model_help() + ".",
+        **models_listing_options())
     add_collection_arguments(p)
     add_model_depth_argument(p)
     p.add_argument("--model", default=DEFAULT_MODEL, metavar="MODEL", help=model_help())

@@ -30,7 +30,12 @@ from bayeval.cli._inputs import (
     qrels_and_runs,
 )
 from bayeval.cli._output import write_frame
-from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument, add_unseen_argument
+from bayeval.cli.estimate import (
+    add_model_depth_argument,
+    add_stage_fit_argument,
+    add_unseen_argument,
+    models_listing_options,
+)
 from bayeval.cli.judge import DECIDE_LEGEND, add_topup_argument, decide_columns, describe_topup, topup_from_args
 from bayeval.defaults import (
     CHAINS,
@@ -61,7 +66,8 @@ def register(sub) -> None:
                     "'combined' counts the sampling of topics and the uncertainty of relevance in one "
                     "probability), adjusted over the pairs (--adjust). --fit laplace|mcmc|vi adds the "
                     "model's parameter uncertainty. With --pairs, csv/json output is one table: the per-run "
-                    "rows (column run set) then the pair rows (run_a and run_b set).")
+                    "rows (column run set) then the pair rows (run_a and run_b set).",
+        **models_listing_options())
     add_collection_arguments(p)
     p.add_argument("--measures", default="AP", help="comma-separated measures (default AP), e.g. AP,P@10,nDCG@10")
     p.add_argument("--pairs", action="store_true",

@@ -53,7 +53,7 @@ def shipped_models() -> tuple[ShippedModel, ...]:
     return tuple(out)
 
 
-def models_listing(width: int = 100) -> str:
+def models_listing(width: int = 79) -> str:
     """The shipped configurations as lines ``name  when to use it``, the default marked, for ``--help``.
 
     Examples
@@ -63,7 +63,7 @@ def models_listing(width: int = 100) -> str:
     """
     models = shipped_models()
     pad = max((len(m.name) for m in models), default=0) + 2
-    lines = ["shipped models (--model NAME; a variant of a study loads by its path, e.g. studies/models/NAME.toml):"]
+    lines = ["shipped models (--model NAME), when to use each (a study's variant loads by its path):"]
     for m in models:
         text = m.when + (" (default)" if m.default else "")
         lines.append(textwrap.fill(text, width, initial_indent="  " + m.name.ljust(pad),

@@ -662,7 +662,7 @@ def config_from_dict(doc: dict, *, name: str = "custom", source: str = "config")
     doc.pop("when", None)  # when to use a shipped configuration: for the listing (bayeval.relevance.catalog)
     base = doc.get("base")
     if isinstance(base, str) and base.endswith(".toml") and not Path(base).is_absolute() and source != "config":
-        doc["base"] = str(Path(source).parent / base)  # a base given as a file, beside this one
+        doc["base"] = str(Path(source).resolve().parent / base)  # a base given as a file, beside this one
     for sec, sec_cls in sections.items():
         table = doc.pop(sec, {})
         if not isinstance(table, dict):

@@ -30,7 +30,7 @@ probit approximation :math:`E_Z[\sigma(\kappa m+Z)]\approx\sigma(m)` for :math:`
 their prior does not move E[p] (contrast :func:`bayeval.relevance.run_effect_draws`, whose zero-mean noise
 on the log-odds raises every small p). Only the judgments move it, through the posterior of a and u.
 
-**Extrapolation** (``extrapolation = "unseen_run"``, ``models/hier-extrap.toml``): the set :math:`U_t` of
+**Extrapolation** (``extrapolation = "unseen_run"``, ``studies/models/hier-extrap.toml``): the set :math:`U_t` of
 unjudged documents that no judged run retrieves (:func:`bayeval.data.coverage.beyond_judged_runs`,
 depth ``coverage_depth``) gets one more term :math:`g\,\mathbb 1[i\in U_t]`,
 :math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` shared over topics and runs — the prior of a run effect with
@@ -38,17 +38,17 @@ depth ``coverage_depth``) gets one more term :math:`g\,\mathbb 1[i\in U_t]`,
 not in the likelihood (no judged document is in :math:`U_t`), so the fit is unchanged; E[MAP] of a run
 whose documents no judged run saw becomes as uncertain as the calibration of an uncovered run.
 
-**Cross-fitted calibration** (``calibration_map = "crossfit"``, ``models/hier-crossfit*.toml``): the log-odds of
+**Cross-fitted calibration** (``calibration_map = "crossfit"``, ``studies/models/hier-crossfit*.toml``): the log-odds of
 the unjudged documents no contributing run retrieves pass through a map learned out of fold, on judgments the
 map's documents did not shape, its uncertainty drawn once per draw of p
 (:mod:`bayeval.relevance.crossfit`; :meth:`HierarchicalEstimator.calibration_map`).
 
-**Held-out run shifts** (``run_shift_sd`` > 0, ``models/hier-shift.toml``,
-``models/hier-crossfit-slope-shift.toml``): in each draw of p every run gets its own log-odds shift on the
+**Held-out run shifts** (``run_shift_sd`` > 0, ``studies/models/hier-shift.toml``,
+``studies/models/hier-crossfit-slope-shift.toml``): in each draw of p every run gets its own log-odds shift on the
 unjudged documents no contributing run retrieves, E[p] kept (:mod:`bayeval.relevance.run_shift`;
 :meth:`HierarchicalFit.held_out_shift`).
 
-**Held-out run levels** (``run_level_sd`` > 0, ``models/hier-level.toml``): before the shifts, every run's
+**Held-out run levels** (``run_level_sd`` > 0, ``studies/models/hier-level.toml``): before the shifts, every run's
 level of p on those documents moves by a log-odds offset learned from how its judged documents compare with
 the model's p, shrunk across runs (:mod:`bayeval.relevance.run_level`; :meth:`HierarchicalFit.held_out_level`).
 
@@ -67,7 +67,7 @@ as INLA integrates its hyperparameters, Rue et al. 2009). ``build_model()``
 writes the same model in PyMC (NUTS: full Bayes); ``build_model(hyper=h)`` the conditional posterior at
 fixed h, which the fast path's inner mode maximises.
 
-**Heavy tails** (``run_effect = "student_t"``, ``models/hier-t.toml``): :math:`u_s\sim t_\nu(0,\sigma_s)`
+**Heavy tails** (``run_effect = "student_t"``, ``studies/models/hier-t.toml``): :math:`u_s\sim t_\nu(0,\sigma_s)`
 instead of the Normal, so that one run whose judged prefix lies far off what the RTC log-odds predict is
 shrunk less (docs/calibration.md, "Heavy tails"). Given h the inner log posterior is then no longer concave
 in u; its mode is found by EM on the t as a scale mixture of Normals (:math:`u_s\mid\lambda_s\sim
