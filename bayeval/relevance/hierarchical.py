@@ -52,6 +52,10 @@ unjudged documents no contributing run retrieves, E[p] kept (:mod:`bayeval.relev
 level of p on those documents moves by a log-odds offset learned from how its judged documents compare with
 the model's p, shrunk across runs (:mod:`bayeval.relevance.run_level`; :meth:`HierarchicalFit.held_out_level`).
 
+These corrections of the documents no contributing run retrieves — the cross-fitted map, the held-out run levels,
+their shifts and the reuse prior — are not part of the model: the fit applies them to the model's draws and point
+p in the order declared in :mod:`bayeval.relevance.held_out` (:meth:`HierarchicalFit.corrections`).
+
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
 The fast path sets h by the Laplace approximation of the marginal likelihood,
@@ -126,12 +130,10 @@ from bayeval.relevance._kernels import (
 )
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config_as
 from bayeval.relevance.crossfit import fit_map, out_of_fold_pairs
+from bayeval.relevance.held_out import HeldOutCorrections
 from bayeval.relevance.hyperparameters import hyper_mode, integrated_laplace, laplace_value
 from bayeval.relevance.results import FitResult, RelevanceEstimate
-from bayeval.relevance.reuse_prior import HeldOutPrior, ReusePrior
 from bayeval.relevance.rtc import RTCEstimator
-from bayeval.relevance.run_level import HeldOutLevel
-from bayeval.relevance.run_shift import HeldOutShift
 from bayeval.relevance.transfer import transferred_offsets
 
 __all__ = ["HierarchicalEstimator", "HierarchicalFit", "HierarchicalRelevance"]
@@ -676,6 +678,7 @@ class HierarchicalFit:
         """
         fr = self.fit
         P = self.model.n_latent
+        corrections = self.corrections()  # of the documents no contributing run retrieves, in their declared order
         dr = None
         if draws and fr.method != "map":
             rng = np.random.default_rng(seed)
@@ -688,8 +691,7 @@ class HierarchicalFit:
             var_run = self.model.run_var(hs)  # (draws, S)
             var_g = self.extrapolation_var(hs)  # (draws,)
             g = rng.standard_normal(draws) * np.sqrt(var_g)  # one unseen run's effect per draw
-            cmap = self.calibration_map
-            ab = cmap.draws(draws, rng) if cmap is not None else None  # one map per draw, shared by all topics
+            ab = corrections.map_draws(draws, rng)
             dr = []
             for t, tr in enumerate(self.data):
                 W, _ = _membership(tr, len(self.data.systems))
@@ -698,13 +700,8 @@ class HierarchicalFit:
                 kap = np.sqrt(1.0 + _PI8 * v)  # (draws, n_t)
                 o = self.offsets[t] if rtc_draws is None else logit(np.clip(rtc_draws[t], _CLIP, 1 - _CLIP))
                 eta = kap * (beta[:, :1] + beta[:, 1:] * o) + a[:, t:t + 1] + (W @ u.T).T + g[:, None] * U
-                if ab is not None:
-                    tg = cmap.targets(tr)
-                    eta[:, tg] = cmap.apply(eta[:, tg], ab)
-                dr.append(expit(eta).astype(np.float32))
-            dr = self.held_out_level().apply(self.data, tuple(dr), rng)
-            dr = self.held_out_shift().apply(self.data, dr, rng)
-            dr, levels = self.held_out_prior().apply(self.data, dr, rng, self._evidence(topup))
+                dr.append(expit(corrections.log_odds(tr, eta, ab)).astype(np.float32))
+            dr, levels = corrections.draws(self.data, tuple(dr), rng, self._evidence(topup))
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
         else:
             # the documents of a block of topics in one design: s_i² = X_i C X_iᵀ through the membership patterns,
@@ -714,10 +711,7 @@ class HierarchicalFit:
             with _single_thread_blas():
                 cov = _covariance_parts(fr.mode.blocks[0][1], 2, len(self.data))
                 p = tuple(q for block in _topic_blocks(self.data) for q in self._point_block(block, x, h, var_g, cov))
-            if self.calibration_map is not None:
-                p = tuple(self._mapped_point(pt, tr) for pt, tr in zip(p, self.data, strict=True))
-            p = self.held_out_level().point(self.data, p)  # the shifts keep E[p]: nothing to do for a point
-            p, levels = self.held_out_prior().point(self.data, p, self._evidence(topup))
+            p, levels = corrections.point(self.data, p, self._evidence(topup))
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
@@ -736,44 +730,28 @@ class HierarchicalFit:
         pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * (X.quad_diag_parts(*cov) + var_g * U)))
         return np.split(pall, np.cumsum([tr.n_docs for tr in tops])[:-1])
 
-    def _contributing(self) -> tuple:
-        """The runs whose documents the judgments cover: the calibration map's runs, or
-        :func:`~bayeval.data.coverage.contributing_runs`."""
-        runs = self.calibration_map.runs if self.calibration_map is not None else \
-            contributing_runs(self.data, self.config.hierarchy.coverage_depth)
-        return tuple(runs)
+    def corrections(self) -> HeldOutCorrections:
+        """The corrections of p on the documents no contributing run retrieves, applied after the model in the
+        order of :data:`bayeval.relevance.held_out.ORDER`: the calibration map, the held-out run levels, their
+        shifts, the reuse prior."""
+        return HeldOutCorrections.build(self.data, self.config.hierarchy, self.calibration_map)
 
     def held_out_level(self):
         """The held-out run levels of :mod:`bayeval.relevance.run_level` (prior scale ``run_level_sd``; 0: none;
-        spread ``run_level_spread``) on the documents no contributing run retrieves (:meth:`_contributing`)."""
-        h = self.config.hierarchy
-        sd = float(h.run_level_sd)
-        return HeldOutLevel(sd, self._contributing() if sd else (), h.run_level_spread)
+        spread ``run_level_spread``), the second of :meth:`corrections`."""
+        return self.corrections().level
 
     def held_out_shift(self):
-        """The held-out run shifts of :mod:`bayeval.relevance.run_shift` (scale ``run_shift_sd``; 0: none) on the
-        documents no contributing run retrieves (:meth:`_contributing`)."""
-        sd = float(self.config.hierarchy.run_shift_sd)
-        return HeldOutShift(sd, self._contributing() if sd else ())
+        """The held-out run shifts of :mod:`bayeval.relevance.run_shift` (scale ``run_shift_sd``; 0: none)."""
+        return self.corrections().shift
 
     def held_out_prior(self):
-        """The reuse prior of :mod:`bayeval.relevance.reuse_prior` (``reuse_*``; all 0: none) on the documents no
-        contributing run retrieves (:meth:`_contributing`)."""
-        h = self.config.hierarchy
-        prior = ReusePrior(h.reuse_mean, h.reuse_common_sd, h.reuse_run_sd, h.reuse_run_df, h.reuse_slope_mean,
-                           h.reuse_slope_sd)
-        return HeldOutPrior(prior, self._contributing() if prior.active else ())
+        """The reuse prior of :mod:`bayeval.relevance.reuse_prior` (``reuse_*``; all 0: none)."""
+        return self.corrections().reuse_prior
 
     def _evidence(self, topup):
         """Per topic (indices, y) of ``topup``'s judged draws in this fit's data (``None`` without a top-up)."""
         return None if topup is None else topup.positions(self.data)
-
-    def _mapped_point(self, p, tr) -> np.ndarray:
-        """Point p of topic ``tr`` with the target documents' log-odds through the map (integrated out)."""
-        tg = self.calibration_map.targets(tr)
-        out = np.array(p, dtype=np.float64, copy=True)
-        out[tg] = self.calibration_map.point(logit(np.clip(out[tg], _CLIP, 1 - _CLIP)))
-        return out
 
     def extrapolated(self, tr) -> np.ndarray:
         """Per document of topic ``tr``: does the extrapolation effect g reach it? (Unjudged and retrieved by no
