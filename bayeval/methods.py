@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ADJUSTMENTS", "CLOSED_FORM_METHODS", "CONFIDENCES", "DEFAULT_MOMENT_METHOD", "FIT_METHODS",
+__all__ = ["ADJUSTMENTS", "CLOSED_FORM_METHODS", "CONFIDENCES", "FIT_METHODS",
            "MOMENT_METHODS", "NUTS_SAMPLERS", "SELECTION_METHODS", "STUDY_METHODS", "TOPIC_TESTS"]
 
 MOMENT_METHODS = ("delta", "exact", "mc", "paper")
@@ -23,11 +23,6 @@ CLOSED_FORM_METHODS = tuple(m for m in MOMENT_METHODS if m != "mc")
 
 CONFIDENCES = ("paper", "delta", "exact", "mc")
 """The moment methods in the order the robustness study reports its confidences (the papers' first)."""
-
-DEFAULT_MOMENT_METHOD = "exact"
-"""The default of every ``method`` / ``--method`` that chooses moments (the Python API and the CLI alike):
-exact moments, checked against enumeration; ``"delta"`` is the cheaper choice for all pairs of many runs
-(docs/expected.md, docs/benchmarks.md)."""
 
 FIT_METHODS = ("map", "laplace", "mcmc", "vi")
 """Fits of a relevance model: ``"map"`` (posterior mode, the fast path), ``"laplace"`` (Gaussian at the

@@ -9,6 +9,16 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import TextIO, TypeVar
 
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
 __all__ = ["EVERY", "format_duration", "track"]
 
 T = TypeVar("T")
@@ -95,15 +105,6 @@ def track(iterable: Iterable[T], *, total: int | None = None, description: str =
     if not sys.stderr.isatty():
         yield from _lines(iterable, total, description, every, sys.stderr)
         return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                *((TimeElapsedColumn(),) if keep else ()), TimeRemainingColumn())

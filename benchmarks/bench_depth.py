@@ -31,7 +31,7 @@ from bayeval.io import read_qrels, read_runs
 from bayeval.relevance import estimate_probabilities
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec8"
-MODELS = ("hier-level-shift", "hier-depth")
+MODELS = (str(Path(__file__).resolve().parents[1] / "studies" / "models" / "hier-level-shift.toml"), "hier-depth")
 
 
 def _pairs(data, model):

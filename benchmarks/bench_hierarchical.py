@@ -17,7 +17,7 @@ Times are the best of ``--repeat`` runs (the machine is shared); the first, cold
 Usage::
 
     python benchmarks/bench_hierarchical.py [--data PATH] [--repeat 3] [--skip-nuts] [--nuts-sampler nutpie] \
-        [--cores 1] [--configs hier-default,hier-crossfit-slope]
+        [--cores 1] [--configs hier-default,studies/models/hier-crossfit-slope.toml]
 """
 
 from __future__ import annotations

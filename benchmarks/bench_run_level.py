@@ -28,11 +28,11 @@ import numpy as np
 from bench_relevance import TREC8_SYSTEMS, _best  # the ten runs and the timer of the RTC benchmark (same folder)
 
 from bayeval.data import RankData
+from bayeval.data.coverage import contributing_runs
 from bayeval.data.qrels import pool_qrels
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.io import read_qrels, read_runs
 from bayeval.relevance import HierarchicalEstimator, load_config
-from bayeval.relevance.crossfit import contributing_runs
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.topup import TopUpSample
 from bayeval.selection.topup import draw_topup
 

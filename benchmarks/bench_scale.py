@@ -15,7 +15,7 @@ memory (``os.wait4``'s ``ru_maxrss``). ``python benchmarks/bench_scale.py`` runs
 * ``trec8`` (``evaluate-trec8``): ``bayeval evaluate`` of all 8,256 pairs of the 129 TREC-8 runs with the default
   model fitted, and with a probabilities file (written first by ``bayeval estimate``); needs ``../shared/data``.
   Goals ≤ 6 s and ≤ 3.5 s;
-* ``hier``: the default relevance model (:data:`bayeval.relevance.defaults.DEFAULT_MODEL`, the hierarchical
+* ``hier``: the default relevance model (:data:`bayeval.defaults.DEFAULT_MODEL`, the hierarchical
   ``hier-reuse-depth``) fitted on 10 runs × 6,980 queries (depth 100), the fit alone timed after reading, and the
   Laplace fit with posterior draws of p beside it. Goal ≤ 60 s, ≤ 6 GB;
 * ``hier-pairs``: 100 runs × 6,980 queries × depth 100 read, the default model fitted, its p laid on the rank
@@ -251,9 +251,9 @@ def _step(name: str, args) -> dict:
         return {"means": np.array(means).T.tolist()}
     if name == "hier":
         from bayeval.data.rankdata import RankData
+        from bayeval.defaults import DEFAULT_MODEL
         from bayeval.io import read_qrels, read_runs
         from bayeval.relevance import estimate_probabilities
-        from bayeval.relevance.defaults import DEFAULT_MODEL
 
         files = sorted((out / "wide").glob("*.tsv"))[:args.runs]
         data = RankData.build(read_runs(files, run_names="file"), read_qrels(out / "wide" / "qrels.txt"))
@@ -272,11 +272,11 @@ def _step(name: str, args) -> dict:
     if name == "hier-pairs":
         from bayeval.data.rankcube import RankCube
         from bayeval.data.rankdata import RankData
+        from bayeval.defaults import DEFAULT_MODEL
         from bayeval.expected.cube import cells_from_rankdata
         from bayeval.expected.cube_ap import expected_ap_pairs
         from bayeval.io import read_qrels, read_runs
         from bayeval.relevance import estimate_probabilities
-        from bayeval.relevance.defaults import DEFAULT_MODEL
 
         t0 = time.perf_counter()
         files = sorted((out / "wide").glob("*.tsv"))[:args.pair_runs]

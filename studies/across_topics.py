@@ -33,12 +33,12 @@ from scipy import optimize
 
 from bayeval.data import RankData
 from bayeval.data.qrels import pool_qrels
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.expected import compare_systems
 from bayeval.io import load_collection
 from bayeval.measures import evaluate
 from bayeval.progress import track
 from bayeval.relevance import estimate_probabilities
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.stats import paired_pvalues, uncertain_paired_t
 
 TESTS = ("truth_t", "trec_eval_t", "expected_t", "combined_map", "combined_laplace")

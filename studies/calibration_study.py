@@ -13,8 +13,8 @@ Variants (``--variants``, comma-separated):
 - ``hier-t``/``hier-t+unseen``: the hierarchical model with Student-t run effects (``hier-t``);
 - ``hier-extrap``/``hier-extrap+unseen``: ``hier-default`` with the extrapolation effect (``hier-extrap``);
 - ``hier-csX``/``hier-csX+unseen``: ``hier-default`` with the coverage scale (half-normal scale of σ1) set to X;
-- any other shipped hierarchical configuration by name, e.g. ``hier-crossfit-slope+unseen`` (cross-fitted
-  calibration, :mod:`bayeval.relevance.crossfit`);
+- any shipped hierarchical configuration, or a study variant of studies/models, by name, e.g.
+  ``hier-crossfit-slope+unseen`` (cross-fitted calibration, :mod:`bayeval.relevance.crossfit`);
 - ``NAME~sX`` (``hier~s0.5+unseen``, ``hier-crossfit-slope~s1+unseen``): the hierarchical configuration NAME
   (``hier`` = ``hier-default``) with held-out run shifts of scale X (``run_shift_sd``,
   :mod:`bayeval.relevance.run_shift`);
@@ -56,11 +56,22 @@ from bayeval.experiments import RobustnessConfig, load_collection
 from bayeval.experiments.robustness import run_trial
 from bayeval.io.trials import completed_trials, write_table
 
+#: the study variants' model configurations (not shipped; loaded by path)
+STUDY_MODELS = Path(__file__).resolve().parent / "models"
+
+
+
+def _model(name: str) -> str:
+    """A configuration by name: a study variant's file in studies/models, else the shipped one."""
+    path = STUDY_MODELS / f"{name}.toml"
+    return str(path) if path.is_file() else name
+
 
 def _shipped_hierarchical(name: str) -> bool:
     from bayeval.relevance.config import HierarchicalConfig, list_configs, load_config
 
-    return name in list_configs() and isinstance(load_config(name), HierarchicalConfig)
+    known = name in list_configs() or (STUDY_MODELS / f"{name}.toml").is_file()
+    return known and isinstance(load_config(_model(name)), HierarchicalConfig)
 
 
 def _variant(label: str, tmp: Path) -> dict:
@@ -90,7 +101,8 @@ def _variant(label: str, tmp: Path) -> dict:
         keys = {"s": "run_shift_sd", "l": "run_level_sd", "f": "run_level_sd", "m": "reuse_mean",
                 "b": "reuse_common_sd", "w": "reuse_run_sd", "t": "reuse_run_df", "r": "reuse_slope_mean",
                 "v": "reuse_slope_sd"}
-        text = (models_dir() / f"{base}.toml").read_text()
+        text = Path(_model(base) if (STUDY_MODELS / f"{base}.toml").is_file() else models_dir() / f"{base}.toml"
+                    ).read_text()
         if text.rfind("[hierarchy]") < text.rfind("["):
             raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] table")
         lines, tag = [], base
@@ -119,7 +131,7 @@ def _variant(label: str, tmp: Path) -> dict:
     if name == "hier":
         kw["bayes_config"] = "hier-default"
     elif name in ("hier-t", "hier-extrap") or _shipped_hierarchical(name):
-        kw["bayes_config"] = name
+        kw["bayes_config"] = _model(name)
     elif name.startswith("hier-cs"):
         from bayeval.relevance.config import load_config, models_dir
 

@@ -28,12 +28,12 @@ import numpy as np
 import pandas as pd
 
 from bayeval.data import Qrels, RankData
+from bayeval.data.coverage import contributing_runs
 from bayeval.expected import compare_systems
 from bayeval.experiments import RobustnessConfig, load_collection
 from bayeval.experiments.robustness import STUDY_STRATEGIES, prepare_trial
 from bayeval.io.trials import write_table
 from bayeval.relevance import HierarchicalEstimator
-from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.topup import TopUpSample
 from bayeval.relevance.unseen import with_unseen
 from bayeval.selection.to_decide import judgments_to_decide

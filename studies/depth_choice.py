@@ -29,7 +29,11 @@ from bayeval.io import load_collection
 from bayeval.relevance import load_config
 from bayeval.relevance.config import BeyondDepthPrior
 
-BASE = "hier-level-shift"
+#: the study variants' model configurations (not shipped; loaded by path)
+STUDY_MODELS = Path(__file__).resolve().parent / "models"
+
+
+BASE = str(STUDY_MODELS / "hier-level-shift.toml")
 
 
 def _band(name: str, **kw):

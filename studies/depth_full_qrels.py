@@ -8,7 +8,7 @@ and for INQ601 and INQ602 alone (the README's ``estimate``
 example) the expected number of relevant documents among their unjudged ones against the 4,728 relevant documents
 the whole qrels hold. Each model named is run in turn (docs/notes/depth-record.md, "At full depth").
 
-    python studies/depth_full_qrels.py ../shared/data/trec8 --models hier-level-shift,hier-depth
+    python studies/depth_full_qrels.py ../shared/data/trec8 --models studies/models/hier-level-shift.toml,hier-depth
 """
 
 from __future__ import annotations
@@ -26,11 +26,15 @@ from bayeval.measures import evaluate
 from bayeval.relevance import estimate_probabilities
 from bayeval.relevance.unseen import with_unseen
 
+#: the study variants' model configurations (not shipped; loaded by path)
+STUDY_MODELS = Path(__file__).resolve().parent / "models"
+
+
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("collection", type=Path)
-    ap.add_argument("--models", default="hier-level-shift,hier-depth")
+    ap.add_argument("--models", default=f"{STUDY_MODELS / 'hier-level-shift.toml'},hier-depth")
     a = ap.parse_args(argv)
     col = load_collection(a.collection)
     runs, qrels = col.runs(), col.qrels()

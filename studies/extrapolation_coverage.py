@@ -9,7 +9,7 @@ docs/notes/calibration-record.md ("Extrapolation in the open") reports the figur
 
 Synthetic (the generator knows the complete truth)::
 
-    python studies/extrapolation_coverage.py --seeds 8 --k 2,4,all [--model hier-extrap]
+    python studies/extrapolation_coverage.py --seeds 8 --k 2,4,all [--model studies/models/hier-extrap.toml]
 
 A collection directory (complete truth = its qrels; runs condensed to the documents the qrels judge)::
 
@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from bayeval.data import RankData
+from bayeval.data.coverage import beyond_judged_runs
 from bayeval.data.qrels import pool_qrels
 from bayeval.expected import expected_measures
-from bayeval.expected.extrapolation import beyond_judged_runs
 from bayeval.measures import evaluate
 from bayeval.relevance import estimate_probabilities
 from bayeval.synthetic import make_collection

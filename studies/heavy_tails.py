@@ -56,6 +56,10 @@ from bayeval.relevance.config import load_config
 from bayeval.relevance.evidence import evidence_correction
 from bayeval.stats.forecast import brier_score, log_score
 
+#: the study variants' model configurations (not shipped; loaded by path)
+STUDY_MODELS = Path(__file__).resolve().parent / "models"
+
+
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
@@ -80,7 +84,7 @@ def _split(name: str, data_dir: Path):
 
 def _configs(dfs):
     yield "normal", load_config("hier-default")
-    t = load_config("hier-t")
+    t = load_config(STUDY_MODELS / "hier-t.toml")
     for nu in dfs:
         yield f"t, ν = {nu:g}", replace(t, hierarchy=replace(t.hierarchy, run_effect_df=float(nu)),
                                         name=f"hier-t{nu:g}")
@@ -173,8 +177,8 @@ def trial_evidence(path: Path, trials: int) -> None:
             continue
         seed = int(ctx.s_fit.generate_state(1)[0])
         ev, cor, loo, rtc = {}, {}, {}, None
-        for name in ("hier-default", "hier-t"):
-            m, rtc, _ = HierarchicalEstimator(name).model(data, rtc)
+        for name, config in (("hier-default", "hier-default"), ("hier-t", str(STUDY_MODELS / "hier-t.toml"))):
+            m, rtc, _ = HierarchicalEstimator(config).model(data, rtc)
             f = m.fit("laplace", draws=200, chains=1, seed=seed)
             ev[name] = f.idata.posterior.attrs["log_evidence_is"]
             cor[name] = ev[name] + evidence_correction(m, f.mode.x[m.n_latent:], n=500, seed=seed)[0]

@@ -35,6 +35,10 @@ from bayeval.measures import evaluate
 from bayeval.relevance import estimate_probabilities, shallow_pool_split
 from bayeval.relevance.diagnostics import heldout_elpd
 
+#: the study variants' model configurations (not shipped; loaded by path)
+STUDY_MODELS = Path(__file__).resolve().parent / "models"
+
+
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TREC8_SYSTEMS = ("INQ601", "INQ602", "Sab8A1", "Sab8A2", "ok8alx", "ok8amxc", "pir9Aatd", "weaver1", "att99atde",
                  "fub99a")
@@ -60,8 +64,8 @@ def _estimators(mcmc: bool):
         yield "rtc-default, NUTS on calibration + aggregation (posterior predictive)", "rtc-default", "mcmc"
     yield "hier-default, MAP (MacKay predictive)", "hier-default", "map"
     yield "hier-default, Laplace (posterior predictive)", "hier-default", "laplace"
-    yield "rtc-intercept, MAP", "rtc-intercept", "map"
-    yield "rtc-weak, MAP", "rtc-weak", "map"
+    yield "rtc-intercept, MAP", str(STUDY_MODELS / "rtc-intercept.toml"), "map"
+    yield "rtc-weak, MAP", str(STUDY_MODELS / "rtc-weak.toml"), "map"
 
 
 def study(name: str, runs, qrels, systems, mcmc: bool) -> None:

@@ -39,11 +39,11 @@ from scipy import optimize
 from scipy.special import expit, logit
 
 from bayeval.data import RankData
+from bayeval.data.coverage import contributing_runs
 from bayeval.experiments import RobustnessConfig, load_collection
 from bayeval.experiments.robustness import STUDY_STRATEGIES, prepare_trial
 from bayeval.io.trials import write_table
 from bayeval.relevance import HierarchicalEstimator
-from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.reuse_prior import level_weights
 
 _PENALTY_SD = 3.0

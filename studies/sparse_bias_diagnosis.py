@@ -13,6 +13,7 @@ over the runs retrieving a document as the model does). Then, for the pairs in t
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,10 @@ from bayeval.measures import evaluate
 from bayeval.relevance import estimate_probabilities
 from bayeval.relevance.cell_projection import project_onto_cells
 from bayeval.relevance.sparse_labels import rank_layout
+
+#: the study variants' model configurations (not shipped; loaded by path)
+STUDY_MODELS = Path(__file__).resolve().parent / "models"
+
 
 BIN_EDGES = (1, 2, 3, 4, 6, 11, 21, 51, 101, 201, 501)
 
@@ -90,7 +95,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("collection")
     ap.add_argument("--trials", type=int, default=5)
-    ap.add_argument("--model", default="sparse-trec")
+    ap.add_argument("--model", default=str(STUDY_MODELS / "sparse-trec.toml"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--oracle", default="run-bin", choices=("run-bin", "topic-run-bin", "run-bin-votes",
                                                                 "document", "run-bin-logodds", "run-bin-projected",

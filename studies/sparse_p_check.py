@@ -8,7 +8,7 @@ bins of p (:func:`bayeval.stats.forecast.reliability_bins` takes P(Δ<0) and a s
 the outcome "relevant").
 
     python studies/sparse_p_check.py /tmp/sparse/synth-msm --model sparse-default --trials 3
-    python studies/sparse_p_check.py ../shared/data/robust03 --model sparse-trec --trials 3
+    python studies/sparse_p_check.py ../shared/data/robust03 --model studies/models/sparse-trec.toml --trials 3
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ truth per run and its correlation with the deep MAP (negative: weak runs over-cr
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 
@@ -31,11 +32,15 @@ from bayeval.measures import evaluate
 from bayeval.relevance import load_config
 from bayeval.relevance.sparse_labels import SparseLabelModel, consensus_weights, rank_bin_counts, rank_layout
 
+#: the study variants' model configurations (not shipped; loaded by path)
+STUDY_MODELS = Path(__file__).resolve().parent / "models"
+
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("collection")
-    ap.add_argument("--model", default="sparse-trec")
+    ap.add_argument("--model", default=str(STUDY_MODELS / "sparse-trec.toml"))
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--powers", default="0.5,1", help="consensus powers alpha to compare (comma-separated)")
     ap.add_argument("--seed", type=int, default=0)

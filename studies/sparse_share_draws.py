@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy.optimize import minimize
@@ -26,6 +27,10 @@ from scipy.special import log_expit, logit
 from bayeval.experiments.collection import load_collection
 from bayeval.experiments.sparse import run_sparse_study
 from bayeval.relevance import load_config
+
+#: the study variants' model configurations (not shipped; loaded by path)
+STUDY_MODELS = Path(__file__).resolve().parent / "models"
+
 
 
 def recalibration(p_less: np.ndarray, negative: np.ndarray) -> tuple[float, float]:
@@ -44,7 +49,7 @@ def recalibration(p_less: np.ndarray, negative: np.ndarray) -> tuple[float, floa
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("collection")
-    ap.add_argument("--model", default="sparse-trec")
+    ap.add_argument("--model", default=str(STUDY_MODELS / "sparse-trec.toml"))
     ap.add_argument("--share-draws", default="topics", choices=("cells", "topics"))
     ap.add_argument("--shape", type=float, default=None, help="replace relevant_shape k")
     ap.add_argument("--mean", type=float, default=None, help="replace relevant_mean mu")

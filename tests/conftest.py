@@ -14,6 +14,12 @@ import numpy as np
 import pytest
 
 _SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"  # <repo>/../shared/data
+_STUDY_MODELS = Path(__file__).resolve().parents[1] / "studies" / "models"
+
+
+def study_model(name: str) -> str:
+    """The path of a study's model configuration (``studies/models/<name>.toml``: not shipped, loaded by path)."""
+    return str(_STUDY_MODELS / f"{name}.toml")
 
 
 #: Helpers an interpreter keeps for its lifetime and ends itself at exit: not "left behind" by a test.

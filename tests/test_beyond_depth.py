@@ -10,6 +10,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import study_model
 from scipy.special import expit, logit
 
 from bayeval.data import Qrels, RankData, Run, RunSet, pool_qrels
@@ -156,7 +157,7 @@ def test_beyond_depth_is_off_by_default_and_checks_its_inputs():
     col = make_collection(n_topics=3, n_systems=5, n_docs=100, depth=30, judged_depth=6, seed=4)
     data = RankData.build(col.runs, col.judgments)
     est = estimate_probabilities(data, "smoothed")
-    assert load_config("hier-level-shift").beyond_depth.band == "none"
+    assert load_config(study_model("hier-level-shift")).beyond_depth.band == "none"
     off = beyond_depth(data, est, lambda h: None, BeyondDepthPrior())
     assert off is est
     with pytest.raises(BayevalInputError, match="estimate"):
@@ -176,7 +177,7 @@ def test_a_hierarchical_configuration_applies_it_and_refits_on_the_band():
 
     col = make_collection(n_topics=6, n_systems=6, n_docs=200, depth=40, judged_depth=8, base_rate=0.2, seed=2)
     data = RankData.build(col.runs, col.judgments)
-    base = load_config("hier-level-shift")
+    base = load_config(study_model("hier-level-shift"))
     cfg = dataclasses.replace(base, beyond_depth=BeyondDepthPrior(band="half", draws=30), name="with-depth")
     est = estimate_probabilities(data, cfg, seed=1)
     plain = estimate_probabilities(data, base, seed=1)

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import study_model
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 from bayeval.data import RankData
+from bayeval.data.coverage import contributing_runs, target_documents
 from bayeval.data.qrels import pool_qrels
 from bayeval.errors import BayevalInputError
 from bayeval.relevance import HierarchicalEstimator, load_config
-from bayeval.relevance.crossfit import contributing_runs, fit_map, target_documents
+from bayeval.relevance.crossfit import fit_map
 from bayeval.synthetic import make_collection
 
 
@@ -105,7 +107,7 @@ def test_the_map_reaches_only_the_target_documents_and_widens_their_draws():
     topic is wider (the map's uncertainty is drawn once per draw for all of them)."""
     data, _ = _collection(0)
     f0 = HierarchicalEstimator("hier-default").fit(data, "laplace", seed=0, draws=200, chains=1)
-    f1 = HierarchicalEstimator("hier-crossfit-slope").fit(data, "laplace", seed=0, draws=200, chains=1)
+    f1 = HierarchicalEstimator(study_model("hier-crossfit-slope")).fit(data, "laplace", seed=0, draws=200, chains=1)
     assert f0.calibration_map is None and f1.calibration_map.n > 50
     p0, p1 = f0.probabilities(draws=None).p, f1.probabilities(draws=None).p
     d0, d1 = f0.probabilities(draws=200, seed=3).draws, f1.probabilities(draws=200, seed=3).draws
@@ -125,7 +127,7 @@ def test_p_of_documents_only_non_contributing_runs_retrieve_is_closer_to_the_tru
     with hier-default on at least 5 of 6 (measured 6 of 6) and by at least 10% on average (measured 0.0995
     against 0.1186, −16%). With the slope set back to 1 (the property
     removed) the two are equal and this fails."""
-    base, cross = HierarchicalEstimator("hier-default"), HierarchicalEstimator("hier-crossfit-slope")
+    base, cross = HierarchicalEstimator("hier-default"), HierarchicalEstimator(study_model("hier-crossfit-slope"))
     b0, b1 = [], []
     for seed in range(6):
         data, truth = _collection(seed)
@@ -141,7 +143,7 @@ def test_the_crossfit_configurations_are_registered():
     for name, level, target in (("hier-crossfit", "learned", "held_out"), ("hier-crossfit-all", "learned", "unjudged"),
                                 ("hier-crossfit-slope", "kept", "held_out"),
                                 ("hier-crossfit-slope-all", "kept", "unjudged")):
-        h = load_config(name).hierarchy
+        h = load_config(study_model(name)).hierarchy
         assert (h.calibration_map, h.crossfit_level, h.crossfit_target) == ("crossfit", level, target)
     assert load_config("hier-default").hierarchy.calibration_map == "none"
 

@@ -8,9 +8,10 @@ import pandas as pd
 from conftest import run_cli
 
 from bayeval.data import RankData
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.relevance import estimate_probabilities
+from bayeval.relevance.catalog import model_help
 from bayeval.relevance.config import list_configs
-from bayeval.relevance.defaults import DEFAULT_MODEL, model_help
 from bayeval.relevance.estimate import MODEL_KINDS
 from bayeval.synthetic import make_collection
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import study_model
 
 from bayeval.data import RankData, pool_qrels
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.expected import expected_measures
 from bayeval.measures import evaluate
 from bayeval.relevance import estimate_probabilities, load_config
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.synthetic import make_collection
 
 
@@ -42,7 +43,7 @@ def test_the_default_carries_the_depth_transform():
 
 
 @pytest.mark.parametrize("model, low, high", [("hier-reuse-depth", 28, 40), ("hier-depth", 28, 40),
-                                             ("hier-reuse", 0, 16), ("hier-level-shift", 0, 16)])
+                                             ("hier-reuse", 0, 16), (study_model("hier-level-shift"), 0, 16)])
 def test_intervals_beyond_the_judged_depth_hold_the_truth(model, low, high):
     # 4 seeds x 10 runs: measured 32 of 40 for the default hier-reuse-depth and for hier-depth, 8 of 40 without the
     # transform (hier-reuse, hier-level-shift)

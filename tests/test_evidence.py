@@ -9,6 +9,7 @@ proposal density from the weights, or the run effects' prior, makes the estimate
 from __future__ import annotations
 
 import pytest
+from conftest import study_model
 
 from bayeval.data import RankData
 from bayeval.relevance import HierarchicalEstimator
@@ -21,8 +22,8 @@ def corrections():
     col = make_collection(n_topics=3, n_systems=2, n_docs=60, depth=20, judged_depth=4, seed=2)
     data = RankData.build(col.runs, col.judgments, depth=20)
     out = {}
-    for name in ("hier-default", "hier-t"):
-        m, _, _ = HierarchicalEstimator(name).model(data)
+    for name, config in (("hier-default", "hier-default"), ("hier-t", study_model("hier-t"))):
+        m, _, _ = HierarchicalEstimator(config).model(data)
         h = m.fit("map").mode.x[m.n_latent:]
         out[name] = [evidence_correction(m, h, n=800, seed=s) for s in (0, 1)]
     return out

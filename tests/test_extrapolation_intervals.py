@@ -6,6 +6,7 @@ open")."""
 from __future__ import annotations
 
 import numpy as np
+from conftest import study_model
 
 from bayeval.data import RankData
 from bayeval.data.qrels import pool_qrels
@@ -43,7 +44,7 @@ def _interval(data, model: str, seed: int):
 
 def test_the_extrapolation_effect_is_off_in_the_default_and_on_in_hier_extrap():
     assert load_config("hier-default").hierarchy.extrapolation == "none"
-    assert load_config("hier-extrap").hierarchy.extrapolation == "unseen_run"
+    assert load_config(study_model("hier-extrap")).hierarchy.extrapolation == "unseen_run"
 
 
 def test_a_held_out_run_beside_two_others_is_covered_and_wider_than_without_the_effect():
@@ -53,7 +54,7 @@ def test_a_held_out_run_beside_two_others_is_covered_and_wider_than_without_the_
     covered, covered_before = 0, 0
     for seed in range(8):
         data, truth = _split(seed, 2)
-        lo, hi = _interval(data, "hier-extrap", seed)
+        lo, hi = _interval(data, study_model("hier-extrap"), seed)
         lo0, hi0 = _interval(data, "hier-default", seed)
         covered += lo <= truth <= hi
         covered_before += lo0 <= truth <= hi0
@@ -68,7 +69,7 @@ def test_the_interval_widens_less_beside_every_contributing_run_than_beside_two(
     ratios = []
     for k in (2, "all"):
         data, _ = _split(0, k)
-        lo, hi = _interval(data, "hier-extrap", 0)
+        lo, hi = _interval(data, study_model("hier-extrap"), 0)
         lo0, hi0 = _interval(data, "hier-default", 0)
         ratios.append((hi - lo) / (hi0 - lo0))
     assert ratios[1] < 1.3 < 1.5 < ratios[0]

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from conftest import pymc_density_gaps
+from conftest import pymc_density_gaps, study_model
 from scipy import stats
 from scipy.sparse import csr_matrix
 from scipy.special import expit
@@ -40,7 +40,7 @@ def _data(seed=3):
 
 
 DATA = _data()
-MODEL, _, _ = HierarchicalEstimator("hier-t").model(DATA)
+MODEL, _, _ = HierarchicalEstimator(study_model("hier-t")).model(DATA)
 NORMAL = _with(MODEL, run_effect="normal")
 H = np.array([0.4, 0.5, 0.8])
 
@@ -73,7 +73,7 @@ def _num_hessian(f, x, e=1e-4):
 
 
 def test_config_and_validation():
-    cfg = load_config("hier-t")
+    cfg = load_config(study_model("hier-t"))
     assert cfg.hierarchy.run_effect == "student_t" and cfg.hierarchy.run_effect_df == 4.0
     assert replace(cfg.hierarchy, run_effect="normal", run_effect_df=4.0) == load_config("hier-default").hierarchy
     assert HierarchyPrior().run_effect == "normal"
@@ -208,7 +208,7 @@ def test_nuts_agrees_with_fast_path_t():
     narrow and its mean p of unjudged documents is 0.0135 below NUTS's (docs/notes/calibration-record.md, "Heavy
     tails"); at 1 the gap measured 0.0102, hence the bound 0.0125 (the Normal model's test keeps 0.01)."""
     data = _data(seed=5)
-    cfg = load_config("hier-t")
+    cfg = load_config(study_model("hier-t"))
     est = HierarchicalEstimator(replace(cfg, hierarchy=replace(cfg.hierarchy, coverage_scale=1.0)))
     lap = est.fit(data, "laplace", seed=1, draws=1000, chains=2)
     nuts = est.fit(data, "mcmc", seed=1, draws=1000, tune=1000, chains=4)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import study_model
 from scipy.special import expit
 
 from bayeval.data import RankData
@@ -56,7 +57,7 @@ def test_learned_decay_changes_only_the_shape_of_the_rank_prior():
     col = make_collection(n_topics=6, n_systems=6, n_docs=200, depth=50, judged_depth=5, seed=3)
     data = RankData.build(col.runs, col.judgments)
     flat = RankCoefficients.from_rankdata(data, load_config("rtc-default").rank, depth=50)
-    learned = RankCoefficients.from_rankdata(data, load_config("rtc-decay").rank, depth=50)
+    learned = RankCoefficients.from_rankdata(data, load_config(study_model("rtc-decay")).rank, depth=50)
     assert learned.prior_a.shape == (6, 51)
     np.testing.assert_allclose(learned.prior_a + learned.prior_b,
                                np.broadcast_to((flat.prior_a + flat.prior_b)[:, None], (6, 51)))
@@ -68,5 +69,5 @@ def test_learned_decay_changes_only_the_shape_of_the_rank_prior():
     for _ in range(3):
         assert learned.log_posterior(th + 1e-3 * rng.standard_normal(th.shape)) < lp
     # the chain runs end to end with it
-    est = RTCEstimator("rtc-decay").estimate(data)
+    est = RTCEstimator(study_model("rtc-decay")).estimate(data)
     assert all(((p >= 0) & (p <= 1)).all() for p in est.p)

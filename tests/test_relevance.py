@@ -245,7 +245,7 @@ def test_fit_rejects_bad_method():
 # --- configurations ------------------------------------------------------------------------------------------
 def test_shipped_configs_load():
     names = list_configs()
-    assert {"rtc-default", "rtc-mtc", "rtc-weak", "similarity-default", "uniform", "smoothed"} <= set(names)
+    assert {"rtc-default", "rtc-mtc", "similarity-default", "uniform", "smoothed"} <= set(names)
     for n in names:
         cfg = load_config(n)
         assert cfg.name == n

@@ -17,9 +17,10 @@ from conftest import pymc_density_gaps
 from scipy.special import expit
 
 from bayeval.data import RankData, Run, RunSet
+from bayeval.data.coverage import run_coverage
 from bayeval.errors import BayevalInputError
 from bayeval.relevance import estimate_probabilities, run_effect_draws
-from bayeval.relevance.hierarchical import HierarchicalEstimator, HierarchicalRelevance, run_coverage
+from bayeval.relevance.hierarchical import HierarchicalEstimator, HierarchicalRelevance
 from bayeval.synthetic import make_collection, pool_qrels
 
 pm = pytest.importorskip("pymc")

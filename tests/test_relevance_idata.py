@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import study_model
 from scipy.special import expit, log_expit
 
 from bayeval.data import RankData
@@ -144,7 +145,8 @@ def test_rank_prior_draws_have_the_beta_mean():
         assert abs(u[:, t].mean() - a / (a + b)) < 5 * se
 
 
-@pytest.mark.parametrize("config", ["rtc-default", "rtc-mtc", "rtc-weak", "rtc-intercept"])
+@pytest.mark.parametrize("config", ["rtc-default", "rtc-mtc", study_model("rtc-weak"),
+                                    study_model("rtc-intercept")])
 def test_pm_sample_prior_predictive_works_on_every_rtc_stage(data, config):
     fit = RTCEstimator(config).fit(data)
     for stage in ("rank", "calibration", "aggregation"):

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import study_model
 from scipy.special import betaln, log_expit
 
 from bayeval.relevance import CalibrationPrior, RTCEstimator
@@ -43,7 +44,8 @@ def _models():
     from bayeval.data import RankData
     from bayeval.synthetic import make_collection
     col = make_collection(n_topics=4, n_systems=4, n_docs=80, depth=30, judged_depth=5, seed=5)
-    agg_rtc = RTCEstimator("rtc-intercept").fit(RankData.build(col.runs, col.judgments, depth=30)).models["aggregation"]
+    agg_rtc = RTCEstimator(study_model("rtc-intercept")).fit(
+        RankData.build(col.runs, col.judgments, depth=30)).models["aggregation"]
     assert agg_rtc.row_groups is not None
     return {"rank": rank, "calibration": cal, "calibration-normal": cal_norm, "calibration-merged": cal_merged,
             "aggregation": agg, "aggregation-intercept": agg_int, "aggregation-rtc": agg_rtc, "similarity": sim}

@@ -9,12 +9,12 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conftest import held_out_data, with_hierarchy
+from conftest import held_out_data, study_model, with_hierarchy
 from scipy.special import expit, logit
 
+from bayeval.data.coverage import contributing_runs
 from bayeval.errors import BayevalInputError
 from bayeval.relevance import HierarchicalEstimator, load_config
-from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.reuse_prior import HeldOutPrior, ReusePrior, level_weights
 
 
@@ -28,7 +28,7 @@ def test_the_prior_rejects_bad_settings_and_is_off_in_the_old_configurations():
         dataclasses.replace(load_config("hier-default").hierarchy, reuse_run_df=2.0)
     with pytest.raises(BayevalInputError, match="reuse_slope_mean"):
         dataclasses.replace(load_config("hier-default").hierarchy, reuse_slope_mean=float("inf"))
-    h = load_config("hier-level-shift").hierarchy
+    h = load_config(study_model("hier-level-shift")).hierarchy
     assert (h.reuse_mean, h.reuse_common_sd, h.reuse_run_sd, h.reuse_slope_sd) == (0, 0, 0, 0)
 
 

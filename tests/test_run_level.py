@@ -9,13 +9,13 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conftest import held_out_data, with_hierarchy
+from conftest import held_out_data, study_model, with_hierarchy
 from scipy.special import expit, logit
 
+from bayeval.data.coverage import contributing_runs
 from bayeval.errors import BayevalInputError
 from bayeval.expected import expected_measures
 from bayeval.relevance import HierarchicalEstimator, load_config
-from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.run_level import HeldOutLevel, judged_evidence, run_levels
 from bayeval.relevance.run_shift import shift_weights
 
@@ -26,7 +26,7 @@ def _with_level(fit, sd: float):
 
 def test_the_level_is_off_in_the_default_and_rejects_bad_input():
     assert load_config("hier-default").hierarchy.run_level_sd == 0
-    assert load_config("hier-level").hierarchy.run_level_sd > 0
+    assert load_config(study_model("hier-level")).hierarchy.run_level_sd > 0
     with pytest.raises(BayevalInputError, match="sd"):
         HeldOutLevel(-1.0, ())
     with pytest.raises(BayevalInputError, match="sd"):
@@ -35,7 +35,7 @@ def test_the_level_is_off_in_the_default_and_rejects_bad_input():
         run_levels([np.zeros(3)], [], 1.0)
     with pytest.raises(BayevalInputError, match="run_level_sd"):
         dataclasses.replace(load_config("hier-default").hierarchy, run_level_sd=float("nan"))
-    assert load_config("hier-level-shift").hierarchy.run_level_spread == "empirical_bayes"
+    assert load_config(study_model("hier-level-shift")).hierarchy.run_level_spread == "empirical_bayes"
     with pytest.raises(BayevalInputError, match="run_level_spread"):
         dataclasses.replace(load_config("hier-default").hierarchy, run_level_spread="pooled")
     with pytest.raises(BayevalInputError, match="spread"):
@@ -186,7 +186,7 @@ def test_the_study_variants_name_levels_and_shifts(tmp_path):
     from calibration_study import _variant
 
     kw = _variant("hier~l1~s2+unseen", tmp_path)
-    cfg, shipped = load_config(kw["bayes_config"]).hierarchy, load_config("hier-level-shift").hierarchy
+    cfg, shipped = load_config(kw["bayes_config"]).hierarchy, load_config(study_model("hier-level-shift")).hierarchy
     assert kw["unseen"] and (cfg.run_level_sd, cfg.run_shift_sd) == (1.0, 2.0)
     assert dataclasses.replace(cfg) == shipped
     with pytest.raises(SystemExit, match="unknown modifier"):

@@ -13,13 +13,13 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conftest import held_out_data, with_hierarchy
+from conftest import held_out_data, study_model, with_hierarchy
 from scipy.special import expit, logit
 
+from bayeval.data.coverage import contributing_runs
 from bayeval.errors import BayevalInputError
 from bayeval.expected import expected_measures
 from bayeval.relevance import load_config
-from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.run_shift import HeldOutShift, shift_weights
 
 
@@ -92,7 +92,7 @@ def test_the_interval_of_a_held_out_run_widens_when_its_shift_is_shared_over_top
 
 def test_the_shift_is_off_in_the_default_and_rejects_a_bad_scale():
     assert load_config("hier-default").hierarchy.run_shift_sd == 0
-    assert load_config("hier-shift").hierarchy.run_shift_sd > 0
+    assert load_config(study_model("hier-shift")).hierarchy.run_shift_sd > 0
     with pytest.raises(BayevalInputError, match="sd"):
         HeldOutShift(-1.0, ())
     with pytest.raises(BayevalInputError, match="run_shift_sd"):

@@ -15,12 +15,12 @@ from test_sampling_assisted import _collection, _draw, _true_map_p30
 
 from bayeval.data import Qrels, RankData, RelevanceProbabilities, TopicJudgments
 from bayeval.data.sample import StratifiedSample, TopicSample
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.errors import BayevalInputError
 from bayeval.experiments import load_collection
 from bayeval.experiments.sampling import SamplingStudyConfig, draw_pool_sample, run_sampling_trial
 from bayeval.io import read_prels, read_qrels, read_stratified_sample, write_qrels, write_run, write_stratified_sample
 from bayeval.relevance import PredictionFit
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.sampling import anchored_measures, assisted_measures, evaluate_assisted
 from bayeval.sampling.crossfit import assign_folds
 from bayeval.synthetic import make_collection

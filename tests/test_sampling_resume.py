@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from conftest import run_cli
 
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.experiments.sampling import SAMPLING_COLUMNS, read_sampling_table, sampling_statistics
-from bayeval.relevance.defaults import DEFAULT_MODEL
 
 # every column but the time a method took
 SAME = [c for c in SAMPLING_COLUMNS if c != "seconds"]
@@ -40,7 +40,7 @@ def test_resume_with_the_same_settings_skips(coldir, table):
 @pytest.mark.parametrize(("extra", "option", "old", "new"), [
     (("--share", "0.3"), "--share", "0.5", "0.3"),
     (("--folds", "2"), "--folds", "5", "2"),
-    (("--model", "hier-level-shift"), "--model", DEFAULT_MODEL, "hier-level-shift"),
+    (("--model", "hier-depth"), "--model", DEFAULT_MODEL, "hier-depth"),
     (("--variance", "own-label"), "--variance", "jackknife", "own-label"),
     (("--pairs", "2"), "--pairs", "3", "2"),
     (("--depth", "30"), "--depth", "40", "30"),

@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import study_model
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
@@ -128,7 +129,7 @@ def test_joint_draws_centre_on_the_weighted_beta_posterior(sparse_data):
 
 @pytest.mark.parametrize("combine", ["mean", "projected"])
 def test_consensus_power_is_a_configuration_key_and_zero_is_off(sparse_data, combine, tmp_path):
-    base = dataclasses.replace(load_config("sparse-trec"), combine=combine)
+    base = dataclasses.replace(load_config(study_model("sparse-trec")), combine=combine)
     on = dataclasses.replace(base, consensus_power=0.5)
     p0 = np.concatenate(estimate_probabilities(sparse_data, base, p_draws=20, seed=2).p)
     p1 = np.concatenate(estimate_probabilities(sparse_data, on, p_draws=20, seed=2).p)

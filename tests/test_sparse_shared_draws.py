@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import study_model
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
@@ -93,7 +94,8 @@ def test_share_draws_is_a_configuration_key(tmp_path):
     path = tmp_path / "joint.toml"
     path.write_text('kind = "sparse"\ncombine = "projected"\nshare_draws = "topics"\n')
     assert load_config(path).share_draws == "topics"
-    assert load_config("sparse-trec").share_draws == "topics" and load_config("sparse").share_draws == "cells"
+    assert load_config(study_model("sparse-trec")).share_draws == "topics"
+    assert load_config("sparse").share_draws == "cells"
     path.write_text('kind = "sparse"\nshare_draws = "documents"\n')
     with pytest.raises(BayevalInputError, match="share_draws"):
         load_config(path)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from conftest import study_model
 
 from bayeval.data import RankData
+from bayeval.data.coverage import complete_prefix
 from bayeval.data.qrels import pool_qrels
 from bayeval.data.run import RunSet
 from bayeval.relevance.hierarchical import HierarchicalEstimator
-from bayeval.relevance.rtc import RTCEstimator, complete_prefix
+from bayeval.relevance.rtc import RTCEstimator
 from bayeval.relevance.transfer import judged_groups, transferred_offsets
 from bayeval.synthetic import make_collection
 
@@ -62,5 +64,5 @@ def test_a_judged_documents_log_odds_do_not_depend_on_its_own_group():
 
 def test_hier_transfer_fits_end_to_end():
     data = _data()
-    est = HierarchicalEstimator("hier-transfer").estimate(data, "map")
+    est = HierarchicalEstimator(study_model("hier-transfer")).estimate(data, "map")
     assert all(((p >= 0) & (p <= 1)).all() for p in est.p)

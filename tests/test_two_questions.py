@@ -36,7 +36,8 @@ def test_report_shows_trec_eval_value_and_the_models_share():
 def test_beyond_judged_runs_by_hand():
     """Documents no run with its top 5 judged retrieves: a naive set computation agrees; the contributing runs
     retrieve none of them, so those documents only add to R and lower their E[AP] (a negative share)."""
-    from bayeval.expected.extrapolation import beyond_judged_runs, extrapolation
+    from bayeval.data.coverage import beyond_judged_runs
+    from bayeval.expected.extrapolation import extrapolation
 
     col = make_collection(n_topics=5, n_systems=5, n_docs=150, depth=30, judged_depth=5, seed=8)
     runs = list(col.runs)

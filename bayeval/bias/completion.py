@@ -25,6 +25,7 @@ import pandas as pd
 from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.relevance import estimate_probabilities
 
 __all__ = ["CandidatePrediction", "ModelPredictor", "Predictor", "complete_qrels", "expected_count_labels",
            "unjudged_candidates"]
@@ -187,8 +188,6 @@ class ModelPredictor:
 
     def probabilities(self, data: RankData) -> list[np.ndarray]:
         """Per topic of ``data``, the probability of relevance of every document (judged: 0/1)."""
-        from bayeval.relevance import estimate_probabilities
-
         est = estimate_probabilities(data, self.model, seed=self.seed, **self.kwargs)
         return [np.asarray(a, dtype=np.float64) for a in est.arrays()]
 

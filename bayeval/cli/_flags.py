@@ -18,6 +18,7 @@ import argparse
 import sys
 
 from bayeval.cli._inputs import positive_int
+from bayeval.defaults import CLI_MC_DRAWS, POSTERIOR_DRAWS
 
 __all__ = ["DeprecatedAlias", "add_labels", "add_mc_draws", "add_posterior_draws", "add_progress", "labels_from_args"]
 
@@ -34,7 +35,7 @@ class DeprecatedAlias(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def add_mc_draws(parser, default: int = 2000, *, old: str | None = None) -> None:
+def add_mc_draws(parser, default: int = CLI_MC_DRAWS, *, old: str | None = None) -> None:
     """``--mc-draws`` (and the deprecated ``old`` spelling, if any)."""
     parser.add_argument("--mc-draws", type=positive_int, default=default, metavar="N",
                         help=f"Monte Carlo draws of relevance (default {default})")
@@ -43,7 +44,7 @@ def add_mc_draws(parser, default: int = 2000, *, old: str | None = None) -> None
                             replacement="--mc-draws")
 
 
-def add_posterior_draws(parser, default: int = 1000, *, old: str | None = None) -> None:
+def add_posterior_draws(parser, default: int = POSTERIOR_DRAWS, *, old: str | None = None) -> None:
     """``--posterior-draws`` (and the deprecated ``old`` spelling, if any)."""
     parser.add_argument("--posterior-draws", type=positive_int, default=default, metavar="N",
                         help=f"posterior draws per chain of the relevance model's fit (default {default})")

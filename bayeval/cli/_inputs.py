@@ -7,10 +7,11 @@ import argparse
 from bayeval.cli._output import FORMATS
 from bayeval.data.qrels import Qrels
 from bayeval.data.run import RunSet
+from bayeval.defaults import RELEVANCE_LEVEL, STUDY_DEPTH
 from bayeval.io.collection import load_collection
 from bayeval.io.runs import RUN_NAME_RULES
 
-__all__ = ["STUDY_DEPTH", "add_collection_arguments", "add_depth_argument", "add_format_argument",
+__all__ = ["add_collection_arguments", "add_depth_argument", "add_format_argument",
            "add_reading_arguments", "confidence", "level", "nonnegative_int", "number_in", "port",
            "positive_int", "probability", "qrels_and_runs"]
 
@@ -46,19 +47,15 @@ def add_collection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files or directories of them")
     add_depth_argument(parser)
-    parser.add_argument("--relevance-level", type=positive_int, default=1, metavar="L",
-                        help="minimum grade counted relevant (trec_eval -l; default 1)")
+    parser.add_argument("--relevance-level", type=positive_int, default=RELEVANCE_LEVEL, metavar="L",
+                        help=f"minimum grade counted relevant (trec_eval -l; default {RELEVANCE_LEVEL})")
     add_reading_arguments(parser)
-
-
-#: ``--depth`` of the study commands (``experiment ... run``), which replicate papers judged to depth 100.
-STUDY_DEPTH = 100
 
 
 def add_depth_argument(parser: argparse.ArgumentParser, *, study: bool = False) -> None:
     """``--depth``: keep only each run's top D documents; default all (as trec_eval) in every command on
     the user's runs. Only the study commands, which replicate published protocols, default to
-    :data:`STUDY_DEPTH` and say so (README.md, "On TREC data")."""
+    :data:`bayeval.defaults.STUDY_DEPTH` and say so (README.md, "On TREC data")."""
     if study:
         parser.add_argument("--depth", type=positive_int, default=STUDY_DEPTH, metavar="D",
                             help=f"keep only each run's top D documents (default {STUDY_DEPTH}, the studies' "

@@ -23,7 +23,8 @@ import pandas as pd
 
 from bayeval.cli._inputs import add_format_argument, positive_int, probability
 from bayeval.cli._output import write_frame
-from bayeval.methods import DEFAULT_MOMENT_METHOD, MOMENT_METHODS
+from bayeval.defaults import DEFAULT_MOMENT_METHOD
+from bayeval.methods import MOMENT_METHODS
 
 __all__ = ["register"]
 

@@ -10,29 +10,44 @@ import numpy as np
 
 from bayeval.cli._flags import add_labels, add_posterior_draws, labels_from_args
 from bayeval.cli._inputs import add_collection_arguments, add_format_argument, positive_int, qrels_and_runs
+from bayeval.defaults import CHAINS, DEFAULT_FIT, MODEL_DEPTH, P_DRAWS, POSTERIOR_DRAWS, SEED, TUNE
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
-__all__ = ["MODEL_DEPTH", "add_model_depth_argument", "add_stage_fit_argument", "add_unseen_argument", "model_depth",
-           "model_options", "register", "run", "stage_methods", "with_labels_if_given"]
+__all__ = ["add_model_depth_argument", "add_stage_fit_argument", "add_unseen_argument", "model_depth", "model_options",
+           "models_listing_options", "register", "run", "stage_methods", "with_labels_if_given"]
 
-#: Default rank positions of the rtc rank-coefficient model: the depth TREC pools were judged to.
-MODEL_DEPTH = 100
+class _ListingFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a text of several lines (the listing of the shipped models) is kept as written."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def models_listing_options() -> dict:
+    """``add_parser`` options that show the shipped models, each with when to use it, under ``--help``."""
+    from bayeval.relevance.catalog import models_listing
+
+    return {"epilog": models_listing(), "formatter_class": _ListingFormatter}
 
 
 def register(sub) -> None:
-    from bayeval.relevance.defaults import DEFAULT_MODEL, model_help
+    from bayeval.defaults import DEFAULT_MODEL
+    from bayeval.relevance.catalog import model_help
 
     p = sub.add_parser(
         "estimate", help="estimate probabilities of relevance of unjudged documents (RTC, similarity, baselines)",
         description="Fit a relevance model to the runs and the (incomplete) judgments and write, for every "
                     "unjudged document some run retrieves within --depth, its probability of relevance in "
-                    "mtc-eval's format 'topic Q0 docno prob'. --model takes " + model_help() + ".")
+                    "mtc-eval's format 'topic Q0 docno prob'. --model takes " + model_help() + ".",
+        **models_listing_options())
     add_collection_arguments(p)
     add_model_depth_argument(p)
     p.add_argument("--model", default=DEFAULT_MODEL, metavar="MODEL", help=model_help())
-    p.add_argument("--fit", choices=FIT_METHODS, default="map",
-                   help="map: fast path (no PyMC); laplace; mcmc: NUTS; vi: ADVI (default map)")
+    p.add_argument("--fit", choices=FIT_METHODS, default=DEFAULT_FIT,
+                   help=f"map: fast path (no PyMC); laplace; mcmc: NUTS; vi: ADVI (default {DEFAULT_FIT})")
     add_stage_fit_argument(p)
     p.add_argument("--out", metavar="FILE", help="probabilities file to write (default: standard output)")
     p.add_argument("--draws-out", metavar="FILE",
@@ -41,12 +56,13 @@ def register(sub) -> None:
                    help="write each fitted stage's complete InferenceData (posterior, log likelihood, predictive "
                         "and prior groups, the model's record) as DIR/<stage>.nc; FitResult.from_idata rebuilds it. "
                         "Only then is the InferenceData built (docs/relevance.md)")
-    p.add_argument("--p-draws", type=positive_int, default=200, help="posterior draws of p to keep (default 200)")
-    add_posterior_draws(p, 1000, old="--draws")
-    p.add_argument("--tune", type=positive_int, default=1000, help="NUTS tuning steps per chain (default 1000)")
-    p.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
+    p.add_argument("--p-draws", type=positive_int, default=P_DRAWS,
+                   help=f"posterior draws of p to keep (default {P_DRAWS})")
+    add_posterior_draws(p, POSTERIOR_DRAWS, old="--draws")
+    p.add_argument("--tune", type=positive_int, default=TUNE, help=f"NUTS tuning steps per chain (default {TUNE})")
+    p.add_argument("--chains", type=positive_int, default=CHAINS, help=f"chains (default {CHAINS})")
     p.add_argument("--cores", type=positive_int, default=1, help="processes for NUTS chains (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--seed", type=int, default=SEED, help=f"seed (default {SEED})")
     p.add_argument("--extra", action="append", default=[], metavar="NAME=FILE",
                    help="rtc: an extra expert column from a probabilities file (LLM/crowd labels, click rates); "
                         "repeatable")
@@ -63,7 +79,7 @@ def register(sub) -> None:
 def add_model_depth_argument(parser) -> None:
     """``--model-depth``: rank positions of the rank-coefficient model (``--depth`` only cuts the runs)."""
     parser.add_argument("--model-depth", type=positive_int, default=None, metavar="D",
-                        help="rank positions of the rank-coefficient model (default: --depth, at most 100); "
+                        help=f"rank positions of the rank-coefficient model (default: --depth, at most {MODEL_DEPTH}); "
                              "documents below it count as unretrieved for the model")
 
 

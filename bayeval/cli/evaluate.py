@@ -30,11 +30,28 @@ from bayeval.cli._inputs import (
     qrels_and_runs,
 )
 from bayeval.cli._output import write_frame
-from bayeval.cli.estimate import add_model_depth_argument, add_stage_fit_argument, add_unseen_argument
+from bayeval.cli.estimate import (
+    add_model_depth_argument,
+    add_stage_fit_argument,
+    add_unseen_argument,
+    models_listing_options,
+)
 from bayeval.cli.judge import DECIDE_LEGEND, add_topup_argument, decide_columns, describe_topup, topup_from_args
+from bayeval.defaults import (
+    CHAINS,
+    CLI_MC_DRAWS,
+    CLOSED_FORM_DRAWS,
+    DEFAULT_MOMENT_METHOD,
+    DEFAULT_P,
+    LEVEL,
+    P_DRAWS,
+    POSTERIOR_DRAWS,
+    SEED,
+    TUNE,
+)
 from bayeval.display import describe_fit, describe_moments, display_name
 from bayeval.errors import BayevalInputError
-from bayeval.methods import ADJUSTMENTS, DEFAULT_MOMENT_METHOD, FIT_METHODS, MOMENT_METHODS, TOPIC_TESTS
+from bayeval.methods import ADJUSTMENTS, FIT_METHODS, MOMENT_METHODS, TOPIC_TESTS
 
 __all__ = ["register"]
 
@@ -49,7 +66,8 @@ def register(sub) -> None:
                     "'combined' counts the sampling of topics and the uncertainty of relevance in one "
                     "probability), adjusted over the pairs (--adjust). --fit laplace|mcmc|vi adds the "
                     "model's parameter uncertainty. With --pairs, csv/json output is one table: the per-run "
-                    "rows (column run set) then the pair rows (run_a and run_b set).")
+                    "rows (column run set) then the pair rows (run_a and run_b set).",
+        **models_listing_options())
     add_collection_arguments(p)
     p.add_argument("--measures", default="AP", help="comma-separated measures (default AP), e.g. AP,P@10,nDCG@10")
     p.add_argument("--pairs", action="store_true",
@@ -81,22 +99,23 @@ def add_test_arguments(p, *, adjust: bool) -> None:
 def add_source_arguments(p) -> None:
     """Where p of unjudged documents comes from and how the moments are computed: ``--probabilities``,
     ``--default-p``, ``--method``, ``--level``, ``--mc-draws``, ``--seed`` and the relevance model's group."""
-    from bayeval.relevance.defaults import model_help
+    from bayeval.relevance.catalog import model_help
 
     p.add_argument("--probabilities", metavar="FILE",
                    help="probabilities of relevance of unjudged documents, mtc-eval format 'topic Q0 docno prob'")
     p.add_argument("--default-p", type=probability, default=None,
-                   help="probability for unjudged documents not in --probabilities (default 0.5, MTC's assumption); "
+                   help=f"probability for unjudged documents not in --probabilities (default {DEFAULT_P}, MTC's "
+                        "assumption); "
                         "without --probabilities it replaces the default model")
     p.add_argument("--method", choices=MOMENT_METHODS + FIT_METHODS, default=None,
                    metavar="{" + ",".join(MOMENT_METHODS) + "}",
                    help="how the moments are computed: paper: the papers' closed form; delta: 2nd-order delta "
                         "method; exact: exact moments; mc: Monte Carlo (default exact). A fit method here "
                         "(map|laplace|mcmc|vi) is deprecated: give it as --fit")
-    p.add_argument("--level", type=level, default=0.95, help="level of the intervals (default 0.95)")
-    add_mc_draws(p, 2000, old="--draws")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the Monte Carlo draws, the fit and the resampling tests (default 0)")
+    p.add_argument("--level", type=level, default=LEVEL, help=f"level of the intervals (default {LEVEL})")
+    add_mc_draws(p, CLI_MC_DRAWS, old="--draws")
+    p.add_argument("--seed", type=int, default=SEED,
+                   help=f"seed of the Monte Carlo draws, the fit and the resampling tests (default {SEED})")
     g = p.add_argument_group("relevance model (instead of --probabilities)")
     g.add_argument("--model", metavar="MODEL",
                    help="estimate p with a relevance model: " + model_help() + "; fitted unless --probabilities "
@@ -108,25 +127,25 @@ def add_source_arguments(p) -> None:
     add_stage_fit_argument(g)
     add_model_depth_argument(g)
     add_labels(g)
-    add_posterior_draws(g, 1000, old="--fit-draws")
-    g.add_argument("--tune", type=positive_int, default=1000, help="NUTS tuning steps per chain (default 1000)")
-    g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
-    g.add_argument("--p-draws", type=positive_int, default=200,
-                   help="posterior draws of p used by the Bayesian confidence (default 200)")
-    g.add_argument("--closed-form-draws", type=positive_int, default=25,
+    add_posterior_draws(g, POSTERIOR_DRAWS, old="--fit-draws")
+    g.add_argument("--tune", type=positive_int, default=TUNE, help=f"NUTS tuning steps per chain (default {TUNE})")
+    g.add_argument("--chains", type=positive_int, default=CHAINS, help=f"chains (default {CHAINS})")
+    g.add_argument("--p-draws", type=positive_int, default=P_DRAWS,
+                   help=f"posterior draws of p used by the Bayesian confidence (default {P_DRAWS})")
+    g.add_argument("--closed-form-draws", type=positive_int, default=CLOSED_FORM_DRAWS,
                    help="of those, how many (evenly spaced) --method paper|delta|exact combines by the law of total "
-                        "variance (default 25; each costs one closed-form pass)")
+                        f"variance (default {CLOSED_FORM_DRAWS}; each costs one closed-form pass)")
 
 
 def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
     """(moment method, fit method or None) from --method, --fit and --model."""
     method, fit = args.method, args.fit
     if args.model is None and not args.probabilities and args.default_p is None:
-        from bayeval.relevance.defaults import DEFAULT_MODEL
+        from bayeval.defaults import DEFAULT_MODEL
 
         args.model = DEFAULT_MODEL
     if args.default_p is None:
-        args.default_p = 0.5
+        args.default_p = DEFAULT_P
     if method in FIT_METHODS:
         print(f"bayeval: warning: --method {method} is deprecated: the fit method is --fit {method} (--method is "
               f"how the moments are computed: {', '.join(MOMENT_METHODS)})", file=sys.stderr)

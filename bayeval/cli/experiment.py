@@ -27,9 +27,9 @@ from bayeval.cli._inputs import add_depth_argument, add_format_argument, confide
 from bayeval.cli.experiment_depth import register_depth
 from bayeval.cli.experiment_sampling import register_sampling
 from bayeval.cli.sparse import register_sparse
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.errors import BayevalInputError
 from bayeval.methods import CONFIDENCES, FIT_METHODS
-from bayeval.relevance.defaults import DEFAULT_MODEL
 
 __all__ = ["register"]
 

@@ -26,7 +26,7 @@ def _depths(text: str) -> tuple[int, ...]:
 
 
 def register_depth(studies, parser_class) -> None:
-    from bayeval.relevance.defaults import DEFAULT_MODEL
+    from bayeval.defaults import DEFAULT_MODEL
 
     d = studies.add_parser("depth", help="judged to depth K, evaluated deeper: E[MAP] and its interval against "
                                          "the truth",

@@ -7,7 +7,7 @@ import sys
 
 from bayeval.cli._inputs import add_depth_argument, add_format_argument, positive_int
 from bayeval.cli._output import write_frame
-from bayeval.relevance.defaults import DEFAULT_MODEL
+from bayeval.defaults import DEFAULT_MODEL
 
 __all__ = ["register_sampling"]
 

@@ -10,6 +10,7 @@ from bayeval.cli._flags import add_labels, add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, level, positive_int, probability, qrels_and_runs
 from bayeval.cli.estimate import add_model_depth_argument, add_unseen_argument
 from bayeval.cli.judge import add_topup_argument, topup_from_args
+from bayeval.defaults import CHAINS, CLI_MC_DRAWS, DEFAULT_P, LEVEL, P_DRAWS, POSTERIOR_DRAWS, SEED
 from bayeval.errors import BayevalInputError
 from bayeval.methods import ADJUSTMENTS, FIT_METHODS, MOMENT_METHODS, TOPIC_TESTS
 
@@ -17,7 +18,7 @@ __all__ = ["register"]
 
 
 def register(sub) -> None:
-    from bayeval.relevance.defaults import model_help
+    from bayeval.relevance.catalog import model_help
 
     p = sub.add_parser(
         "report", help="LaTeX/markdown tables and a figure: E[MAP] with intervals, judged@k, rank, confidences",
@@ -31,15 +32,15 @@ def register(sub) -> None:
                     "--default-p.")
     add_collection_arguments(p)
     p.add_argument("--measure", default="AP", help="per-topic measure whose mean is reported (default AP: MAP)")
-    p.add_argument("--level", type=level, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--level", type=level, default=LEVEL, help=f"interval level (default {LEVEL})")
     p.add_argument("--judged-k", type=positive_int, default=10, metavar="K",
                    help="k of the judged@k column (default 10)")
     p.add_argument("--default-p", type=probability, default=None,
                    help="probability of relevance of unjudged documents, instead of the default model")
     p.add_argument("--method", choices=MOMENT_METHODS, default=None,
                    help="moments: exact, delta, paper or mc (default: mc with a sampled --fit, else exact)")
-    add_mc_draws(p, 2000)
-    p.add_argument("--seed", type=int, default=0, help="seed of the fit and the Monte Carlo draws (default 0)")
+    add_mc_draws(p, CLI_MC_DRAWS)
+    p.add_argument("--seed", type=int, default=SEED, help=f"seed of the fit and the Monte Carlo draws (default {SEED})")
     p.add_argument("--test", choices=(*TOPIC_TESTS, "none"), default="t",
                    help="the test across topics that marks pairs with *: t (default), wilcoxon, randomization, "
                         "bootstrap, combined (topics and relevance in one probability; docs/expected.md 'Across "
@@ -59,9 +60,10 @@ def register(sub) -> None:
                    help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
     add_model_depth_argument(g)
     add_labels(g)
-    add_posterior_draws(g, 1000)
-    g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
-    g.add_argument("--p-draws", type=positive_int, default=200, help="posterior draws of p to use (default 200)")
+    add_posterior_draws(g, POSTERIOR_DRAWS)
+    g.add_argument("--chains", type=positive_int, default=CHAINS, help=f"chains (default {CHAINS})")
+    g.add_argument("--p-draws", type=positive_int, default=P_DRAWS,
+                   help=f"posterior draws of p to use (default {P_DRAWS})")
     p.set_defaults(func=run)
 
 
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None and args.default_p is not None:
         raise BayevalInputError("--model and --default-p: give one source of probabilities")
     if args.model is None and args.default_p is None:
-        from bayeval.relevance.defaults import DEFAULT_MODEL
+        from bayeval.defaults import DEFAULT_MODEL
 
         args.model = DEFAULT_MODEL
     if args.model is None and args.unseen:
@@ -100,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         data, probs = with_unseen_if_asked(args, cfg, data, probs)
         probs, without = with_labels_if_given(args, data, probs, labels)
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
-                      method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
+                      method=args.method, default_p=DEFAULT_P if args.default_p is None else args.default_p,
                       mc_draws=args.mc_draws, seed=args.seed, test=None if args.test == "none" else args.test,
                       test_values=args.test_values, adjust=args.adjust, without_labels=without)
     decide = _what_would_decide(data, probs, args)

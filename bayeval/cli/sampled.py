@@ -21,7 +21,7 @@ _ASSISTED_ONLY = (("model", "--model"), ("folds", "--folds"), ("seed", "--seed")
 
 
 def register(sub) -> None:
-    from bayeval.relevance.defaults import model_help
+    from bayeval.relevance.catalog import model_help
 
     p = sub.add_parser(
         "sampled", help="measures estimated from a random sample of the pool (xinfAP, infNDCG, statAP, "
@@ -173,9 +173,9 @@ def _assisted(args: argparse.Namespace, runs, sample) -> int:
     from scipy import stats
 
     from bayeval.data import Qrels
+    from bayeval.defaults import DEFAULT_MODEL
     from bayeval.io import read_qrels
     from bayeval.relevance import PredictionFit, load_config
-    from bayeval.relevance.defaults import DEFAULT_MODEL
     from bayeval.sampling import evaluate_assisted, minimum_notices
 
     level = 0.95 if args.level is None else args.level

@@ -26,7 +26,8 @@ def register_sparse(studies, parser_class) -> None:
     s.add_argument("--measure", default="AP", help="measure (default AP); RR@k, AP, nDCG@k and recall@k "
                    "compute every pair on the rank cube (docs/scale.md)")
     s.add_argument("--model", default="sparse", help="relevance model for the unjudged documents (default sparse: "
-                   "sparse-default, docs/sparse-labels.md; sparse-trec for a deep-pool ad hoc collection)")
+                   "sparse-default, docs/sparse-labels.md; studies/models/sparse-trec.toml for a deep-pool ad hoc "
+                   "collection)")
     s.add_argument("--method", default="delta", choices=("delta", "paper", "exact"),
                    help="moments of the expected measure (default delta)")
     s.add_argument("--max-pairs", type=positive_int, default=None, help="pairs scored per trial (default all)")

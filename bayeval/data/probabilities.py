@@ -10,12 +10,11 @@ import numpy as np
 import pandas as pd
 
 from bayeval.data.topics import sort_topics
+from bayeval.defaults import CLOSED_FORM_DRAWS
 from bayeval.errors import BayevalInputError
 
-__all__ = ["CLOSED_FORM_DRAWS", "ProbabilityEstimate", "RelevanceProbabilities", "probabilities_for", "thin_draws"]
+__all__ = ["ProbabilityEstimate", "RelevanceProbabilities", "probabilities_for", "thin_draws"]
 
-#: Posterior draws of p that a closed-form moment method combines by the law of total variance (evenly spaced).
-CLOSED_FORM_DRAWS = 25
 
 
 @runtime_checkable

@@ -27,6 +27,7 @@ from bayeval.design.agreement import (
     pair_statistics,
 )
 from bayeval.design.assign import Design
+from bayeval.design.plot import plot_reuse
 from bayeval.design.scores import TopicScores
 from bayeval.design.significance import ADJUSTMENTS
 from bayeval.design.sites import first_of, runs_in_design, site_labels
@@ -211,8 +212,6 @@ class ReusabilityAnalysis:
 
     def plot(self, truth: TopicScores | None = None, *, ax=None, path=None):
         """Baseline vs reuse scores per site (paper Figures 1–2); see :func:`bayeval.design.plot_reuse`."""
-        from bayeval.design.plot import plot_reuse
-
         return plot_reuse(self, truth=truth, ax=ax, path=path)
 
     def __repr__(self) -> str:

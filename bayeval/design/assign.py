@@ -262,9 +262,7 @@ class Design:
 
     def to_csv(self, path) -> None:
         """Write :meth:`to_frame` as csv (read back with :func:`bayeval.design.read_design`)."""
-        from bayeval.design.files import write_design
-
-        write_design(self, path)
+        self.to_frame().to_csv(path, index=False, lineterminator="\n")
 
     def summary(self) -> str:
         counts = self.held_out_counts()

@@ -19,7 +19,7 @@ __all__ = ["read_design", "read_scores", "read_sites", "write_design"]
 
 def write_design(design: Design, path: str | os.PathLike) -> None:
     """Write a design as csv (see the module notes); read back with :func:`read_design`."""
-    design.to_frame().to_csv(path, index=False, lineterminator="\n")
+    design.to_csv(path)
 
 
 def read_design(path: str | os.PathLike) -> Design:

@@ -6,6 +6,7 @@ import numpy as np
 
 from bayeval.design.scores import TopicScores
 from bayeval.errors import BayevalInputError
+from bayeval.stats import kendall_tau
 
 __all__ = ["plot_reuse"]
 
@@ -86,7 +87,6 @@ def plot_reuse(analysis, truth: TopicScores | None = None, *, ax=None, path=None
             true_reuse[i] = vals[reuse].mean() if reuse.any() else np.nan
         frame = runs.assign(true_baseline=true_base, true_reuse=true_reuse)
         fig, axes = plt.subplots(1, 2, figsize=(10, 5.0))
-        from bayeval.stats import kendall_tau
 
         _scatter(axes[0], frame, "true_baseline", "baseline", f"true {m} (complete judgments)",
                  f"{m}, site baseline topics",

@@ -10,6 +10,7 @@ import pandas as pd
 
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError
+from bayeval.measures import Measure
 
 __all__ = ["TopicScores"]
 
@@ -124,8 +125,6 @@ class TopicScores:
         if measure is None:
             i = 0
         else:
-            from bayeval.measures import Measure
-
             name = str(Measure.parse(measure))
             if name not in ms:
                 raise BayevalInputError(f"measure: {name} was not evaluated; evaluated: {', '.join(ms)}")

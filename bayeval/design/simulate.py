@@ -17,11 +17,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from bayeval.data.qrels import Qrels, TopicJudgments
+from bayeval.data.rankdata import RankData
 from bayeval.data.run import RunSet
+from bayeval.design.analysis import analyze_design
 from bayeval.design.assign import Design
 from bayeval.design.scores import TopicScores
 from bayeval.design.sites import first_of, runs_in_design, site_labels
 from bayeval.errors import BayevalInputError
+from bayeval.measures import evaluate
 
 __all__ = ["SimulatedDesign", "simulate_design"]
 
@@ -71,8 +74,6 @@ class SimulatedDesign:
 
     def analyze(self, measure: str | None = None, **kwargs):
         """:func:`~bayeval.design.analyze_design` of :meth:`scores` (keyword arguments passed on)."""
-        from bayeval.design.analysis import analyze_design
-
         return analyze_design(self.scores(measure), self.design, self.site_of, **kwargs)
 
     def to_frame(self) -> pd.DataFrame:
@@ -104,9 +105,6 @@ class SimulatedDesign:
 
 def _evaluate(runs: RunSet, qrels: Qrels, topics: tuple[str, ...], measures):
     """The one place the per-topic measures are computed (trec_eval conventions, full run depth)."""
-    from bayeval.data.rankdata import RankData
-    from bayeval.measures import evaluate
-
     return evaluate(RankData.build(runs, qrels, topics=topics), measures)
 
 

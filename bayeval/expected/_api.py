@@ -9,6 +9,7 @@ from functools import partial
 import numpy as np
 
 from bayeval.data.rankdata import RankData
+from bayeval.defaults import DEFAULT_MOMENT_METHOD, DEFAULT_P, MC_DRAWS, SEED
 from bayeval.errors import BayevalInputError
 from bayeval.expected import _engine as eng
 from bayeval.expected import _mc_kernels as mck
@@ -16,12 +17,11 @@ from bayeval.expected._measure_spec import EXPECTED
 from bayeval.expected._probabilities import resolve
 from bayeval.expected._results import ExpectedEvaluation, PairwiseComparison, p_less_normal
 from bayeval.measures import Measure
-from bayeval.methods import DEFAULT_MOMENT_METHOD, MOMENT_METHODS
+from bayeval.methods import MOMENT_METHODS
 from bayeval.progress import track
 
 __all__ = ["ap_moments", "compare_systems", "delta_ap_moments", "expected_measures"]
 
-_DEFAULT_DRAWS = 1000
 _MAX_NODES = 2048
 
 
@@ -43,7 +43,7 @@ def _check_nodes(nodes) -> int:
 
 def _check_draws(draws, posterior_rows: int | None) -> int:
     if draws is None:
-        return posterior_rows if posterior_rows is not None else _DEFAULT_DRAWS
+        return posterior_rows if posterior_rows is not None else MC_DRAWS
     if not isinstance(draws, (int, np.integer)) or isinstance(draws, bool) or draws < 2:
         raise BayevalInputError(f"draws: must be an integer >= 2, got {draws!r}")
     return int(draws)
@@ -262,9 +262,9 @@ def _check_analytic(method, function: str, instead: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def expected_measures(data: RankData, probabilities=None, *, default_p: float = 0.5,
+def expected_measures(data: RankData, probabilities=None, *, default_p: float = DEFAULT_P,
                       measures: Sequence[str] | str = ("AP",), method: str = DEFAULT_MOMENT_METHOD,
-                      draws: int | None = None, seed=0, nodes: int = 64,
+                      draws: int | None = None, seed=SEED, nodes: int = 64,
                       progress: bool | None = None) -> ExpectedEvaluation:
     r"""Expectation and variance of measures when unjudged documents are relevant at random.
 
@@ -303,7 +303,7 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
           nodes) — exact to rounding;
         - ``"mc"``: Monte Carlo over ``draws`` relevance samples (measures computed exactly per draw).
 
-        Default ``"exact"`` (:data:`bayeval.methods.DEFAULT_MOMENT_METHOD`, as on the command line).
+        Default ``"exact"`` (:data:`bayeval.defaults.DEFAULT_MOMENT_METHOD`, as on the command line).
         P@k and nDCG@k are exact under every analytic method.
     draws : int, optional
         Monte Carlo draws (default 1000, or the number of rows of posterior draws).
@@ -376,8 +376,8 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
 
 
 def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: str = "AP",
-                    method: str = DEFAULT_MOMENT_METHOD, default_p: float = 0.5, draws: int | None = None, seed=0,
-                    nodes: int = 64, progress: bool | None = None) -> PairwiseComparison:
+                    method: str = DEFAULT_MOMENT_METHOD, default_p: float = DEFAULT_P, draws: int | None = None,
+                    seed=SEED, nodes: int = 64, progress: bool | None = None) -> PairwiseComparison:
     r"""E[Δ], Var[Δ] and P(Δ < 0) of a measure for pairs of systems, per topic and over topics.
 
     Δ = measure(a) − measure(b). For AP the two systems share the denominator R:

@@ -34,9 +34,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from bayeval.data.probabilities import CLOSED_FORM_DRAWS
 from bayeval.data.rankcube import RankCube
 from bayeval.data.rankdata import RankData
+from bayeval.defaults import CLOSED_FORM_DRAWS
 from bayeval.errors import BayevalInputError
 from bayeval.expected._cube_pairs import (
     CubePairMoments,

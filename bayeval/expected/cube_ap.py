@@ -68,8 +68,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from bayeval.data.probabilities import CLOSED_FORM_DRAWS
 from bayeval.data.rankcube import RankCube
+from bayeval.defaults import CLOSED_FORM_DRAWS
 from bayeval.errors import BayevalInputError
 from bayeval.expected import _ap_kernels as apk
 from bayeval.expected import _engine as eng
@@ -372,7 +372,7 @@ def expected_ap_pairs(cube: RankCube, p_unjudged=0.0, *, method: str = "delta", 
         that no run retrieves count in R.
     method : {"delta", "paper", "exact"}, default "delta"
         As in :func:`~bayeval.expected.compare_systems`. ``"delta"`` (the cheaper choice for all pairs of
-        many runs, :data:`bayeval.methods.DEFAULT_MOMENT_METHOD`) and ``"paper"`` run in the vectorised
+        many runs, :data:`bayeval.defaults.DEFAULT_MOMENT_METHOD`) and ``"paper"`` run in the vectorised
         kernel; ``"exact"`` (quadrature) runs the per-topic engine topic by topic (slow at this scale).
     pairs : "all" or ndarray of shape (P, 2)
         Pairs of system indices; default every a < b.

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayeval.data.probabilities import CLOSED_FORM_DRAWS
 from bayeval.data.rankcube import RankCube
+from bayeval.defaults import CLOSED_FORM_DRAWS
 from bayeval.expected._cube_pairs import CubePairMoments
 from bayeval.expected.cube import expected_reciprocal_rank_pairs
 from bayeval.expected.cube_ap import ratio_pairs

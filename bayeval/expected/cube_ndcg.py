@@ -51,8 +51,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from bayeval.data.probabilities import CLOSED_FORM_DRAWS
 from bayeval.data.rankcube import RankCube
+from bayeval.defaults import CLOSED_FORM_DRAWS
 from bayeval.expected import _engine as eng
 from bayeval.expected import _ndcg_kernels as ndk
 from bayeval.expected._cube_pairs import (

@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayeval.data.probabilities import CLOSED_FORM_DRAWS
 from bayeval.data.rankcube import RankCube
+from bayeval.defaults import CLOSED_FORM_DRAWS
 from bayeval.expected._cube_pairs import CubePairMoments, check_cutoff
 from bayeval.expected.cube_ap import ratio_pairs
 from bayeval.measures import Measure

@@ -34,11 +34,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bayeval.data.coverage import beyond_judged_runs, complete_prefix
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
+from bayeval.expected._api import expected_measures
+from bayeval.expected._probabilities import resolve
 
-__all__ = ["Extrapolation", "best_rank", "beyond_judged_runs", "depth_distance", "expected_shift", "extrapolation",
-           "judged_depth",
+__all__ = ["Extrapolation", "best_rank", "depth_distance", "expected_shift", "extrapolation", "judged_depth",
            "mostly_extrapolated"]
 
 
@@ -118,7 +120,7 @@ def best_rank(tr) -> np.ndarray:
 
 def judged_depth(tr) -> float:
     r""":math:`K_t`: the median over the runs that retrieve something of their completely judged prefix
-    (:func:`bayeval.relevance.rtc.complete_prefix`); 0 when no run retrieves anything.
+    (:func:`bayeval.data.coverage.complete_prefix`); 0 when no run retrieves anything.
 
     Examples
     --------
@@ -127,8 +129,6 @@ def judged_depth(tr) -> float:
     >>> judged_depth(RankData.build(col.runs, col.judgments)[0]) >= 8
     True
     """
-    from bayeval.relevance.rtc import complete_prefix
-
     c = complete_prefix(tr)
     has = np.asarray(tr.lengths) > 0
     return float(np.median(c[has])) if has.any() else 0.0
@@ -144,17 +144,6 @@ def depth_distance(tr, depth: float) -> np.ndarray:
     deep = ~np.asarray(tr.judged) & np.isfinite(r) & (r > depth)
     x[deep] = np.log2(r[deep] / depth)
     return x
-
-
-def beyond_judged_runs(tr, depth: int) -> np.ndarray:
-    """Per document of topic ``tr``: unjudged and retrieved by no run whose top ``depth`` is completely judged."""
-    from bayeval.relevance.rtc import complete_prefix
-
-    judged_runs = complete_prefix(tr) >= np.minimum(depth, tr.lengths)
-    judged_runs &= tr.lengths > 0
-    seen = np.zeros(tr.n_docs + 1, dtype=bool)  # last slot: the padding index -1
-    seen[tr.ranked[judged_runs].ravel()] = True
-    return ~tr.judged & ~seen[:-1]
 
 
 def extrapolation(data: RankData, probabilities=None, *, measure: str = "AP", default_p: float = 0.5,
@@ -185,9 +174,6 @@ def extrapolation(data: RankData, probabilities=None, *, measure: str = "AP", de
     >>> float(abs(ex.model_share).max()), float(abs(ex.beyond_share).max())
     (0.0, 0.0)
     """
-    from bayeval.expected._api import expected_measures
-    from bayeval.expected._probabilities import resolve
-
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
     if not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1:
@@ -243,9 +229,6 @@ def expected_shift(data: RankData, probabilities, baseline, *, measure: str = "A
     >>> bool(np.all(expected_shift(data, None, None, default_p=0.2) == 0.0))
     True
     """
-    from bayeval.expected._api import expected_measures
-    from bayeval.expected._probabilities import resolve
-
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
 

@@ -11,6 +11,8 @@ import itertools
 import numpy as np
 from numba import njit
 
+from bayeval.expected import _ap_kernels as apk
+
 __all__ = ["ap_by_precision", "ap_values", "enumerate_moments", "legendre_exact_moments", "outcome_probabilities",
            "outcomes", "paper_moments", "paper_moments_c", "paper_moments_delta", "paper_moments_delta_naive",
            "weight_matrix"]
@@ -142,8 +144,6 @@ def legendre_exact_moments(ranks, p, n_nodes: int | None = None) -> tuple[float,
     polynomials of degree n - 1 -- a nested Gauss–Legendre rule (M^2 points) is exact.
     Costs O(n M^2); a reference for moderate n, independent of the Laguerre substitution.
     """
-    from bayeval.expected import _ap_kernels as apk
-
     p = np.asarray(p, dtype=np.float64)
     r = np.asarray(ranks)
     n = len(p)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -71,12 +72,14 @@ class DepthVariant:
     def __post_init__(self) -> None:
         if not self.name:
             m = self.model if isinstance(self.model, str) else getattr(self.model, "name", "model")
+            m = Path(m).stem if m.endswith(".toml") else m  # a configuration file: its name
             fit = "" if self.fit == "map" else f"/{self.fit}"
             object.__setattr__(self, "name", f"{m}{fit}{'+unseen' if self.unseen else ''}")
 
 
 def parse_variant(text: str) -> DepthVariant:
-    """``MODEL[/FIT][+unseen]`` → :class:`DepthVariant` (``hier-level-shift+unseen``, ``hier-depth/laplace``).
+    """``MODEL[/FIT][+unseen]`` → :class:`DepthVariant` (``hier-reuse+unseen``, ``hier-depth/laplace``); MODEL a
+    shipped configuration or a ``.toml`` path (``studies/models/hier-level-shift.toml/laplace``).
 
     Examples
     --------
@@ -86,7 +89,10 @@ def parse_variant(text: str) -> DepthVariant:
     body, plus, tail = str(text).partition("+")
     if plus and tail != "unseen":
         raise BayevalInputError(f"variant: {text!r}: only '+unseen' may follow the model")
-    model, _, fit = body.partition("/")
+    model, fit = body, ""
+    head, slash, tail = body.rpartition("/")
+    if slash and not body.endswith(".toml"):
+        model, fit = head, tail
     load_config(model)
     if fit and fit not in FIT_METHODS:
         raise BayevalInputError(f"variant: {text!r}: fit must be one of {', '.join(FIT_METHODS)}")

@@ -9,6 +9,7 @@ every ``flush_seconds``), and a study started again on the same file skips the t
 from __future__ import annotations
 
 import contextlib
+import multiprocessing as mp
 import os
 import time
 import traceback
@@ -106,8 +107,6 @@ def _single_threaded_children():
 
 
 def _processes(jobs, collection, config, workers: int) -> Iterable:
-    import multiprocessing as mp
-
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
     try:
         with _single_threaded_children():  # the workers are spawned by the submits and inherit it

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.display import display_name
+from bayeval.errors import BayevalInputError
 from bayeval.experiments.statistics import BIN_EDGES, confidence_bins, proper_scores
 from bayeval.stats.forecast import RELIABILITY_EDGES
 
@@ -83,8 +84,6 @@ def plot_reliability(frame: pd.DataFrame, methods, *, path=None, manual=None, sp
     _, rel = proper_scores(frame, manual=manual)
     rel = rel[rel["split"] == split]
     if not len(methods):
-        from bayeval.errors import BayevalInputError
-
         raise BayevalInputError("methods: nothing to plot")
     fig, axes = plt.subplots(1, len(methods), figsize=(3.6 * len(methods), 3.8), squeeze=False, sharey=True)
     edges = np.asarray(RELIABILITY_EDGES)

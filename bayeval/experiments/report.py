@@ -11,8 +11,14 @@ import os
 import numpy as np
 import pandas as pd
 
+from bayeval.defaults import DEFAULT_MODEL
+from bayeval.experiments.plots import (
+    plot_calibration,
+    plot_expected_vs_true,
+    plot_reliability,
+    plot_tau_vs_judgments,
+)
 from bayeval.experiments.statistics import BIN_LABELS, RobustnessStatistics, bookmaker, calls, robustness_statistics
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.stats.forecast import RELIABILITY_LABELS
 
 __all__ = ["PAPER", "render_report", "render_scores"]
@@ -308,13 +314,6 @@ def render_report(frame: pd.DataFrame, *, title: str, command: str, paper_key: s
             f"{len(set(manual))} runs of the collection are manual (runs.tsv); a pair 'with a manual run' has at "
             "least one of them.", "", *_manual(frame, main, manual), ""]
     if figures:
-        from bayeval.experiments.plots import (
-            plot_calibration,
-            plot_expected_vs_true,
-            plot_reliability,
-            plot_tau_vs_judgments,
-        )
-
         rel = figures_rel or figures
         plot_calibration(frame, main, path=f"{figures}-calibration.png", title=title)
         plot_reliability(frame, main, path=f"{figures}-reliability.png", title=title)

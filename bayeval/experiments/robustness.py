@@ -35,7 +35,9 @@ import numpy as np
 import pandas as pd
 
 from bayeval.data import Qrels, RankData
+from bayeval.data.coverage import contributing_runs
 from bayeval.data.probabilities import probabilities_for
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.io.trials import COLUMNS
@@ -47,8 +49,6 @@ from bayeval.relevance import (
     load_config,
     run_effect_draws,
 )
-from bayeval.relevance.crossfit import contributing_runs
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.topup import TopUpSample
 from bayeval.relevance.unseen import with_unseen
 from bayeval.selection import QrelsAssessor, judge_until, make_selector
@@ -99,7 +99,7 @@ class RobustnessConfig:
         Relevance model of the ``rtc`` estimate over the k runs (default ``"rtc-mtc"``).
     bayes_config : str
         Relevance model of the ``bayes`` estimate: a hierarchical configuration (default
-        :data:`~bayeval.relevance.defaults.DEFAULT_MODEL`, the model of every command, fitted with ``bayes_fit``;
+        :data:`~bayeval.defaults.DEFAULT_MODEL`, the model of every command, fitted with ``bayes_fit``;
         docs/calibration.md) or an RTC one (``"rtc-default"``: Laplace on the ``bayes_stages``).
     bayes_fit : str
         Fit of its sampled stages (``"laplace"``, ``"mcmc"``, ``"vi"``; ``"map"``: no draws).
@@ -323,7 +323,7 @@ def _rtc_map_p(data, config) -> list:
 def judged_topup(ctx: TrialContext, sel, per_topic: int) -> tuple:
     """(data of the k runs with the selection's and the top-up's judgments, the judged
     :class:`~bayeval.relevance.topup.TopUpSample`): per topic ``per_topic`` of each held-out run's unjudged
-    documents (``ctx.names[c:]``, but those the judgments cover: :func:`~bayeval.relevance.crossfit.contributing_runs`)
+    documents (``ctx.names[c:]``, but those the judgments cover: :func:`~bayeval.data.coverage.contributing_runs`)
     drawn (:func:`~bayeval.selection.topup.draw_topup`, a stream of the trial's fit
     seed) and judged by the complete qrels (a document they do not judge: not relevant)."""
     cfg = ctx.config

@@ -58,11 +58,15 @@ from scipy import stats
 from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.data.sample import StratifiedSample, TopicSample
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.errors import BayevalInputError
 from bayeval.experiments.sampling_methods import SAMPLING_STRATEGIES, BudgetSample, MethodEstimate, SamplingTrial
+from bayeval.experiments.statistics import proper_scores
+from bayeval.io.trials import read_table
 from bayeval.measures import evaluate
-from bayeval.relevance.defaults import DEFAULT_MODEL
+from bayeval.sampling.assisted import VARIANCES
 from bayeval.sampling.design import poisson_draw, prior_inclusion, rank_inclusion, rank_stratum
+from bayeval.sampling.intervals import power_bounds
 
 __all__ = ["SAMPLING_COLUMNS", "SAMPLING_DESIGNS", "SAMPLING_FORMS", "SAMPLING_METHODS", "SamplingStudyConfig",
            "draw_pool_sample", "pool_judgments", "prepare_sampling_trial", "read_sampling_table", "run_sampling_trial",
@@ -154,8 +158,6 @@ class SamplingStudyConfig:
     form: str = "auto"
 
     def __post_init__(self) -> None:
-        from bayeval.sampling.assisted import VARIANCES
-
         if self.design not in SAMPLING_DESIGNS:
             raise BayevalInputError(f"design: one of {', '.join(SAMPLING_DESIGNS)}, got {self.design!r}")
         if self.form not in SAMPLING_FORMS:
@@ -333,8 +335,6 @@ def read_sampling_table(path) -> pd.DataFrame:
     """A trial table of the sampling study (:data:`SAMPLING_COLUMNS`); a table written before the ``power``
     column existed is read with ``power = 1`` (every interval symmetric, as it was), one written before the
     ``settings`` column with ``settings`` missing (not recorded)."""
-    from bayeval.io.trials import read_table
-
     return read_table(path, SAMPLING_COLUMNS, optional=SAMPLING_OPTIONAL)
 
 
@@ -441,8 +441,6 @@ def sampling_statistics(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFram
     of P(ΔMAP < 0), the share of calls at ≥ 0.95 and their accuracy, and accuracy at ≥ 0.99. A run's interval
     is normal on the scale ``m^γ`` of its row's ``power`` γ (:func:`bayeval.sampling.power_bounds`; 1, the
     symmetric ``m ± z·se``, where absent)."""
-    from bayeval.sampling.intervals import power_bounds
-
     if not 0 < level < 1:
         raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
     if "power" not in frame.columns:
@@ -495,8 +493,6 @@ def sampling_reliability(frame: pd.DataFrame, level: float = 0.95) -> tuple[pd.D
         ``summary``: ``collection, budget, method, split, group, pairs, brier, bins, inconsistent`` (bins whose
         Wilson interval misses the bin's mean forecast); ``bins``: every reliability bin.
     """
-    from bayeval.experiments.statistics import proper_scores
-
     rows, bins = [], []
     for (col, budget), g in frame[frame.kind == "pair"].groupby(["collection", "budget"], sort=True):
         runs = frame[(frame.collection == col) & (frame.kind == "run")]

@@ -41,6 +41,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+from scipy.stats import ttest_rel
 
 from bayeval.bias.cranfield import write_cranfield
 from bayeval.data import RankData
@@ -257,8 +258,6 @@ estimate: unjudged documents nonrelevant) judges as many documents as the first 
 
 def _significant(per_topic_a: np.ndarray, per_topic_b: np.ndarray, level: float) -> np.ndarray:
     """One-sided paired t-test, in the direction of the mean difference, per pair of rows."""
-    from scipy.stats import ttest_rel
-
     d = per_topic_a - per_topic_b
     out = np.zeros(len(d), dtype=bool)
     for i, row in enumerate(d):

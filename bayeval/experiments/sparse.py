@@ -189,8 +189,8 @@ def run_sparse_study(runs: RunSet, deep: Qrels, *, trials: int = 3, seed: int = 
         :mod:`~bayeval.expected.cube_recall`: compare_systems' numbers).
     model : str
         Relevance model for :func:`~bayeval.relevance.estimate_probabilities`; default ``"sparse"``, the
-        sparse-label model (:mod:`bayeval.relevance.sparse_labels`; ``"sparse-trec"`` on a deep-pool ad hoc
-        collection).
+        sparse-label model (:mod:`bayeval.relevance.sparse_labels`; ``studies/models/sparse-trec.toml`` on a
+        deep-pool ad hoc collection).
     method : str
         Moment method of :func:`~bayeval.expected.compare_systems`.
     max_pairs : int, optional

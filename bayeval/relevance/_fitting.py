@@ -12,16 +12,23 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from bayeval.defaults import CHAINS, POSTERIOR_DRAWS, TUNE
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS, NUTS_SAMPLERS
 from bayeval.relevance._bordered import BorderedDiagonal
 from bayeval.relevance._idata import register_model
 from bayeval.relevance.results import FitResult
+
+try:  # threadpoolctl comes with scikit-learn; without it BLAS keeps its threads
+    from threadpoolctl import ThreadpoolController
+except ImportError:  # pragma: no cover
+    ThreadpoolController = None
 
 __all__ = ["FIT_METHODS", "NUTS_SAMPLERS", "Mode", "ParamSpec", "fit_model"]
 
@@ -114,8 +121,6 @@ def _check(method, draws, chains, nuts_sampler="pymc"):
         raise BayevalInputError(f"nuts_sampler: must be one of {', '.join(map(repr, NUTS_SAMPLERS))}, "
                                 f"got {nuts_sampler!r}")
     if method == "mcmc" and nuts_sampler == "nutpie":
-        import importlib.util
-
         if importlib.util.find_spec("nutpie") is None:
             raise BayevalInputError("nuts_sampler: 'nutpie' needs the nutpie package (pip install 'bayeval[nutpie]')")
     for name, v in (("draws", draws), ("chains", chains)):
@@ -126,11 +131,7 @@ def _check(method, draws, chains, nuts_sampler="pymc"):
 @functools.cache
 def _blas_controller():
     """threadpoolctl's view of the loaded BLAS libraries (finding them reads /proc: do it once)."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover
-        return None
-    return ThreadpoolController()
+    return None if ThreadpoolController is None else ThreadpoolController()
 
 
 def _single_thread_blas():
@@ -183,7 +184,7 @@ def _posterior_arrays(pm_idata, spec: ParamSpec) -> dict:
     return {n: np.asarray(post[n].values, dtype=np.float64) for n in spec.names}
 
 
-def fit_model(model, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4,
+def fit_model(model, method: str = "map", *, draws: int = POSTERIOR_DRAWS, tune: int = TUNE, chains: int = CHAINS,
               seed=None, cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
               progressbar: bool = False, mode: Mode | None = None, warm_start=None, nuts_sampler: str = "pymc"):
     """Fit ``model`` with ``method``; see :meth:`RelevanceModel.fit`."""
@@ -249,8 +250,8 @@ class RelevanceModel:
         super().__init_subclass__(**kwargs)
         register_model(cls)  # a fit file may name it (bayeval.relevance._idata)
 
-    def fit(self, method: str = "map", *, draws: int = 1000, tune: int = 1000, chains: int = 4, seed=None,
-            cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
+    def fit(self, method: str = "map", *, draws: int = POSTERIOR_DRAWS, tune: int = TUNE, chains: int = CHAINS,
+            seed=None, cores: int | None = 1, target_accept: float = 0.9, vi_iterations: int = 20_000,
             progressbar: bool = False, warm_start=None, nuts_sampler: str = "pymc"):
         """Fit the model; every method returns a :class:`~bayeval.relevance.results.FitResult` whose
         ``idata.posterior`` has the same variables, dims and coords.

@@ -36,9 +36,13 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import csr_matrix, issparse
 from scipy.special import expit, gammaln, log_expit
 
+from bayeval import __version__
 from bayeval.errors import BayevalInputError
+from bayeval.io import quoted
+from bayeval.relevance import config
 
 __all__ = ["MODEL_CLASSES", "Observed", "complete_idata", "model_record", "posterior_idata", "rebuild_model",
            "register_model"]
@@ -110,8 +114,6 @@ def model_record(model) -> tuple[dict, dict]:
     (``<field>__row``, ``__col``, ``__data``) and shape; a configuration dataclass (the prior) is stored
     with its class path.
     """
-    from scipy.sparse import issparse
-
     if not dataclasses.is_dataclass(model):
         raise BayevalInputError(f"model: {type(model).__name__} is not a dataclass; it cannot be recorded")
     fields, constant = {}, {}
@@ -134,7 +136,6 @@ def model_record(model) -> tuple[dict, dict]:
             fields[f.name] = {"config": f"{cls.__module__}:{cls.__qualname__}", "value": dataclasses.asdict(v)}
         else:
             fields[f.name] = {"value": _jsonable(v)}
-    from bayeval import __version__
 
     cls = type(model)
     model_id = f"{cls.__module__}:{cls.__qualname__}"
@@ -165,10 +166,11 @@ def register_model(cls: type) -> None:
 
 
 def _allowed() -> tuple[dict[str, type], dict[str, type]]:
-    """``(models, configs)``: the classes a fit file may name, by ``module:qualname`` — bayeval's own only."""
-    import bayeval.relevance  # noqa: F401  (imports every model module, so that every model class is registered)
-    from bayeval.relevance import config
+    """``(models, configs)``: the classes a fit file may name, by ``module:qualname`` — bayeval's own only.
 
+    Every model class is registered by then: this module is ``bayeval.relevance._idata``, so importing it ran
+    ``bayeval/relevance/__init__.py``, which imports every model module.
+    """
     models = {k: c for k, c in MODEL_CLASSES.items()
               if c.__module__.startswith("bayeval.") and dataclasses.is_dataclass(c)}
     configs = {f"{c.__module__}:{c.__qualname__}": c for c in vars(config).values()
@@ -177,8 +179,6 @@ def _allowed() -> tuple[dict[str, type], dict[str, type]]:
 
 
 def _lookup(path, table: dict[str, type], what: str) -> type:
-    from bayeval.io import quoted
-
     if not isinstance(path, str) or path not in table:
         raise BayevalInputError(f"idata: the file names {what} {quoted(path)}, which is not one of bayeval's own "
                                 "(refused: a fit file rebuilds only bayeval's model classes)")
@@ -194,9 +194,6 @@ def rebuild_model(attrs, constant_data):
         When the file is not a fit written by this version of bayeval, names a class outside the allow-list
         (module notes), or its record does not fit the class.
     """
-    from bayeval import __version__
-    from bayeval.io import quoted
-
     if _RECORD not in attrs:
         raise BayevalInputError(f"idata: attrs hold no {_RECORD!r} record (not a bayeval fit)")
     version = attrs.get(_VERSION)
@@ -233,8 +230,6 @@ def _fields(fields: dict, constant_data, configs: dict[str, type]) -> dict:
         if "array" in spec:
             kwargs[name] = np.asarray(constant_data[spec["array"]].values)
         elif "sparse" in spec:
-            from scipy.sparse import csr_matrix
-
             col = {k: np.asarray(constant_data[f"{spec['sparse']}__{k}"].values) for k in ("row", "col", "data")}
             kwargs[name] = csr_matrix((col["data"], (col["row"], col["col"])), shape=tuple(spec["shape"]))
         elif "ragged" in spec:

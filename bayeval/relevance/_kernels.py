@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 from scipy.linalg.blas import dsyrk
+from scipy.sparse import csr_matrix, diags
 from scipy.special import expit, log_expit
 
 from bayeval.relevance._bordered import BorderedDiagonal, BorderedFactor, cholesky, plus_diagonal
@@ -105,8 +106,6 @@ class OffsetSparseDesign:
 
     @classmethod
     def from_dense(cls, X: np.ndarray, groups: np.ndarray, baseline: np.ndarray) -> OffsetSparseDesign:
-        from scipy.sparse import csr_matrix
-
         groups = np.asarray(groups, dtype=np.int64)
         baseline = np.asarray(baseline, dtype=np.float64)
         X = np.ascontiguousarray(X, dtype=np.float64)
@@ -230,8 +229,6 @@ class SparseDesign:
         return self.X.T @ v
 
     def gram(self, v: np.ndarray) -> np.ndarray:
-        from scipy.sparse import diags
-
         return np.asarray((self.X.T @ diags(v) @ self.X).toarray())
 
 
@@ -281,8 +278,6 @@ class EffectsDesign:
         """Find the distinct rows of W (a hash of each row, then checked entry by entry: exact); the patterns
         with more than ``dense_above`` entries (default :attr:`dense_above`) go through BLAS. With ``bordered``
         :meth:`gram` gives the bordered form (:meth:`gram_bordered`)."""
-        from scipy.sparse import csr_matrix
-
         W = csr_matrix(W, dtype=np.float64, copy=True)
         W.sort_indices()
         F = np.asarray(F, dtype=np.float64)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit, logit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
@@ -169,8 +170,6 @@ def run_effect_draws(data: RankData, probabilities, sd: float, *, draws: int = 2
     >>> bool(np.all(d[:, tr.judged] == tr.relevant[tr.judged])), bool(d[:, ~tr.judged].std(axis=0).min() > 0.02)
     (True, True)
     """
-    from scipy.special import expit, logit
-
     if isinstance(sd, bool) or not isinstance(sd, (int, float, np.floating)) or not np.isfinite(sd) or sd < 0:
         raise BayevalInputError(f"sd: must be a non-negative number, got {sd!r}")
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:

@@ -62,6 +62,7 @@ __all__ = [
     "load_config",
     "load_config_as",
     "models_dir",
+    "read_toml",
 ]
 
 
@@ -327,7 +328,7 @@ class HierarchyPrior:
         (:mod:`bayeval.relevance.transfer`).
     extrapolation : {"none", "unseen_run"}
         With ``"unseen_run"`` the unjudged documents that no judged run retrieves (a judged run of a topic:
-        its top ``coverage_depth`` all judged; :func:`bayeval.expected.extrapolation.beyond_judged_runs`)
+        its top ``coverage_depth`` all judged; :func:`bayeval.data.coverage.beyond_judged_runs`)
         share one more effect :math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` in every draw, over all topics and
         runs: the prior of a run the judgments do not cover at all (:math:`h_s=1`), as if an unseen run had
         retrieved them (docs/notes/calibration-record.md, "Extrapolation in the open").
@@ -659,6 +660,10 @@ def config_from_dict(doc: dict, *, name: str = "custom", source: str = "config")
         raise BayevalInputError(f"{source}: 'kind' must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
     cls, sections = _KINDS[kind]
     kwargs = {"name": str(doc.pop("name", name)), "description": str(doc.pop("description", ""))}
+    doc.pop("when", None)  # when to use a shipped configuration: for the listing (bayeval.relevance.catalog)
+    base = doc.get("base")
+    if isinstance(base, str) and base.endswith(".toml") and not Path(base).is_absolute() and source != "config":
+        doc["base"] = str(Path(source).resolve().parent / base)  # a base given as a file, beside this one
     for sec, sec_cls in sections.items():
         table = doc.pop(sec, {})
         if not isinstance(table, dict):
@@ -676,6 +681,14 @@ def config_from_dict(doc: dict, *, name: str = "custom", source: str = "config")
         raise BayevalInputError(f"{source}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
     kwargs.update(doc)
     return cls(**kwargs)
+
+
+def read_toml(path: Path) -> dict:
+    """The parsed TOML document of a configuration file (``FileFormatError`` naming the file when invalid)."""
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise FileFormatError(str(path), None, f"invalid TOML ({exc})") from None
 
 
 def load_config(name_or_path):
@@ -707,10 +720,7 @@ def load_config(name_or_path):
         else:
             raise BayevalInputError(f"model: no configuration {text!r}; shipped: {', '.join(list_configs())} "
                                     "(or give a path to a .toml file)")
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise FileFormatError(str(path), None, f"invalid TOML ({exc})") from None
+    doc = read_toml(path)
     try:
         return config_from_dict(doc, name=path.stem, source=str(path))
     except TypeError as exc:

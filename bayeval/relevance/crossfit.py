@@ -6,9 +6,10 @@ run's measure rests on — its p is biased and too extreme (docs/calibration.md,
 module learns, from the judgments themselves, how the model's log-odds transfer to such documents, and how
 sure that transfer is.
 
-**Contributing runs.** :func:`contributing_runs` finds a set C of runs that together retrieve every judged
-document, taking the runs whose top ranks are most densely judged first. With judgments made by selection on
-c runs (the robustness study) C is those c runs; with a pool it is the pooled runs that account for it.
+**Contributing runs.** :func:`~bayeval.data.coverage.contributing_runs` finds a set C of runs that together
+retrieve every judged document, taking the runs whose top ranks are most densely judged first. With judgments
+made by selection on c runs (the robustness study) C is those c runs; with a pool it is the pooled runs that
+account for it.
 
 **Folds.** The runs of C are dealt round-robin into K folds (``crossfit_folds``). For fold f the model is
 refitted (MAP, the same configuration with in-sample calibration) on the judged documents the runs of f
@@ -60,60 +61,18 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import brentq
 from scipy.special import expit, logit
 
+from bayeval.data.coverage import retrieved_by, target_documents
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._kernels import CoefPrior, DenseDesign, logistic_newton
 
-__all__ = ["OutOfFoldMap", "contributing_runs", "fit_map", "out_of_fold_pairs", "retrieved_by", "target_documents"]
+__all__ = ["OutOfFoldMap", "fit_map", "out_of_fold_pairs"]
 
 _PI8 = np.pi / 8.0
 _CLIP = 1e-6
-
-
-def retrieved_by(tr, runs) -> np.ndarray:
-    """Per document of topic ``tr``: retrieved (within the data's depth) by one of ``runs`` (indices)?"""
-    runs = np.asarray(runs, dtype=np.int64)
-    if runs.size == 0:
-        return np.zeros(tr.n_docs, dtype=bool)
-    return (np.asarray(tr.ranks)[:, runs] > 0).any(axis=1)
-
-
-def contributing_runs(data: RankData, depth: int = 10) -> np.ndarray:
-    """Indices of the runs that account for the judgments: a set cover of the judged documents.
-
-    The runs are taken in decreasing order of the judged share of their top ``depth`` documents
-    (:func:`~bayeval.relevance.hierarchical.run_coverage`; ties in the order of ``data.systems``), each kept when it
-    retrieves a judged document that the runs kept before it do not, until every judged document some run
-    retrieves is covered. Judgments made by selection on c runs cover those runs' top ranks densely, so C is
-    those runs; with a pool C is the pooled runs needed to account for it.
-    """
-    from bayeval.relevance.hierarchical import run_coverage
-
-    S = len(data.systems)
-    covers = [np.asarray(tr.ranks)[np.asarray(tr.judged)] > 0 for tr in data]  # per topic (n_judged_t, S)
-    M = np.concatenate(covers, axis=0) if covers else np.zeros((0, S), dtype=bool)
-    left = M.any(axis=1)
-    chosen = []
-    for s in np.argsort(-run_coverage(data, depth), kind="stable"):
-        if not left.any():
-            break
-        if (M[left, s]).any():
-            chosen.append(int(s))
-            left &= ~M[:, s]
-    return np.asarray(chosen, dtype=np.int64)
-
-
-def target_documents(tr, runs, target: str = "held_out") -> np.ndarray:
-    """Documents of topic ``tr`` the map applies to: unjudged and retrieved by none of ``runs`` (the
-    contributing runs; ``target="held_out"``) or every unjudged document (``"unjudged"``)."""
-    unj = ~np.asarray(tr.judged)
-    if target == "unjudged":
-        return unj
-    if target != "held_out":
-        raise BayevalInputError(f"target: must be 'held_out' or 'unjudged', got {target!r}")
-    return unj & ~retrieved_by(tr, runs)
 
 
 def _hide(data: RankData, keep) -> RankData:
@@ -133,7 +92,8 @@ def out_of_fold_pairs(data: RankData, runs, folds: int, fit_p) -> tuple:
     ----------
     data : RankData
     runs : array of int
-        The contributing runs (:func:`contributing_runs`), dealt round-robin into ``folds`` folds.
+        The contributing runs (:func:`~bayeval.data.coverage.contributing_runs`), dealt round-robin into
+        ``folds`` folds.
     folds : int
         K ≥ 2 (fewer runs than K: one run per fold).
     fit_p : callable
@@ -228,8 +188,6 @@ class OutOfFoldMap:
         intercept's variance the fitted map's at the scored documents' mean log-odds,
         :math:`(1,ar\ell_S)\Sigma(1,ar\ell_S)^	op` — the uncertainty of how far off the model's level is on
         documents only other runs retrieve, drawn as one shift per draw; the slope keeps its variance."""
-        from scipy.optimize import brentq
-
         ell = np.asarray(ell, dtype=np.float64).reshape(-1)
         p = np.asarray(p, dtype=np.float64).reshape(-1)
         if len(ell) == 0:

@@ -175,7 +175,7 @@ class PriorComparison:
         return az.plot_compare(self.table[[c for c in cols if c in self.table]], ax=ax)
 
 
-def compare_priors(data, configs: Sequence = ("rtc-default", "rtc-mtc", "rtc-weak"), *,
+def compare_priors(data, configs: Sequence = ("rtc-default", "rtc-mtc"), *,
                    method: str = "laplace", p_draws: int = 400, seed=0, **fit_kwargs) -> PriorComparison:
     r"""Fit each configuration to the same judgments and compare them.
 
@@ -189,7 +189,9 @@ def compare_priors(data, configs: Sequence = ("rtc-default", "rtc-mtc", "rtc-wea
     ----------
     data : RankData or HeldOutSplit
     configs : sequence of str or config objects
-        Names in ``models/`` (:func:`~bayeval.relevance.config.list_configs`), paths or objects. For LOO
+        Names in ``models/`` (:func:`~bayeval.relevance.config.list_configs`), paths (the prior study's
+        ``studies/models/rtc-weak.toml``, ``rtc-intercept.toml``) or objects (default: the two shipped RTC
+        configurations). For LOO
         every configuration must give posterior draws (the point baselines do not).
     method : str
         Fit method (``"laplace"`` by default: posterior draws at the cost of a MAP fit).

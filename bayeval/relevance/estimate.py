@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from bayeval.data.rankdata import RankData
+from bayeval.defaults import DEFAULT_FIT, DEFAULT_MODEL, P_DRAWS, SEED
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.assessor import with_assessors
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
 from bayeval.relevance.beyond_depth import with_beyond_depth
 from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config, load_config_as
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
 from bayeval.relevance.rtc import RTCEstimator
@@ -50,7 +50,7 @@ class SimilarityEstimator:
             return SimilarityRegression.from_matrix(data, docnos, mat, prior)
         return SimilarityRegression.from_rankdata(data, similarity, prior)
 
-    def estimate(self, data: RankData, method: str = "map", *, p_draws: int | None = 200, seed=None,
+    def estimate(self, data: RankData, method: str = "map", *, p_draws: int | None = P_DRAWS, seed=None,
                  texts=None, embeddings=None, similarity=None, matrix=None, **fit_kwargs) -> RelevanceEstimate:
         """Fit and predict; ``p_draws`` posterior draws of p for sampled fits."""
         m = self.model(data, texts=texts, embeddings=embeddings, similarity=similarity, matrix=matrix)
@@ -69,7 +69,8 @@ class SimilarityEstimator:
                                  relevant=tuple(np.asarray(tr.relevant) for tr in data))
 
 
-def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "map", p_draws: int | None = 200, seed=0,
+def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = DEFAULT_FIT,
+                           p_draws: int | None = P_DRAWS, seed=SEED,
                            extra=None, texts=None, embeddings=None, similarity=None, matrix=None,
                            stage_methods=None, depth: int | None = None, topup=None, labels=None,
                            **fit_kwargs) -> RelevanceEstimate:
@@ -80,7 +81,7 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
     data : RankData
         Runs aligned with the (incomplete) judgments.
     model : str or config
-        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL` (``"hier-reuse-depth"``: the reuse prior,
+        Default :data:`~bayeval.defaults.DEFAULT_MODEL` (``"hier-reuse-depth"``: the reuse prior,
         docs/calibration.md, with p beyond the judged depth, docs/depth.md; add the unseen relevant documents with
         :func:`bayeval.relevance.unseen.with_unseen`, as the command line does by default).
         ``"rtc"``, ``"hier"`` (the hierarchical model, :mod:`.hierarchical`), ``"similarity"``, ``"uniform"``,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import rankdata
 
 from bayeval.data.qrels import Qrels, pool_qrels
 from bayeval.data.rankdata import RankData
@@ -30,7 +31,6 @@ _CLIP = 1e-6
 
 def _auc(y: np.ndarray, p: np.ndarray) -> float:
     """Mann–Whitney AUC with ties counted 1/2."""
-    from scipy.stats import rankdata
     n1 = int(y.sum())
     n0 = len(y) - n1
     if n1 == 0 or n0 == 0:

@@ -30,27 +30,31 @@ probit approximation :math:`E_Z[\sigma(\kappa m+Z)]\approx\sigma(m)` for :math:`
 their prior does not move E[p] (contrast :func:`bayeval.relevance.run_effect_draws`, whose zero-mean noise
 on the log-odds raises every small p). Only the judgments move it, through the posterior of a and u.
 
-**Extrapolation** (``extrapolation = "unseen_run"``, ``models/hier-extrap.toml``): the set :math:`U_t` of
-unjudged documents that no judged run retrieves (:func:`bayeval.expected.extrapolation.beyond_judged_runs`,
+**Extrapolation** (``extrapolation = "unseen_run"``, ``studies/models/hier-extrap.toml``): the set :math:`U_t` of
+unjudged documents that no judged run retrieves (:func:`bayeval.data.coverage.beyond_judged_runs`,
 depth ``coverage_depth``) gets one more term :math:`g\,\mathbb 1[i\in U_t]`,
 :math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` shared over topics and runs — the prior of a run effect with
 :math:`h_s=1` — drawn in the predictive draws of p and added to :math:`v_i` in :math:`\kappa_i`. It is
 not in the likelihood (no judged document is in :math:`U_t`), so the fit is unchanged; E[MAP] of a run
 whose documents no judged run saw becomes as uncertain as the calibration of an uncovered run.
 
-**Cross-fitted calibration** (``calibration_map = "crossfit"``, ``models/hier-crossfit*.toml``): the log-odds of
+**Cross-fitted calibration** (``calibration_map = "crossfit"``, ``studies/models/hier-crossfit*.toml``): the log-odds of
 the unjudged documents no contributing run retrieves pass through a map learned out of fold, on judgments the
 map's documents did not shape, its uncertainty drawn once per draw of p
 (:mod:`bayeval.relevance.crossfit`; :meth:`HierarchicalEstimator.calibration_map`).
 
-**Held-out run shifts** (``run_shift_sd`` > 0, ``models/hier-shift.toml``,
-``models/hier-crossfit-slope-shift.toml``): in each draw of p every run gets its own log-odds shift on the
+**Held-out run shifts** (``run_shift_sd`` > 0, ``studies/models/hier-shift.toml``,
+``studies/models/hier-crossfit-slope-shift.toml``): in each draw of p every run gets its own log-odds shift on the
 unjudged documents no contributing run retrieves, E[p] kept (:mod:`bayeval.relevance.run_shift`;
 :meth:`HierarchicalFit.held_out_shift`).
 
-**Held-out run levels** (``run_level_sd`` > 0, ``models/hier-level.toml``): before the shifts, every run's
+**Held-out run levels** (``run_level_sd`` > 0, ``studies/models/hier-level.toml``): before the shifts, every run's
 level of p on those documents moves by a log-odds offset learned from how its judged documents compare with
 the model's p, shrunk across runs (:mod:`bayeval.relevance.run_level`; :meth:`HierarchicalFit.held_out_level`).
+
+These corrections of the documents no contributing run retrieves — the cross-fitted map, the held-out run levels,
+their shifts and the reuse prior — are not part of the model: the fit applies them to the model's draws and point
+p in the order declared in :mod:`bayeval.relevance.held_out` (:meth:`HierarchicalFit.corrections`).
 
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
@@ -67,7 +71,7 @@ as INLA integrates its hyperparameters, Rue et al. 2009). ``build_model()``
 writes the same model in PyMC (NUTS: full Bayes); ``build_model(hyper=h)`` the conditional posterior at
 fixed h, which the fast path's inner mode maximises.
 
-**Heavy tails** (``run_effect = "student_t"``, ``models/hier-t.toml``): :math:`u_s\sim t_\nu(0,\sigma_s)`
+**Heavy tails** (``run_effect = "student_t"``, ``studies/models/hier-t.toml``): :math:`u_s\sim t_\nu(0,\sigma_s)`
 instead of the Normal, so that one run whose judged prefix lies far off what the RTC log-odds predict is
 shrunk less (docs/notes/calibration-record.md, "Heavy tails"). Given h the inner log posterior is then no longer concave
 in u; its mode is found by EM on the t as a scale mixture of Normals (:math:`u_s\mid\lambda_s\sim
@@ -99,9 +103,10 @@ import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import vstack
+from scipy.sparse import csr_matrix, hstack, vstack
 from scipy.special import expit, gammaln, log_expit, logit
 
+from bayeval.data.coverage import beyond_judged_runs, complete_prefix, contributing_runs, run_coverage
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._bordered import BorderedDiagonal
@@ -114,6 +119,7 @@ from bayeval.relevance._fitting import (
     _single_thread_blas,
     fit_model,
 )
+from bayeval.relevance._idata import Observed
 from bayeval.relevance._kernels import (
     CoefPrior,
     EffectsDesign,
@@ -123,28 +129,18 @@ from bayeval.relevance._kernels import (
     member_rows,
 )
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config_as
+from bayeval.relevance.crossfit import fit_map, out_of_fold_pairs
+from bayeval.relevance.held_out import HeldOutCorrections
 from bayeval.relevance.hyperparameters import hyper_mode, integrated_laplace, laplace_value
 from bayeval.relevance.results import FitResult, RelevanceEstimate
+from bayeval.relevance.rtc import RTCEstimator
+from bayeval.relevance.transfer import transferred_offsets
 
-__all__ = ["HierarchicalEstimator", "HierarchicalFit", "HierarchicalRelevance", "run_coverage"]
+__all__ = ["HierarchicalEstimator", "HierarchicalFit", "HierarchicalRelevance"]
 
 _PI8 = np.pi / 8.0
 _CLIP = 1e-6
 HYPER = ("tau", "sigma0", "sigma1")
-
-
-def run_coverage(data: RankData, depth: int = 10) -> np.ndarray:
-    """Per run, the share of its top ``depth`` documents that is judged, averaged over the topics where it
-    retrieves something (0 for a run that retrieves nothing)."""
-    S = len(data.systems)
-    tot, cnt = np.zeros(S), np.zeros(S)
-    for tr in data:
-        k = np.minimum(tr.lengths, depth)
-        jr = np.append(tr.judged, False)[tr.ranked[:, :depth]] if tr.ranked.shape[1] else np.zeros((S, 0), bool)
-        has = k > 0
-        tot[has] += jr[has].sum(axis=1) / k[has]
-        cnt[has] += 1
-    return np.divide(tot, cnt, out=np.zeros(S), where=cnt > 0)
 
 
 def _student_t_terms(u, sd, nu: float):
@@ -187,8 +183,6 @@ def _covariance_parts(H, k: int, G: int) -> tuple[np.ndarray, np.ndarray, np.nda
 def _membership(tr, S: int, prefix: np.ndarray | None = None):
     """Sparse (n_t, S) rows w_is = 1/|S_i| for the runs retrieving document i (with ``prefix``, per run a
     depth: only the runs that rank i within it)."""
-    from scipy.sparse import csr_matrix
-
     r = np.asarray(tr.ranks)
     depth = np.full(S, np.iinfo(np.int64).max) if prefix is None else np.asarray(prefix, dtype=np.int64)
     indptr, indices, data = member_rows(r, depth)
@@ -231,8 +225,6 @@ class HierarchicalRelevance(RelevanceModel):
     name = "hierarchical"
 
     def __post_init__(self) -> None:
-        from scipy.sparse import csr_matrix
-
         o = np.asarray(self.offset, dtype=np.float64).reshape(-1)
         n = len(o)
         t = np.asarray(self.topic, dtype=np.int64).reshape(-1)
@@ -314,8 +306,6 @@ class HierarchicalRelevance(RelevanceModel):
 
     def design(self, hyper, offset=None, topic=None, member=None):
         """Sparse design (rows × P) of the latent x = (β0, β1, a, u) at hyperparameters ``hyper``."""
-        from scipy.sparse import csr_matrix, hstack
-
         o = self.offset if offset is None else offset
         tp = self.topic if topic is None else topic
         W = self.member if member is None else member
@@ -562,8 +552,6 @@ class HierarchicalRelevance(RelevanceModel):
     # complete InferenceData (bayeval.relevance._idata): what the model observes, η per draw, prior draws ------
     def observed(self):
         """The judged training documents: Bernoulli ``relevant``, one unit per row."""
-        from bayeval.relevance._idata import Observed
-
         n = len(self.y)
         return Observed("relevant", "row", np.arange(n), self.y, np.ones(n))
 
@@ -690,6 +678,7 @@ class HierarchicalFit:
         """
         fr = self.fit
         P = self.model.n_latent
+        corrections = self.corrections()  # of the documents no contributing run retrieves, in their declared order
         dr = None
         if draws and fr.method != "map":
             rng = np.random.default_rng(seed)
@@ -702,8 +691,7 @@ class HierarchicalFit:
             var_run = self.model.run_var(hs)  # (draws, S)
             var_g = self.extrapolation_var(hs)  # (draws,)
             g = rng.standard_normal(draws) * np.sqrt(var_g)  # one unseen run's effect per draw
-            cmap = self.calibration_map
-            ab = cmap.draws(draws, rng) if cmap is not None else None  # one map per draw, shared by all topics
+            ab = corrections.map_draws(draws, rng)
             dr = []
             for t, tr in enumerate(self.data):
                 W, _ = _membership(tr, len(self.data.systems))
@@ -712,13 +700,8 @@ class HierarchicalFit:
                 kap = np.sqrt(1.0 + _PI8 * v)  # (draws, n_t)
                 o = self.offsets[t] if rtc_draws is None else logit(np.clip(rtc_draws[t], _CLIP, 1 - _CLIP))
                 eta = kap * (beta[:, :1] + beta[:, 1:] * o) + a[:, t:t + 1] + (W @ u.T).T + g[:, None] * U
-                if ab is not None:
-                    tg = cmap.targets(tr)
-                    eta[:, tg] = cmap.apply(eta[:, tg], ab)
-                dr.append(expit(eta).astype(np.float32))
-            dr = self.held_out_level().apply(self.data, tuple(dr), rng)
-            dr = self.held_out_shift().apply(self.data, dr, rng)
-            dr, levels = self.held_out_prior().apply(self.data, dr, rng, self._evidence(topup))
+                dr.append(expit(corrections.log_odds(tr, eta, ab)).astype(np.float32))
+            dr, levels = corrections.draws(self.data, tuple(dr), rng, self._evidence(topup))
             p = tuple(d.mean(axis=0, dtype=np.float64) for d in dr)
         else:
             # the documents of a block of topics in one design: s_i² = X_i C X_iᵀ through the membership patterns,
@@ -728,10 +711,7 @@ class HierarchicalFit:
             with _single_thread_blas():
                 cov = _covariance_parts(fr.mode.blocks[0][1], 2, len(self.data))
                 p = tuple(q for block in _topic_blocks(self.data) for q in self._point_block(block, x, h, var_g, cov))
-            if self.calibration_map is not None:
-                p = tuple(self._mapped_point(pt, tr) for pt, tr in zip(p, self.data, strict=True))
-            p = self.held_out_level().point(self.data, p)  # the shifts keep E[p]: nothing to do for a point
-            p, levels = self.held_out_prior().point(self.data, p, self._evidence(topup))
+            p, levels = corrections.point(self.data, p, self._evidence(topup))
         return RelevanceEstimate(tuple(self.data.topics), tuple(tr.docnos for tr in self.data),
                                  tuple(np.asarray(tr.judged) for tr in self.data), p, dr,
                                  model=self.config.name, method=fr.method,
@@ -750,59 +730,34 @@ class HierarchicalFit:
         pall = expit(X.dot(x) / np.sqrt(1.0 + _PI8 * (X.quad_diag_parts(*cov) + var_g * U)))
         return np.split(pall, np.cumsum([tr.n_docs for tr in tops])[:-1])
 
-    def _contributing(self) -> tuple:
-        """The runs whose documents the judgments cover: the calibration map's runs, or
-        :func:`~bayeval.relevance.crossfit.contributing_runs`."""
-        from bayeval.relevance.crossfit import contributing_runs
-
-        runs = self.calibration_map.runs if self.calibration_map is not None else \
-            contributing_runs(self.data, self.config.hierarchy.coverage_depth)
-        return tuple(runs)
+    def corrections(self) -> HeldOutCorrections:
+        """The corrections of p on the documents no contributing run retrieves, applied after the model in the
+        order of :data:`bayeval.relevance.held_out.ORDER`: the calibration map, the held-out run levels, their
+        shifts, the reuse prior."""
+        return HeldOutCorrections.build(self.data, self.config.hierarchy, self.calibration_map)
 
     def held_out_level(self):
         """The held-out run levels of :mod:`bayeval.relevance.run_level` (prior scale ``run_level_sd``; 0: none;
-        spread ``run_level_spread``) on the documents no contributing run retrieves (:meth:`_contributing`)."""
-        from bayeval.relevance.run_level import HeldOutLevel
-
-        h = self.config.hierarchy
-        sd = float(h.run_level_sd)
-        return HeldOutLevel(sd, self._contributing() if sd else (), h.run_level_spread)
+        spread ``run_level_spread``), the second of :meth:`corrections`."""
+        return self.corrections().level
 
     def held_out_shift(self):
-        """The held-out run shifts of :mod:`bayeval.relevance.run_shift` (scale ``run_shift_sd``; 0: none) on the
-        documents no contributing run retrieves (:meth:`_contributing`)."""
-        from bayeval.relevance.run_shift import HeldOutShift
-
-        sd = float(self.config.hierarchy.run_shift_sd)
-        return HeldOutShift(sd, self._contributing() if sd else ())
+        """The held-out run shifts of :mod:`bayeval.relevance.run_shift` (scale ``run_shift_sd``; 0: none)."""
+        return self.corrections().shift
 
     def held_out_prior(self):
-        """The reuse prior of :mod:`bayeval.relevance.reuse_prior` (``reuse_*``; all 0: none) on the documents no
-        contributing run retrieves (:meth:`_contributing`)."""
-        from bayeval.relevance.reuse_prior import HeldOutPrior, ReusePrior
-
-        h = self.config.hierarchy
-        prior = ReusePrior(h.reuse_mean, h.reuse_common_sd, h.reuse_run_sd, h.reuse_run_df, h.reuse_slope_mean,
-                           h.reuse_slope_sd)
-        return HeldOutPrior(prior, self._contributing() if prior.active else ())
+        """The reuse prior of :mod:`bayeval.relevance.reuse_prior` (``reuse_*``; all 0: none)."""
+        return self.corrections().reuse_prior
 
     def _evidence(self, topup):
         """Per topic (indices, y) of ``topup``'s judged draws in this fit's data (``None`` without a top-up)."""
         return None if topup is None else topup.positions(self.data)
-
-    def _mapped_point(self, p, tr) -> np.ndarray:
-        """Point p of topic ``tr`` with the target documents' log-odds through the map (integrated out)."""
-        tg = self.calibration_map.targets(tr)
-        out = np.array(p, dtype=np.float64, copy=True)
-        out[tg] = self.calibration_map.point(logit(np.clip(out[tg], _CLIP, 1 - _CLIP)))
-        return out
 
     def extrapolated(self, tr) -> np.ndarray:
         """Per document of topic ``tr``: does the extrapolation effect g reach it? (Unjudged and retrieved by no
         run whose top ``coverage_depth`` is all judged; none with ``extrapolation = "none"``.)"""
         if self.config.hierarchy.extrapolation == "none":
             return np.zeros(tr.n_docs, dtype=bool)
-        from bayeval.expected.extrapolation import beyond_judged_runs
 
         return beyond_judged_runs(tr, self.config.hierarchy.coverage_depth)
 
@@ -853,8 +808,6 @@ class HierarchicalEstimator:
 
     def model(self, data: RankData, rtc_fit=None):
         """(HierarchicalRelevance on the judged documents of ``data``, base RTC fit, offsets per topic)."""
-        from bayeval.relevance.rtc import RTCEstimator, complete_prefix
-
         if not isinstance(data, RankData):
             raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
         if rtc_fit is None:
@@ -864,8 +817,6 @@ class HierarchicalEstimator:
         # the map to p is learned on the judged documents' log-odds: in sample, or transferred
         learn = offsets
         if self.config.hierarchy.offsets == "transfer":
-            from bayeval.relevance.transfer import transferred_offsets
-
             learn = transferred_offsets(data, self.config.base, offsets)
         S = len(data.systems)
         o, tp, W, y = [], [], [], []
@@ -891,8 +842,6 @@ class HierarchicalEstimator:
         stages themselves): the uncertainty of the RTC weights is not lost.
         """
         if rtc_fit is None and method != "map":
-            from bayeval.relevance.rtc import RTCEstimator
-
             rtc_fit = RTCEstimator(self.config.base, depth=self.depth).fit(
                 data, "laplace", stage_methods={"rank": "map", "calibration": "map"}, seed=seed,
                 draws=max(200, int(fit_kwargs.get("draws", 200))), chains=1)
@@ -913,7 +862,6 @@ class HierarchicalEstimator:
         h = self.config.hierarchy
         if h.calibration_map == "none":
             return None
-        from bayeval.relevance.crossfit import contributing_runs, fit_map, out_of_fold_pairs
 
         inner = HierarchicalEstimator(dataclasses.replace(
             self.config, hierarchy=dataclasses.replace(h, calibration_map="none", extrapolation="none")), self.depth)

@@ -32,6 +32,8 @@ JASA 90(430) (§4.1 Laplace's method).
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import minimize
+from scipy.stats import multivariate_t
 
 from bayeval.relevance._bordered import cholesky
 from bayeval.relevance._fitting import INFERENCE, Mode, _single_thread_blas, gaussian_draws
@@ -75,8 +77,6 @@ def hyper_mode(model):
     again at the mode for the covariance). Each inner Newton solve starts from the last mode moved along
     :math:`d\\hat x/d\\log h` (first order) and reuses the last negative Hessian while it can
     (:func:`~bayeval.relevance._kernels.logistic_newton`, ``h0``)."""
-    from scipy.optimize import minimize
-
     sc = _hyper_scales(model)
     cache = {}
     seen = {}  # z (bytes) → (its result, the warm start it left): BFGS and the polish ask again for points
@@ -177,7 +177,6 @@ def integrated_laplace(model, mode: Mode, z: np.ndarray, cov_z: np.ndarray, chai
         else:
             # importance sampling of log h: Student-t(4) proposal around the Laplace Gaussian, weights from
             # the Laplace marginal likelihood × hyperprior (× Jacobian); draws allocated by the weights
-            from scipy.stats import multivariate_t
 
             prop = multivariate_t(loc=z, shape=cov_z, df=4)
             zs = np.atleast_2d(prop.rvs(size=G, random_state=rng))

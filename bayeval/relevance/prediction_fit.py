@@ -19,10 +19,10 @@ from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 from bayeval.relevance.config import load_config
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.estimate import estimate_probabilities
 
 __all__ = ["PredictionFit"]
@@ -37,7 +37,7 @@ class PredictionFit:
     ----------
     runs : RunSet or sequence of Run
     model : str or configuration
-        Default :data:`~bayeval.relevance.defaults.DEFAULT_MODEL`, as every door of the package
+        Default :data:`~bayeval.defaults.DEFAULT_MODEL`, as every door of the package
         (:func:`~bayeval.relevance.estimate_probabilities`); checked when the object is made.
     depth : int, optional
         Ranks of each run the model sees (``None``: all).

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
@@ -26,6 +27,7 @@ from bayeval.relevance._fitting import Mode, ParamSpec, RelevanceModel
 from bayeval.relevance._kernels import CoefPrior, bt_logpost, bt_newton_batch
 from bayeval.relevance._logistic_beta import logistic_beta_rvs, pymc_logistic_beta
 from bayeval.relevance.config import RankPrior
+from bayeval.relevance.rank_decay import fit_rank_decay, prefix_observations
 
 __all__ = ["RankCoefficients", "rank_wins"]
 
@@ -135,8 +137,6 @@ class RankCoefficients(RelevanceModel):
         a = prior.count_scale * R + prior.relevant_offset
         b = prior.count_scale * N + prior.nonrelevant_offset
         if prior.decay == "learned":
-            from bayeval.relevance.rank_decay import fit_rank_decay, prefix_observations
-
             t, r, y = prefix_observations(data, D)
             m = fit_rank_decay(t, r, y, len(data), topic_sd=prior.decay_topic_sd).mean(D)  # (T, D + 1)
             strength = (a + b)[:, None]
@@ -235,7 +235,6 @@ class RankCoefficients(RelevanceModel):
     def q_star(self, theta: np.ndarray, unretrieved: str | None = None) -> np.ndarray:
         """:math:`q^* = \\sigma(\\theta)` per (…, topic, position); the unretrieved position gets 0
         (``"zero"``, the paper) or its fitted value (``"fitted"``). Default from the prior config."""
-        from scipy.special import expit
         q = expit(np.asarray(theta, dtype=np.float64))
         if (unretrieved or self.prior.unretrieved) == "zero":
             q = q.copy()

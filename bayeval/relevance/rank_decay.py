@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from bayeval.data.coverage import complete_prefix
+
 __all__ = ["RankDecay", "fit_rank_decay", "prefix_observations"]
 
 
@@ -55,7 +57,6 @@ class RankDecay:
 
 def prefix_observations(data, depth: int):
     """(topic index, rank, relevant) of every document in some run's completely judged prefix (≤ depth)."""
-    from bayeval.relevance.rtc import complete_prefix
 
     ts, rs, ys = [], [], []
     for t, tr in enumerate(data):

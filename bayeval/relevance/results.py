@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
-from bayeval.data.probabilities import CLOSED_FORM_DRAWS, RelevanceProbabilities, probabilities_for
+from bayeval.data.probabilities import RelevanceProbabilities, probabilities_for
+from bayeval.defaults import CLOSED_FORM_DRAWS
 from bayeval.errors import BayevalInputError
 from bayeval.io.probabilities import write_probabilities
 from bayeval.relevance._idata import complete_idata, posterior_idata, rebuild_model
@@ -189,7 +191,6 @@ class FitResult:
         if not 0.0 < level < 1.0:
             raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
         if self.method == "map":
-            from scipy.stats import norm
             z = norm.ppf(0.5 + level / 2)
             sd = self.mode.sd()
             lo, hi = self.mode.x - z * sd, self.mode.x + z * sd

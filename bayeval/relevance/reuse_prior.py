@@ -2,7 +2,7 @@ r"""The reuse prior: how far the model's p may be off on the documents of held-o
 those documents says about it.
 
 A reused collection's judgments were made on the documents of the *contributing* runs
-(:func:`bayeval.relevance.crossfit.contributing_runs`); a held-out run's unjudged documents get the model's
+(:func:`bayeval.data.coverage.contributing_runs`); a held-out run's unjudged documents get the model's
 extrapolated p, and nothing the judgments give predicts how wrong it is for a given run
 (docs/notes/calibration-record.md,
 revision 7: within a trial |r| ≤ 0.13 on Robust 2003 for every candidate built from the judgments). Measured

@@ -19,8 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from scipy.special import expit
 
+from bayeval.data.coverage import complete_prefix
 from bayeval.data.probabilities import RelevanceProbabilities
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
@@ -32,19 +34,10 @@ from bayeval.relevance.config import RTCConfig, load_config_as
 from bayeval.relevance.rank_coefficients import RankCoefficients
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 
-__all__ = ["RTCEstimator", "RTCFit", "aggregation_features", "complete_prefix"]
+__all__ = ["RTCEstimator", "RTCFit", "aggregation_features"]
 
 STAGES = ("rank", "calibration", "aggregation")
 _LOGIT_LO = float(np.log(1e-6 / (1 - 1e-6)))  # logit of expert_features' clipping bound
-
-
-def complete_prefix(tr) -> np.ndarray:
-    """Per system, the depth of its completely judged prefix in topic ``tr`` (ranks 1..c all judged)."""
-    jr = np.append(tr.judged, False)[tr.ranked]  # (S, D); padding (-1) → False
-    unj = ~jr
-    has = unj.any(axis=1)
-    first = np.where(has, unj.argmax(axis=1), jr.shape[1])
-    return np.minimum(first, tr.lengths).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,7 +287,6 @@ class RTCFit:
 
     def summary(self):
         """Posterior summaries of the calibration and aggregation stages (az.summary rows)."""
-        import pandas as pd
         return pd.concat({"calibration": self.calibration.summary(), "aggregation": self.aggregation.summary()})
 
 

@@ -2,8 +2,8 @@ r"""Held-out run levels: a per-run level of p on the documents only held-out run
 does on its judged documents.
 
 The judgments of a reused collection were made on the documents of the *contributing* runs
-(:func:`bayeval.relevance.crossfit.contributing_runs`). A *target* document (unjudged, retrieved by no
-contributing run; :func:`bayeval.relevance.crossfit.target_documents`) gets the level of p the model sets for
+(:func:`bayeval.data.coverage.contributing_runs`). A *target* document (unjudged, retrieved by no
+contributing run; :func:`bayeval.data.coverage.target_documents`) gets the level of p the model sets for
 documents only held-out runs retrieve, the same for every run. Its error differs between runs: a good run whose
 relevant documents are largely its own (a manual run) is set too low, a poor one too high
 (docs/notes/calibration-record.md,

@@ -1,8 +1,8 @@
 r"""Held-out run shifts: how uncertain the extrapolation to documents only non-contributing runs retrieve is, per run.
 
 The judgments of a reused collection were made on the documents some runs retrieve — the *contributing* runs
-(:func:`bayeval.relevance.crossfit.contributing_runs`). For a document i of topic t that is unjudged and
-retrieved by no contributing run (a *target* document, :func:`bayeval.relevance.crossfit.target_documents`),
+(:func:`bayeval.data.coverage.contributing_runs`). For a document i of topic t that is unjudged and
+retrieved by no contributing run (a *target* document, :func:`bayeval.data.coverage.target_documents`),
 the model's p is an extrapolation: the judgments say nothing about the level of p on such documents
 (docs/calibration.md, "Where p goes wrong": it is off by 1.2–1.5× on Robust 2003 and TREC-8, and by a
 different amount for each run that retrieves them). The posterior draws of p ignore that error, so E[MAP] of a
@@ -47,10 +47,10 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.special import expit, logit
 
+from bayeval.data.coverage import target_documents
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._kernels import member_rows
-from bayeval.relevance.crossfit import target_documents
 
 __all__ = ["HeldOutShift", "check_scale", "check_topic_arrays", "move_targets", "shift_weights"]
 

@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 from scipy.special import expit
 
 from bayeval.data.rankdata import RankData
@@ -111,9 +113,6 @@ def cosine_from_rank_profiles(data: RankData) -> Callable:
            [0.447, 0.894],
            [0.894, 0.447]])
     """
-    import pandas as pd
-    import scipy.sparse as sp
-
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
     profiles = {}

@@ -17,7 +17,9 @@ import dataclasses
 import numpy as np
 from scipy.special import logit
 
+from bayeval.data.coverage import complete_prefix
 from bayeval.data.rankdata import RankData
+from bayeval.relevance.rtc import RTCEstimator
 
 __all__ = ["judged_groups", "transferred_offsets"]
 
@@ -27,7 +29,6 @@ _CLIP = 1e-6
 def judged_groups(tr) -> np.ndarray:
     """Per document of topic ``tr``: the index of the first run whose complete prefix holds it, S for a
     judged document in no complete prefix, −1 for an unjudged document."""
-    from bayeval.relevance.rtc import complete_prefix
 
     S = len(tr.systems)
     group = np.where(np.asarray(tr.judged), S, -1).astype(np.int64)
@@ -41,8 +42,6 @@ def judged_groups(tr) -> np.ndarray:
 def transferred_offsets(data: RankData, base, offsets) -> tuple:
     """``offsets`` (per topic, log-odds of every document) with each judged document's replaced by the
     log-odds of ``base`` (an RTC configuration) refitted without the judgments of its group (MAP fits)."""
-    from bayeval.relevance.rtc import RTCEstimator
-
     groups = [judged_groups(tr) for tr in data]
     out = [np.array(o, dtype=np.float64, copy=True) for o in offsets]
     present = np.unique(np.concatenate([g[g >= 0] for g in groups])) if groups else np.zeros(0, np.int64)

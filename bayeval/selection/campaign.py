@@ -24,14 +24,21 @@ from datetime import datetime, timezone
 import numpy as np
 import pandas as pd
 
+from bayeval.data.coverage import contributing_runs
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.run import Run, RunSet
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError, FileFormatError
 from bayeval.io.qrels import write_qrels
-from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.topup import COLUMNS, TopUpSample
+from bayeval.sampling.design import (
+    poisson_draw,
+    prior_inclusion,
+    proportional_inclusion,
+    rank_inclusion,
+    rank_stratum,
+)
 from bayeval.selection.assessors import SOURCES, JudgmentLine, read_judgments
 from bayeval.selection.measure import SelectionMeasure
 from bayeval.selection.methods import SELECTION_METHODS, make_selector
@@ -491,14 +498,6 @@ class Campaign:
         (table ``samples``): a process killed while drawing leaves the draw complete or absent. A campaign holds
         one draw.
         """
-        from bayeval.sampling.design import (
-            poisson_draw,
-            prior_inclusion,
-            proportional_inclusion,
-            rank_inclusion,
-            rank_stratum,
-        )
-
         if scheme not in SAMPLE_SCHEMES:
             raise BayevalInputError(f"scheme: must be one of {', '.join(SAMPLE_SCHEMES)}, got {scheme!r}")
         if (share is None) == (per_topic is None):
@@ -577,7 +576,7 @@ class Campaign:
         'next' serves the drawn documents (after a random sample's) before the selector's picks; the judged ones
         are what ``bayeval evaluate --topup`` and :func:`bayeval.relevance.estimate_probabilities` ``topup=``
         learn the runs' levels from (:meth:`topup_sample`). The contributing runs are those the judgments other
-        than the top-ups' cover (:func:`bayeval.relevance.crossfit.contributing_runs`). Another top-up of the same
+        than the top-ups' cover (:func:`bayeval.data.coverage.contributing_runs`). Another top-up of the same
         runs continues their rounds and never draws a document twice. The draw is written in one transaction: a
         process killed while drawing leaves it complete or absent.
         """

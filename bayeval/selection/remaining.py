@@ -34,6 +34,7 @@ References
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import norm
 
 from bayeval.errors import BayevalInputError
 
@@ -66,7 +67,6 @@ def judgments_to_decide(expected: float, variance: float, shares: np.ndarray, al
     """
     if not 0.5 < alpha < 1.0:
         raise BayevalInputError(f"alpha: must lie in (0.5, 1), got {alpha!r}")
-    from scipy.stats import norm
 
     target = (float(expected) / float(norm.ppf(alpha))) ** 2
     if variance <= target:

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
 from bayeval.errors import BayevalInputError
 from bayeval.stats.forecast import forecast_scores
@@ -20,8 +21,6 @@ def _freeze(*arrays) -> None:
 
 
 def _z(level: float) -> float:
-    from scipy.stats import norm
-
     if not 0.0 < level < 1.0:
         raise BayevalInputError(f"level: must lie in (0, 1), got {level!r}")
     return float(norm.ppf(0.5 + level / 2.0))

@@ -122,9 +122,9 @@ class RTCSelector(RefitSelector):
         :func:`bayeval.relevance.list_configs`); a hierarchical configuration (``"hier-default"``) refits
         its base RTC chain and then the hierarchical model (MAP, posterior-predictive p). On TREC-8 (16
         random pairs, depth 100, AP, alpha 0.95) it
-        needed a median of 192 judgments with every decided pair right, while ``"rtc-default"``,
-        ``"rtc-weak"`` and ``"rtc-intercept"`` — built to avoid over-estimating p on shallow *pools* —
-        became confident after 10 MTC-chosen judgments and were wrong on 12–19% of the pairs
+        needed a median of 192 judgments with every decided pair right, while ``"rtc-default"``, the prior
+        study's ``rtc-weak`` and ``rtc-intercept`` (``studies/models/``) — built to avoid over-estimating p on
+        shallow *pools* — became confident after 10 MTC-chosen judgments and were wrong on 12–19% of the pairs
         (docs/judging.md).
     seed : int, optional
         Seed of the fits (the ``"map"`` fit is deterministic; kept for sampled configurations).

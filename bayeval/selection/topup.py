@@ -1,7 +1,7 @@
 r"""Drawing a top-up: a few of each held-out run's own unjudged documents, at random, with recorded probabilities.
 
 For each named run and topic, the *frame* is the run's documents within ``depth`` that are unjudged and
-retrieved by no contributing run (:func:`bayeval.relevance.crossfit.contributing_runs`: the documents whose p
+retrieved by no contributing run (:func:`bayeval.data.coverage.contributing_runs`: the documents whose p
 the model can only extrapolate, :mod:`bayeval.relevance.reuse_prior`). Each *round* draws one document of every
 (run, topic) frame with probability proportional to the AP-prior weight of its rank in the run,
 
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from bayeval.data.coverage import contributing_runs
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
-from bayeval.relevance.crossfit import contributing_runs
 from bayeval.relevance.topup import COLUMNS, TopUpSample
 from bayeval.sampling.design import ap_prior
 
@@ -58,7 +58,7 @@ def draw_topup(data: RankData, runs: Sequence[str], per_topic: int, *, depth: in
         Only documents a run ranks within ``depth`` are drawn (the AP-prior's Z).
     rng : numpy.random.Generator
     contributing : array of int, optional
-        The contributing runs (default :func:`~bayeval.relevance.crossfit.contributing_runs` of ``data``).
+        The contributing runs (default :func:`~bayeval.data.coverage.contributing_runs` of ``data``).
     taken : set of (topic, docno), optional
         Documents drawn before (not drawn again).
     first_round : int

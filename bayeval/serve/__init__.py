@@ -8,13 +8,12 @@ See docs/judging.md.
 """
 
 from bayeval.io.sources import load_texts, load_topics
+from bayeval.serve.app import create_app as _create
 from bayeval.serve.desk import Desk, Item, LeaseConflict, Progress
 
 
 def create_app(*args, **kwargs):
     """The judging application; see :func:`bayeval.serve.app.create_app`."""
-    from bayeval.serve.app import create_app as _create
-
     return _create(*args, **kwargs)
 
 

@@ -26,6 +26,8 @@ import os
 import time
 from dataclasses import dataclass
 
+import pandas as pd
+
 from bayeval.errors import BayevalInputError
 from bayeval.selection.campaign import Campaign
 from bayeval.selection.selector import DEFAULT_TOPIC_TOLERANCE, check_tolerance
@@ -92,8 +94,6 @@ class Progress:
                 f"at alpha={self.alpha:g} on {self.measure}" + ("; done" if self.done else ""))
 
     def to_frame(self):
-        import pandas as pd
-
         return pd.DataFrame(list(self.pairs), columns=["run_a", "run_b", "expected", "p_less", "decided"])
 
     def to_dict(self) -> dict:

@@ -44,6 +44,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
 from bayeval.errors import BayevalInputError
 
@@ -181,8 +182,6 @@ def wilson_interval(successes, n, level: float = 0.95) -> tuple[np.ndarray, np.n
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.4902, 0.9433)
     """
-    from scipy.stats import norm
-
     s = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     z = norm.ppf(0.5 + level / 2)
