@@ -181,6 +181,20 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         lam = tuned_weight(*(np.concatenate(parts) for parts in zip(*tune_parts, strict=True)))
     else:
         lam = float(weight)
+    values, variances, unclipped, influence, has, informative = _corrected_topics(
+        prepared, measures, S, lam, shrink if weight is None else None, expected_draws, empty)
+    covariance = {m: _mean_covariance(influence[m], values[m], has,
+                                      informative if m == "AP" else np.ones(T, dtype=bool))
+                  for m in measures}
+    return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, lam,
+                              informative, unclipped)
+
+
+def _corrected_topics(prepared: list[tuple], measures: tuple[str, ...], S: int, lam: float, shrink: float | None,
+                      expected_draws: Mapping[str, float] | None, empty: str) -> tuple:
+    """Every topic's estimates at ``λ_t = λ m_t/(m_t + shrink)`` (``shrink=None``: ``λ`` as given), bounded:
+    ``(values, variances, unclipped, influence, has, informative)``; ``m_t`` is Σ π or ``expected_draws``."""
+    T = len(prepared)
     values = {m: np.full((S, T), np.nan) for m in measures}
     variances = {m: np.full((S, T), np.nan) for m in measures}
     unclipped = {m: np.full((S, T), np.nan) for m in measures}
@@ -191,7 +205,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         tr = args[4]
         expected = (float(np.sum(args[3])) if expected_draws is None     # Σ π: the topic's expected draws
                     else float(expected_draws[tr.topic]))
-        res = _topic_pass(lam * expected / (expected + shrink) if weight is None else lam, *args)
+        res = _topic_pass(lam * expected / (expected + shrink) if shrink is not None else lam, *args)
         ok = tr.has_results
         has[:, ti] = ok
         informative[ti] = empty == "zero" or float(res["R"]) > 0
@@ -199,11 +213,7 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
             g = _bounded(res[m], res[f"{m}_g"], ok, values[m][:, ti], variances[m][:, ti])
             influence[m].append(g)
             unclipped[m][ok, ti] = res[m][ok]
-    covariance = {m: _mean_covariance(influence[m], values[m], has,
-                                      informative if m == "AP" else np.ones(T, dtype=bool))
-                  for m in measures}
-    return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, lam,
-                              informative, unclipped)
+    return values, variances, unclipped, influence, has, informative
 
 
 def _checked_settings(weight, shrink, variance: str, tuning: str, empty: str, default,
