@@ -148,6 +148,25 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     rng = np.random.default_rng(seed)
     quality, own, man = _systems(rng, n_systems, independent, manual, manual_quality)
     names = [f"sys{s + 1:02d}" for s in range(n_systems)]
+    rows_t, rows_d, rows_g, run_parts, hidden_docs = _draw_topics(
+        rng, n_topics, n_docs, depth, base_rate, graded, hidden, hidden_effect, hidden_reach, quality, own, man)
+    runs = _runs(names, run_parts)
+    qrels = Qrels.from_frame(pd.DataFrame({"topic": np.concatenate(rows_t), "docno": np.concatenate(rows_d),
+                                           "grade": np.concatenate(rows_g)}))
+    judged = pool_qrels(runs, qrels, judged_depth)
+    seed_out = int(seed) if isinstance(seed, (int, np.integer)) else None
+    return SyntheticCollection(runs, qrels, judged, dict(zip(names, quality.tolist(), strict=True)),
+                               depth, judged_depth, seed_out, tuple(n for n, o in zip(names, own, strict=True) if o),
+                               tuple(n for n, m in zip(names, man, strict=True) if m), hidden_docs)
+
+
+def _draw_topics(rng: np.random.Generator, n_topics: int, n_docs: int, depth: int, base_rate: float, graded: bool,
+                 hidden: float, hidden_effect: float, hidden_reach: float, quality: np.ndarray, own: np.ndarray,
+                 man: np.ndarray) -> tuple[list, list, list, list, dict[str, tuple]]:
+    """Every topic's truth and each system's top ``depth`` documents with their scores, topic by topic from
+    ``rng``: ``(topics, docnos, grades)`` of the qrels rows, each system's ``(topic, docno, score)`` parts and
+    the hidden relevant documents of each topic (Notes of :func:`make_collection`)."""
+    n_systems = len(quality)
     width = len(str(n_docs - 1))
     rows_t, rows_d, rows_g = [], [], []
     hidden_docs: dict[str, tuple] = {}
@@ -169,17 +188,15 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
             score = quality[s] * grade.clip(0, 1) + shared + rng.normal(0.0, 1.0, n_docs)
             top = np.argsort(-score, kind="stable")[:depth]
             run_parts[s].append((np.full(depth, topic, dtype=object), docnos[top], np.round(score[top], 6)))
-    runs = RunSet(tuple(
+    return rows_t, rows_d, rows_g, run_parts, hidden_docs
+
+
+def _runs(names: list[str], run_parts: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]) -> RunSet:
+    """Each system's ``(topic, docno, score)`` parts, topic after topic, as one run named ``names[s]``."""
+    return RunSet(tuple(
         Run.from_arrays(names[s], np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                         np.concatenate([p[2] for p in parts]))
         for s, parts in enumerate(run_parts)))
-    qrels = Qrels.from_frame(pd.DataFrame({"topic": np.concatenate(rows_t), "docno": np.concatenate(rows_d),
-                                           "grade": np.concatenate(rows_g)}))
-    judged = pool_qrels(runs, qrels, judged_depth)
-    seed_out = int(seed) if isinstance(seed, (int, np.integer)) else None
-    return SyntheticCollection(runs, qrels, judged, dict(zip(names, quality.tolist(), strict=True)),
-                               depth, judged_depth, seed_out, tuple(n for n, o in zip(names, own, strict=True) if o),
-                               tuple(n for n, m in zip(names, man, strict=True) if m), hidden_docs)
 
 
 def _check_settings(n_topics, n_systems, n_docs, depth, judged_depth, base_rate, independent, manual,
