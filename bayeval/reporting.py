@@ -497,6 +497,40 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
     ['unjudged_zero', 'model_share', 'beyond_share', 'depth_share', 'extrapolated']
     """
 
+    _check_report(data, level, judged_k, alpha)
+    has_draws = bool(getattr(probabilities, "has_draws", False))
+    method = method or ("mc" if has_draws else "exact")
+    mc = {"draws": mc_draws, "seed": seed} if method == "mc" else {}
+    ev = expected_measures(data, probabilities, default_p=default_p, measures=[measure], method=method,
+                           progress=False, **mc)
+    cmp = compare_systems(data, probabilities, default_p=default_p, measure=measure, method=method, progress=False,
+                          **mc)
+    runs, order = _runs_table(data, ev, probabilities, measure, default_p, level, judged_k)
+    if without_labels is not None:
+        runs["from_labels"] = expected_shift(data, probabilities, without_labels, measure=measure,
+                                             default_p=default_p)[order]
+    names = np.asarray(data.systems, dtype=object)[order]
+    conf = _square(names, order, cmp.index_a, cmp.index_b, 1.0 - cmp.all_p_less, cmp.all_p_less)
+    across, caption = None, ""
+    if test is not None:
+        if test_values not in ("judged", "expected"):
+            raise BayevalInputError(f"test_values: must be judged or expected, got {test_values!r}")
+        known = evaluate(data, [measure]).values[0] if test_values == "judged" else None
+        tt = cmp.topic_tests(test, values=known, values_name="the values with unjudged documents not relevant",
+                             adjust=adjust, seed=seed)
+        across, caption = _square(names, order, tt.index_a, tt.index_b, tt.p_adjusted, tt.p_adjusted), tt.describe()
+
+    src = describe_source(getattr(probabilities, "model", None), getattr(probabilities, "method", None), method,
+                          default_p=default_p if probabilities is None else None,
+                          draws=ev.draws if method == "mc" else None)
+    held_out = getattr(probabilities, "held_out", None)  # the reuse prior's levels (bayeval.relevance.reuse_prior)
+    if held_out is not None and held_out.describe():
+        src = f"{src}; {held_out.describe()}"
+    return Report(measure, float(level), int(judged_k), runs, conf, src, len(data), across, caption, float(alpha))
+
+
+def _check_report(data, level, judged_k, alpha) -> None:
+    """Refuse, naming the argument, what :func:`make_report` cannot report on."""
     if not isinstance(data, RankData):
         raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
     if not 0.0 < float(level) < 1.0:
@@ -507,52 +541,34 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
         raise BayevalInputError(f"data: a report compares runs; got {len(data.systems)} run")
     if not 0.0 < float(alpha) < 1.0:
         raise BayevalInputError(f"alpha: must lie in (0, 1), got {alpha!r}")
-    has_draws = bool(getattr(probabilities, "has_draws", False))
-    method = method or ("mc" if has_draws else "exact")
-    mc = {"draws": mc_draws, "seed": seed} if method == "mc" else {}
-    ev = expected_measures(data, probabilities, default_p=default_p, measures=[measure], method=method,
-                           progress=False, **mc)
-    cmp = compare_systems(data, probabilities, default_p=default_p, measure=measure, method=method, progress=False,
-                          **mc)
+
+
+def _runs_table(data: RankData, ev, probabilities, measure: str, default_p: float, level: float, judged_k: int
+                ) -> tuple[pd.DataFrame, np.ndarray]:
+    """The report's table of runs, best E[measure] first, and that order (indices into ``data.systems``): E and
+    its sd and interval, judged@k, rank, the trec_eval question (unjudged = not relevant) and what rests on the
+    model / beyond the judged runs (:func:`~bayeval.expected.extrapolation`)."""
     e = ev.all_expected[0]
     sd = np.sqrt(np.maximum(ev.all_variance[0], 0.0))
     lo, hi = ev.confidence_interval(level)
     order = np.argsort(-e, kind="stable")
-    names = np.asarray(data.systems, dtype=object)
     rank = np.empty(len(e), dtype=np.int64)
     rank[order] = np.arange(1, len(e) + 1)
-    # the trec_eval question (unjudged = not relevant) and what rests on the model / beyond the judged runs
     ex = extrapolation(data, probabilities, measure=measure, default_p=default_p, depth=judged_k)
     runs = pd.DataFrame({"expected": e, "sd": sd, "lower": lo[0], "upper": hi[0],
                          "judged_at_k": _judged_at(data, judged_k), "rank": rank, "unjudged_zero": ex.unjudged_zero,
                          "model_share": ex.model_share, "beyond_share": ex.beyond_share,
                          "depth_share": ex.depth_share, "extrapolated": mostly_extrapolated(ex)},
-                        index=pd.Index(names, name="run"))
-    if without_labels is not None:
-        runs["from_labels"] = expected_shift(data, probabilities, without_labels, measure=measure,
-                                             default_p=default_p)
-    runs = runs.iloc[order]
+                        index=pd.Index(np.asarray(data.systems, dtype=object), name="run")).iloc[order]
+    return runs, order
+
+
+def _square(names: np.ndarray, order: np.ndarray, a: np.ndarray, b: np.ndarray, ab: np.ndarray, ba: np.ndarray
+            ) -> pd.DataFrame:
+    """A runs × runs frame in the report's ``order`` (``names`` already in it) with ``ab`` at the pairs (a, b),
+    ``ba`` at (b, a) and NaN elsewhere."""
     S = len(names)
     C = np.full((S, S), np.nan)
-    C[cmp.index_a, cmp.index_b] = 1.0 - cmp.all_p_less
-    C[cmp.index_b, cmp.index_a] = cmp.all_p_less
-    conf = pd.DataFrame(C[np.ix_(order, order)], index=names[order], columns=names[order])
-    across, caption = None, ""
-    if test is not None:
-        if test_values not in ("judged", "expected"):
-            raise BayevalInputError(f"test_values: must be judged or expected, got {test_values!r}")
-        known = evaluate(data, [measure]).values[0] if test_values == "judged" else None
-        tt = cmp.topic_tests(test, values=known, values_name="the values with unjudged documents not relevant",
-                             adjust=adjust, seed=seed)
-        A = np.full((S, S), np.nan)
-        A[tt.index_a, tt.index_b] = A[tt.index_b, tt.index_a] = tt.p_adjusted
-        across, caption = pd.DataFrame(A[np.ix_(order, order)], index=names[order], columns=names[order]), \
-            tt.describe()
-
-    src = describe_source(getattr(probabilities, "model", None), getattr(probabilities, "method", None), method,
-                          default_p=default_p if probabilities is None else None,
-                          draws=ev.draws if method == "mc" else None)
-    held_out = getattr(probabilities, "held_out", None)  # the reuse prior's levels (bayeval.relevance.reuse_prior)
-    if held_out is not None and held_out.describe():
-        src = f"{src}; {held_out.describe()}"
-    return Report(measure, float(level), int(judged_k), runs, conf, src, len(data), across, caption, float(alpha))
+    C[a, b] = ab
+    C[b, a] = ba
+    return pd.DataFrame(C[np.ix_(order, order)], index=names, columns=names)

@@ -143,6 +143,65 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     >>> len(col.runs), col.runs[0].ranking("1").shape
     (3, (10,))
     """
+    _check_settings(n_topics, n_systems, n_docs, depth, judged_depth, base_rate, independent, manual,
+                    manual_quality, hidden, hidden_effect, hidden_reach)
+    rng = np.random.default_rng(seed)
+    quality, own, man = _systems(rng, n_systems, independent, manual, manual_quality)
+    names = [f"sys{s + 1:02d}" for s in range(n_systems)]
+    rows_t, rows_d, rows_g, run_parts, hidden_docs = _draw_topics(
+        rng, n_topics, n_docs, depth, base_rate, graded, hidden, hidden_effect, hidden_reach, quality, own, man)
+    runs = _runs(names, run_parts)
+    qrels = Qrels.from_frame(pd.DataFrame({"topic": np.concatenate(rows_t), "docno": np.concatenate(rows_d),
+                                           "grade": np.concatenate(rows_g)}))
+    judged = pool_qrels(runs, qrels, judged_depth)
+    seed_out = int(seed) if isinstance(seed, (int, np.integer)) else None
+    return SyntheticCollection(runs, qrels, judged, dict(zip(names, quality.tolist(), strict=True)),
+                               depth, judged_depth, seed_out, tuple(n for n, o in zip(names, own, strict=True) if o),
+                               tuple(n for n, m in zip(names, man, strict=True) if m), hidden_docs)
+
+
+def _draw_topics(rng: np.random.Generator, n_topics: int, n_docs: int, depth: int, base_rate: float, graded: bool,
+                 hidden: float, hidden_effect: float, hidden_reach: float, quality: np.ndarray, own: np.ndarray,
+                 man: np.ndarray) -> tuple[list, list, list, list, dict[str, tuple]]:
+    """Every topic's truth and each system's top ``depth`` documents with their scores, topic by topic from
+    ``rng``: ``(topics, docnos, grades)`` of the qrels rows, each system's ``(topic, docno, score)`` parts and
+    the hidden relevant documents of each topic (Notes of :func:`make_collection`)."""
+    n_systems = len(quality)
+    width = len(str(n_docs - 1))
+    rows_t, rows_d, rows_g = [], [], []
+    hidden_docs: dict[str, tuple] = {}
+    run_parts: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(n_systems)]
+    b = 2.0 * (1.0 - base_rate) / base_rate
+    for t in range(1, n_topics + 1):
+        topic = str(t)
+        docnos, grade, doc_effect, hid = _topic_truth(rng, t, n_docs, width, b, graded, hidden)
+        rows_t.append(np.full(n_docs, topic, dtype=object))
+        rows_d.append(docnos)
+        rows_g.append(grade)
+        if hidden > 0.0:
+            doc_effect = doc_effect + hidden_effect * hid
+            hidden_docs[topic] = tuple(docnos[hid])
+        for s in range(n_systems):
+            shared = rng.normal(0.0, 0.5, n_docs) if own[s] or man[s] else doc_effect
+            if man[s] and hidden > 0.0 and hidden_reach < 1.0:
+                shared = shared + hidden_effect * (hid & (rng.random(n_docs) >= hidden_reach))
+            score = quality[s] * grade.clip(0, 1) + shared + rng.normal(0.0, 1.0, n_docs)
+            top = np.argsort(-score, kind="stable")[:depth]
+            run_parts[s].append((np.full(depth, topic, dtype=object), docnos[top], np.round(score[top], 6)))
+    return rows_t, rows_d, rows_g, run_parts, hidden_docs
+
+
+def _runs(names: list[str], run_parts: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]) -> RunSet:
+    """Each system's ``(topic, docno, score)`` parts, topic after topic, as one run named ``names[s]``."""
+    return RunSet(tuple(
+        Run.from_arrays(names[s], np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                        np.concatenate([p[2] for p in parts]))
+        for s, parts in enumerate(run_parts)))
+
+
+def _check_settings(n_topics, n_systems, n_docs, depth, judged_depth, base_rate, independent, manual,
+                    manual_quality, hidden, hidden_effect, hidden_reach) -> None:
+    """Refuse, naming the argument, a setting :func:`make_collection` cannot generate."""
     for name, v in (("n_topics", n_topics), ("n_systems", n_systems), ("n_docs", n_docs),
                     ("depth", depth), ("judged_depth", judged_depth)):
         if not isinstance(v, (int, np.integer)) or v < 1:
@@ -164,7 +223,13 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
         raise BayevalInputError(f"depth: must be <= n_docs ({n_docs}), got {depth}")
     if not 0.0 < base_rate < 1.0:
         raise BayevalInputError(f"base_rate: must lie in (0, 1), got {base_rate!r}")
-    rng = np.random.default_rng(seed)
+
+
+def _systems(rng: np.random.Generator, n_systems: int, independent: int, manual: int, manual_quality: float
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(quality, own, manual)``: each system's :math:`q_s` (evenly spaced in [0.3, 2.0], shuffled, plus
+    :math:`\\Delta_q` for a manual-like one) and which systems have their own document effect and which are
+    manual-like (drawn from ``rng`` only when asked for)."""
     quality = np.linspace(0.3, 2.0, n_systems)
     rng.shuffle(quality)
     own = np.zeros(n_systems, bool)
@@ -174,48 +239,25 @@ def make_collection(n_topics: int = 20, n_systems: int = 8, n_docs: int = 300, d
     if manual:
         man[rng.choice(np.flatnonzero(~own), size=manual, replace=False)] = True
         quality = quality + manual_quality * man
-    names = [f"sys{s + 1:02d}" for s in range(n_systems)]
-    width = len(str(n_docs - 1))
-    rows_t, rows_d, rows_g = [], [], []
-    hidden_docs: dict[str, tuple] = {}
-    run_parts: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = [[] for _ in range(n_systems)]
-    b = 2.0 * (1.0 - base_rate) / base_rate
-    for t in range(1, n_topics + 1):
-        topic = str(t)
-        rate = rng.beta(2.0, b)
-        rel = rng.random(n_docs) < rate
-        if not rel.any():
-            rel[rng.integers(n_docs)] = True
-        grade = rel.astype(np.int64)
-        if graded:
-            grade[rel & (rng.random(n_docs) < 1 / 3)] = 2
-        docnos = np.array([f"T{t}-D{i:0{width}d}" for i in range(n_docs)], dtype=object)
-        rows_t.append(np.full(n_docs, topic, dtype=object))
-        rows_d.append(docnos)
-        rows_g.append(grade)
-        doc_effect = rng.normal(0.0, 0.5, n_docs)
-        if hidden > 0.0:
-            hid = rel & (rng.random(n_docs) < hidden)
-            doc_effect = doc_effect + hidden_effect * hid
-            hidden_docs[topic] = tuple(docnos[hid])
-        for s in range(n_systems):
-            shared = rng.normal(0.0, 0.5, n_docs) if own[s] or man[s] else doc_effect
-            if man[s] and hidden > 0.0 and hidden_reach < 1.0:
-                shared = shared + hidden_effect * (hid & (rng.random(n_docs) >= hidden_reach))
-            score = quality[s] * grade.clip(0, 1) + shared + rng.normal(0.0, 1.0, n_docs)
-            top = np.argsort(-score, kind="stable")[:depth]
-            run_parts[s].append((np.full(depth, topic, dtype=object), docnos[top], np.round(score[top], 6)))
-    runs = RunSet(tuple(
-        Run.from_arrays(names[s], np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                        np.concatenate([p[2] for p in parts]))
-        for s, parts in enumerate(run_parts)))
-    qrels = Qrels.from_frame(pd.DataFrame({"topic": np.concatenate(rows_t), "docno": np.concatenate(rows_d),
-                                           "grade": np.concatenate(rows_g)}))
-    judged = pool_qrels(runs, qrels, judged_depth)
-    seed_out = int(seed) if isinstance(seed, (int, np.integer)) else None
-    return SyntheticCollection(runs, qrels, judged, dict(zip(names, quality.tolist(), strict=True)),
-                               depth, judged_depth, seed_out, tuple(n for n, o in zip(names, own, strict=True) if o),
-                               tuple(n for n, m in zip(names, man, strict=True) if m), hidden_docs)
+    return quality, own, man
+
+
+def _topic_truth(rng: np.random.Generator, t: int, n_docs: int, width: int, b: float, graded: bool,
+                 hidden: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Topic ``t``'s documents, their true grades (rate ~ Beta(2, b), at least one relevant document), the
+    shared document effect :math:`\\eta_i` and, with ``hidden > 0``, which relevant documents are hidden
+    (:math:`z_i`; ``None`` otherwise), drawn from ``rng`` in that order."""
+    rate = rng.beta(2.0, b)
+    rel = rng.random(n_docs) < rate
+    if not rel.any():
+        rel[rng.integers(n_docs)] = True
+    grade = rel.astype(np.int64)
+    if graded:
+        grade[rel & (rng.random(n_docs) < 1 / 3)] = 2
+    docnos = np.array([f"T{t}-D{i:0{width}d}" for i in range(n_docs)], dtype=object)
+    doc_effect = rng.normal(0.0, 0.5, n_docs)
+    hid = rel & (rng.random(n_docs) < hidden) if hidden > 0.0 else None
+    return docnos, grade, doc_effect, hid
 
 
 #: The small, dense pools of modern passage collections (TREC DL: ~140-210 judged documents a topic, a third to

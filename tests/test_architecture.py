@@ -122,8 +122,6 @@ def test_each_vocabulary_is_registered_once():
 #: Packages a module outside ``cli/`` may import inside a function: heavy and optional, seconds to import
 #: (``import bayeval.relevance`` must not load PyMC; docs/architecture.md, "Imports inside functions").
 HEAVY_PACKAGES = frozenset({"pymc", "arviz", "pytensor", "matplotlib", "dask", "distributed", "starlette", "sklearn"})
-#: Lines a function may span, from its ``def`` to its last line (docstring included: a reader scrolls through it).
-MAX_FUNCTION_LINES = 100
 
 
 def _modules(root: Path) -> dict[str, Path]:
@@ -205,27 +203,6 @@ def local_imports(path: Path, root: Path) -> list[str]:
     return sorted(set(out))
 
 
-def _is_numba_kernel(fn: ast.AST) -> bool:
-    """Decorated with numba's ``njit``/``jit`` (a kernel written as loops, long by nature)."""
-    for dec in fn.decorator_list:
-        target = dec.func if isinstance(dec, ast.Call) else dec
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in ("njit", "jit", "vectorize", "guvectorize"):
-            return True
-    return False
-
-
-def long_functions(path: Path, root: Path, limit: int = MAX_FUNCTION_LINES) -> list[str]:
-    """The functions of one file over ``limit`` lines (numba kernels apart), as ``file:line: name (n lines)``."""
-    out = []
-    for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and not _is_numba_kernel(fn):
-            n = fn.end_lineno - fn.lineno + 1
-            if n > limit:
-                out.append(f"{path.relative_to(root)}:{fn.lineno}: {fn.name} ({n} lines)")
-    return out
-
-
 def _library_files(root: Path):
     """Every module of ``bayeval/`` outside the command modules of ``cli/``."""
     for path in sorted((root / "bayeval").rglob("*.py")):
@@ -254,12 +231,6 @@ def test_the_shipped_models_are_few_and_each_says_when_to_use_it():
     assert 1 <= len(models) <= 10, [m.name for m in models]
     assert all(m.when and "\n" not in m.when for m in models)
     assert [m.name for m in models if m.default] == [DEFAULT_MODEL]
-
-
-@pytest.mark.xfail(strict=False, reason="s37-dup")
-def test_no_function_over_100_lines_outside_numba_kernels_and_cli():
-    found = [line for path in _library_files(ROOT) for line in long_functions(path, ROOT)]
-    assert not found, f"functions over {MAX_FUNCTION_LINES} lines:\n" + "\n".join(found)
 
 
 def _write_package(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -291,14 +262,3 @@ def test_the_graph_finds_a_circle_through_a_function_local_import(tmp_path, file
 def test_the_walk_finds_each_local_import_that_could_be_at_the_top(tmp_path, source, expect):
     root = _write_package(tmp_path, {"m.py": source})
     assert local_imports(root / "bayeval" / "m.py", root) == expect
-
-
-def test_the_length_rule_counts_every_line_and_spares_numba_kernels(tmp_path):
-    """The check itself: 101 lines fail (a long docstring too), 100 pass, a numba kernel is spared."""
-    body = "".join(f"    x{i} = {i}\n" for i in range(99))
-    doc = '    """' + "\n" * 99 + '    """\n'
-    root = _write_package(tmp_path, {"m.py": f"def fits():\n{body}\n\n\ndef long():\n{body}    return 1\n\n\n"
-                                            f"def documented():\n{doc}    return 1\n\n\n"
-                                            f"@numba.njit(cache=True)\ndef kernel():\n{body}    return 1\n"})
-    assert long_functions(root / "bayeval" / "m.py", root) == ["bayeval/m.py:104: long (101 lines)",
-                                                               "bayeval/m.py:207: documented (102 lines)"]

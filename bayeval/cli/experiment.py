@@ -100,10 +100,8 @@ def register(sub) -> None:
     _cluster_arguments(r, ": run the trials on that cluster instead")
     r.set_defaults(func=_run)
 
-    s = acts.add_parser("stats", help="the papers' statistics of a trial table",
-                        description="Confidence bins, bookmaker W, judgments, Kendall tau, paired tests.")
-    s.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
-    s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
+    s = _stats_action(acts, "the papers' statistics of a trial table",
+                      "Confidence bins, bookmaker W, judgments, Kendall tau, paired tests.")
     s.add_argument("--what", choices=("overall", "proper", "reliability", "bins", "pair-type", "similarity", "tests"),
                    default="overall",
                    help="overall: per method, with Brier, log score and sharpness; proper: proper scores by pair type "
@@ -114,12 +112,7 @@ def register(sub) -> None:
     add_format_argument(s)
     s.set_defaults(func=_stats)
 
-    g = acts.add_parser("report", help="write the markdown page (and figures) of a study",
-                        description="Write the markdown page of one collection's study, next to the papers.")
-    g.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
-    g.add_argument("--page", required=True, metavar="FILE.md", help="markdown page to write")
-    g.add_argument("--title", default=None, help="page title")
-    g.add_argument("--collection", default=None, help="the collection to report (if the table holds several)")
+    g = _report_action(acts, "Write the markdown page of one collection's study, next to the papers.", "page title")
     g.add_argument("--paper", choices=("adhoc99", "robust05"), default="adhoc99",
                    help="carterette2007 Table 5 column quoted next to the results (default adhoc99)")
     g.add_argument("--figures", default=None, metavar="DIR",
@@ -139,6 +132,24 @@ def register(sub) -> None:
     register_sparse(studies, type(p))
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
     rob.set_defaults(func=lambda args: (rob.print_help(sys.stderr), 2)[1])
+
+
+def _stats_action(acts, help_text: str, description: str):
+    """A study's ``stats`` action: its parser with the TABLE and ``--collection`` arguments."""
+    s = acts.add_parser("stats", help=help_text, description=description)
+    s.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
+    s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
+    return s
+
+
+def _report_action(acts, description: str, title_help: str):
+    """A study's ``report`` action: its parser with TABLE, ``--page``, ``--title`` and ``--collection``."""
+    g = acts.add_parser("report", help="write the markdown page (and figures) of a study", description=description)
+    g.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
+    g.add_argument("--page", required=True, metavar="FILE.md", help="markdown page to write")
+    g.add_argument("--title", default=None, help=title_help)
+    g.add_argument("--collection", default=None, help="the collection to report (if the table holds several)")
+    return g
 
 
 def _cluster_arguments(p, scheduler_use: str = "") -> None:
@@ -170,10 +181,8 @@ def _register_similarity(studies, parser_class) -> None:
     _cluster_arguments(r)
     r.set_defaults(func=_sim_run)
 
-    s = acts.add_parser("stats", help="the paper's statistics of a trial table",
-                        description="Judgments, Kendall tau, pairwise accuracy (all and significant pairs), W.")
-    s.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
-    s.add_argument("--collection", default=None, help="the collection to summarise (if the table holds several)")
+    s = _stats_action(acts, "the paper's statistics of a trial table",
+                      "Judgments, Kendall tau, pairwise accuracy (all and significant pairs), W.")
     s.add_argument("--what", choices=("overall", "trials", "tests"), default="overall",
                    help="overall: per method; trials: one row per trial; tests: paired tests (default overall)")
     add_format_argument(s)
@@ -190,12 +199,8 @@ def _register_similarity(studies, parser_class) -> None:
     _similarity_settings(t)
     t.set_defaults(func=_sim_trajectory)
 
-    g = acts.add_parser("report", help="write the markdown page (and figures) of a study",
-                        description="Write the markdown page of one collection's similarity study.")
-    g.add_argument("table", metavar="TABLE", help="trial table (.parquet or .csv)")
-    g.add_argument("--page", required=True, metavar="FILE.md", help="markdown page to write")
-    g.add_argument("--title", default=None, help="page title (default: from the collection)")
-    g.add_argument("--collection", default=None, help="the collection to report (if the table holds several)")
+    g = _report_action(acts, "Write the markdown page of one collection's similarity study.",
+                       "page title (default: from the collection)")
     g.add_argument("--paper-trec", default="8",
                    help="carterette-allan2007 Table 1 row quoted (3, 5-8; 'none'; default 8)")
     g.add_argument("--trajectory", default=None, metavar="FILE.csv", help="csv of 'trajectory' to plot")

@@ -133,7 +133,16 @@ def register(sub) -> None:
                                    "decide which run is better, keep every judgment in a campaign file, or "
                                    "simulate a whole campaign against complete qrels.")
     cmds = p.add_subparsers(dest="judge_command", metavar="ACTION", parser_class=type(p))
+    _register_bookkeeping(cmds)
+    _register_draws(cmds)
+    _register_export(cmds)
+    _register_simulate(cmds)
+    _register_serving(cmds)
+    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
+
+def _register_bookkeeping(cmds) -> None:
+    """``judge init``, ``next``, ``record`` and ``status``: the campaign file's own steps."""
     s = cmds.add_parser("init", help="create a campaign file", description="Create a campaign: FILES are an "
                         "optional qrels of judgments made so far (recognised by its 4 columns) and the runs.")
     s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file to create (SQLite)")
@@ -142,31 +151,30 @@ def register(sub) -> None:
     _selection_options(s)
     s.set_defaults(func=_init)
 
-    s = cmds.add_parser("next", help="propose the next documents to judge")
-    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+    s = _campaign_action(cmds, "next", help="propose the next documents to judge")
     s.add_argument("--n", type=positive_int, default=20, help="how many (default 20)")
     s.add_argument("--format", choices=("csv", "table", "json"), default="csv", help="output format (default csv)")
     s.add_argument("--out", metavar="FILE", help="write the csv to fill in here (columns topic,docno,grade,...)")
     s.set_defaults(func=_next)
 
-    s = cmds.add_parser("record", help="record a file of judgments (all or nothing)")
-    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+    s = _campaign_action(cmds, "record", help="record a file of judgments (all or nothing)")
     s.add_argument("file", metavar="FILE", help="csv (topic,docno,grade) or qrels lines")
     s.add_argument("--source", choices=("human", "qrels", "model"), default="human",
                    help="who judged (default human)")
     s.set_defaults(func=_record)
 
-    s = cmds.add_parser("status", help="judgments so far, confidence per pair, decided pairs")
-    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+    s = _campaign_action(cmds, "status", help="judgments so far, confidence per pair, decided pairs")
     s.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format (default table)")
     s.set_defaults(func=_status)
 
-    s = cmds.add_parser("sample", help="draw a random share of each topic's pool to judge (docs/sampling.md)",
-                        description="Draw documents at random with known inclusion probabilities, served by "
-                                    "'next' before the selector's picks: stratified by best rank (as xinfAP) "
-                                    "or proportional to a probability file or to the AP-prior of the runs' ranks "
-                                    "(as statAP).")
-    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+
+def _register_draws(cmds) -> None:
+    """``judge sample`` and ``topup``: judgments drawn at random with known inclusion probabilities."""
+    s = _campaign_action(cmds, "sample", help="draw a random share of each topic's pool to judge (docs/sampling.md)",
+                         description="Draw documents at random with known inclusion probabilities, served by "
+                                     "'next' before the selector's picks: stratified by best rank (as xinfAP) "
+                                     "or proportional to a probability file or to the AP-prior of the runs' ranks "
+                                     "(as statAP).")
     size = s.add_mutually_exclusive_group(required=True)
     size.add_argument("--share", type=probability, help="expected share of each topic's pool drawn")
     size.add_argument("--per-topic", type=number_in(float, 1.0, what="a number >= 1"), metavar="N",
@@ -183,22 +191,24 @@ def register(sub) -> None:
     s.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
     s.set_defaults(func=_sample)
 
-    s = cmds.add_parser("topup", help="draw a few of each new run's own documents to judge (docs/calibration.md)",
-                        description="For runs that did not contribute to the judgments: draw PER_TOPIC of each run's "
-                                    "unjudged documents a topic (within the campaign depth), at random with "
-                                    "probability proportional to the AP-prior weight of their rank, recorded with "
-                                    "their inclusion probabilities. 'next' and the judging page serve them first; "
-                                    "export them with 'export --topup' and give them to 'evaluate'/'report' "
-                                    "--topup, which learn the runs' levels from them.")
-    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+    s = _campaign_action(cmds, "topup",
+                         help="draw a few of each new run's own documents to judge (docs/calibration.md)",
+                         description="For runs that did not contribute to the judgments: draw PER_TOPIC of each run's "
+                                     "unjudged documents a topic (within the campaign depth), at random with "
+                                     "probability proportional to the AP-prior weight of their rank, recorded with "
+                                     "their inclusion probabilities. 'next' and the judging page serve them first; "
+                                     "export them with 'export --topup' and give them to 'evaluate'/'report' "
+                                     "--topup, which learn the runs' levels from them.")
     s.add_argument("runs", metavar="RUN", nargs="+", help="names of the campaign's runs to top up")
     s.add_argument("--per-topic", type=positive_int, required=True, metavar="N",
                    help="documents drawn per run and topic (1 is often enough to decide: docs/calibration.md)")
     s.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
     s.set_defaults(func=_topup)
 
-    s = cmds.add_parser("export", help="write every judgment as a qrels file (and the random sample's prels)")
-    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+
+def _register_export(cmds) -> None:
+    """``judge export``: the campaign's judgments as files."""
+    s = _campaign_action(cmds, "export", help="write every judgment as a qrels file (and the random sample's prels)")
     s.add_argument("--out", dest="qrels", metavar="FILE", help="qrels file to write (required)")
     s.add_argument("--prels", metavar="FILE", default=None,
                    help="also write the judged random draw as prels 'topic docno grade scheme inclusion'")
@@ -209,6 +219,9 @@ def register(sub) -> None:
     s.add_argument("--qrels", dest="qrels", action=DeprecatedAlias, replacement="--out")
     s.set_defaults(func=_export)
 
+
+def _register_simulate(cmds) -> None:
+    """``judge simulate``: a whole campaign against a qrels replay."""
     s = cmds.add_parser("simulate", help="run a whole campaign against complete qrels",
                         description="Judge with the chosen method against a qrels replay until every pair is "
                                     "decided (or the budget ends), and check the decisions against the qrels.")
@@ -225,10 +238,12 @@ def register(sub) -> None:
     add_progress(s)
     s.set_defaults(func=_simulate)
 
-    s = cmds.add_parser("serve", help="a judging page for assessors (needs bayeval[serve])",
-                        description="Serve the campaign's judging page: topic and document side by side, a key per "
-                                    "grade, the campaign's next document for each assessor (docs/judging.md).")
-    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+
+def _register_serving(cmds) -> None:
+    """``judge serve`` and ``demo-serve``: the judging page."""
+    s = _campaign_action(cmds, "serve", help="a judging page for assessors (needs bayeval[serve])",
+                         description="Serve the campaign's judging page: topic and document side by side, a key per "
+                                     "grade, the campaign's next document for each assessor (docs/judging.md).")
     _serve_options(s, texts=True)
     s.set_defaults(func=_serve)
 
@@ -242,7 +257,13 @@ def register(sub) -> None:
     s.add_argument("--method", choices=SELECTION_METHODS, default="mtc", help="selection method (default mtc)")
     _serve_options(s, texts=False)
     s.set_defaults(func=_demo_serve)
-    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+
+
+def _campaign_action(cmds, name: str, **kwargs) -> argparse.ArgumentParser:
+    """The ``judge`` step ``name`` that works on a campaign file: its parser, with the CAMPAIGN argument."""
+    s = cmds.add_parser(name, **kwargs)
+    s.add_argument("campaign", metavar="CAMPAIGN", help="campaign file (SQLite, made by 'judge init')")
+    return s
 
 
 def _serve_options(p: argparse.ArgumentParser, *, texts: bool) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from bayeval.data.topics import sort_topics
+from bayeval.data.topics import TopicMapping, sort_topics
 from bayeval.errors import BayevalInputError
 
 __all__ = ["Qrels", "TopicJudgments", "pool_qrels"]
@@ -36,7 +36,7 @@ class TopicJudgments:
 
 
 @dataclass(frozen=True, eq=False)
-class Qrels(Mapping):
+class Qrels(TopicMapping):
     """Graded relevance judgments for a set of topics.
 
     A document is *relevant* when its grade is at least ``relevance_level`` (trec_eval's ``-l``,
@@ -99,17 +99,7 @@ class Qrels(Mapping):
     def __getitem__(self, topic: str) -> TopicJudgments:
         return self.topic_judgments[str(topic)]
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._topics)
-
-    def __len__(self) -> int:
-        return len(self._topics)
-
     # queries ------------------------------------------------------------------------
-    @property
-    def topics(self) -> tuple[str, ...]:
-        return self._topics
-
     def num_rel(self, topic: str) -> int:
         """Number of relevant documents (grade >= relevance_level); 0 for unknown topics."""
         tj = self.topic_judgments.get(str(topic))

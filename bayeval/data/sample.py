@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from bayeval.data.qrels import Qrels, TopicJudgments
-from bayeval.data.topics import sort_topics
+from bayeval.data.topics import TopicMapping, sort_topics
 
 __all__ = ["NOT_SAMPLED", "StratifiedSample", "TopicSample"]
 
@@ -67,7 +67,7 @@ class TopicSample:
 
 
 @dataclass(frozen=True, eq=False)
-class StratifiedSample(Mapping):
+class StratifiedSample(TopicMapping):
     """A stratified sample of every topic's pool (topic -> :class:`TopicSample`), in natural topic order."""
 
     topic_samples: Mapping[str, TopicSample]
@@ -79,16 +79,6 @@ class StratifiedSample(Mapping):
 
     def __getitem__(self, topic: str) -> TopicSample:
         return self.topic_samples[str(topic)]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._topics)
-
-    def __len__(self) -> int:
-        return len(self._topics)
-
-    @property
-    def topics(self) -> tuple[str, ...]:
-        return self._topics
 
     def pool(self) -> Qrels:
         """Every pooled document with its grade, :data:`NOT_SAMPLED` where unsampled (a negative grade, so

@@ -1,10 +1,10 @@
-"""Ordering of topic identifiers."""
+"""Ordering of topic identifiers, and the mapping over topics that keeps it (:class:`TopicMapping`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
-__all__ = ["sort_topics"]
+__all__ = ["TopicMapping", "sort_topics"]
 
 
 def _key(topic: str) -> tuple:
@@ -22,3 +22,24 @@ def sort_topics(topics: Iterable[str]) -> list[str]:
     ['009', '9', '10', 'a', 'b']
     """
     return sorted({str(t) for t in topics}, key=_key)
+
+
+class TopicMapping(Mapping):
+    """A mapping topic -> per-topic data iterated in natural topic order (:func:`sort_topics`).
+
+    A subclass sets ``_topics`` (its topics, sorted) and defines ``__getitem__``; iteration, ``len`` and
+    :attr:`topics` follow ``_topics``.
+    """
+
+    _topics: tuple[str, ...]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._topics)
+
+    def __len__(self) -> int:
+        return len(self._topics)
+
+    @property
+    def topics(self) -> tuple[str, ...]:
+        """The topics in natural order."""
+        return self._topics

@@ -435,18 +435,7 @@ def analyze_design(scores, design: Design, sites, *, measure: str | None = None,
     >>> res.within.table.n_pairs, res.between.table.n_pairs, res.participant.table.n_pairs
     (12, 54, 108)
     """
-    if alpha is None or not 0.0 < float(alpha) < 1.0:
-        raise BayevalInputError(f"alpha: must lie in (0, 1), got {alpha!r}")
-    if test not in PAIRED_TESTS:
-        raise BayevalInputError(f"test: must be one of {', '.join(PAIRED_TESTS)}, got {test!r}")
-    if adjust not in ADJUSTMENTS:
-        raise BayevalInputError(f"adjust: must be one of {', '.join(ADJUSTMENTS)}, got {adjust!r}")
-    if not isinstance(design, Design):
-        raise BayevalInputError(f"design: expected a Design, got {type(design).__name__}")
-    kinds = tuple(kinds)
-    bad = [k for k in kinds if k not in KINDS]
-    if bad:
-        raise BayevalInputError(f"kinds: unknown kind {bad[0]!r}; choose from {', '.join(KINDS)}")
+    kinds = _checked_settings(design, alpha, test, adjust, kinds)
     sc = _as_scores(scores, measure)
     site_of_all = site_labels(sites)
     sub, dropped = _align(sc, design, site_of_all)
@@ -463,3 +452,20 @@ def analyze_design(scores, design: Design, sites, *, measure: str | None = None,
     return ReusabilityAnalysis(sub.measure, float(alpha), test, adjust, method, results["within"],
                                results["between"], results["participant"], run_frame, site_frame, overall, design,
                                site_of, dropped)
+
+
+def _checked_settings(design: Design, alpha: float, test: str, adjust: str, kinds) -> tuple[str, ...]:
+    """Refuse, naming the argument, settings :func:`analyze_design` cannot use; the kinds asked for."""
+    if alpha is None or not 0.0 < float(alpha) < 1.0:
+        raise BayevalInputError(f"alpha: must lie in (0, 1), got {alpha!r}")
+    if test not in PAIRED_TESTS:
+        raise BayevalInputError(f"test: must be one of {', '.join(PAIRED_TESTS)}, got {test!r}")
+    if adjust not in ADJUSTMENTS:
+        raise BayevalInputError(f"adjust: must be one of {', '.join(ADJUSTMENTS)}, got {adjust!r}")
+    if not isinstance(design, Design):
+        raise BayevalInputError(f"design: expected a Design, got {type(design).__name__}")
+    kinds = tuple(kinds)
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        raise BayevalInputError(f"kinds: unknown kind {bad[0]!r}; choose from {', '.join(KINDS)}")
+    return kinds

@@ -351,9 +351,21 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
     >>> bool(((ev.expected >= 0) & (ev.expected <= 1)).all())
     True
     """
-    data = _check_data(data)
-    m = _check_method(method)
-    nodes = _check_nodes(nodes)
+    data, m, nodes = _check_data(data), _check_method(method), _check_nodes(nodes)
+    specs = _measure_specs(measures, m)
+    probs = resolve(data, probabilities, default_p, allow_draws=True, method=m.name)
+    rows = _posterior_rows(probs)
+    big = m.heavy or sum(tr.n_docs for tr in data) > 200_000
+    bar = track(range(len(data)), total=len(data), description="expected measures", enabled=_show(progress, big))
+    n_draws = None if m.closed_form else _check_draws(draws, rows)
+    expected, variance, mean_e, mean_v = m.system_moments(data, probs, specs, bar, rows=rows, n_draws=n_draws,
+                                                          seed=seed, nodes=nodes)
+    return ExpectedEvaluation(tuple(str(s) for s in specs), tuple(data.systems), tuple(data.topics), m.name,
+                              expected, variance, mean_e, mean_v, n_draws)
+
+
+def _measure_specs(measures: Sequence[str] | str, method: _MomentMethod) -> list[Measure]:
+    """The measures of :func:`expected_measures`, parsed and checked against ``method``; at least one, each once."""
     if isinstance(measures, str) or not isinstance(measures, Sequence):
         measures = [measures]
     specs = [EXPECTED.require(x, "measures") for x in measures]
@@ -363,16 +375,13 @@ def expected_measures(data: RankData, probabilities=None, *, default_p: float = 
     if len(set(names)) != len(names):
         raise BayevalInputError(f"measures: duplicates in {names}")
     for spec in specs:
-        _check_spec(spec, m, "measures")
-    probs = resolve(data, probabilities, default_p, allow_draws=True, method=m.name)
-    rows = probs[0].shape[0] if probs and probs[0].ndim == 2 else None
-    big = m.heavy or sum(tr.n_docs for tr in data) > 200_000
-    bar = track(range(len(data)), total=len(data), description="expected measures", enabled=_show(progress, big))
-    n_draws = None if m.closed_form else _check_draws(draws, rows)
-    expected, variance, mean_e, mean_v = m.system_moments(data, probs, specs, bar, rows=rows, n_draws=n_draws,
-                                                          seed=seed, nodes=nodes)
-    return ExpectedEvaluation(tuple(names), tuple(data.systems), tuple(data.topics), m.name, expected, variance,
-                              mean_e, mean_v, n_draws)
+        _check_spec(spec, method, "measures")
+    return specs
+
+
+def _posterior_rows(probs) -> int | None:
+    """The number of posterior draws of p in resolved probabilities (``None``: one p per document)."""
+    return probs[0].shape[0] if probs and probs[0].ndim == 2 else None
 
 
 def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: str = "AP",
@@ -439,7 +448,7 @@ def compare_systems(data: RankData, probabilities=None, *, pairs=None, measure: 
     _check_spec(spec, m, "measure")
     pa, pb = _resolve_pairs(data, pairs)
     probs = resolve(data, probabilities, default_p, allow_draws=True, method=m.name)
-    rows = probs[0].shape[0] if probs and probs[0].ndim == 2 else None
+    rows = _posterior_rows(probs)
     n_pairs, n_top = len(pa), len(data)
     work = n_pairs * sum(int(tr.lengths.mean()) if tr.n_systems else 0 for tr in data)
     big = work * (nodes if m.per_node else 1) > 20_000_000 or (not m.closed_form and n_pairs > 1000)

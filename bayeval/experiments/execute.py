@@ -180,28 +180,10 @@ def run_study(collection: TestCollection, config: RobustnessConfig | SimilarityS
         raise BayevalInputError(f"config: expected a RobustnessConfig or SimilarityStudyConfig, "
                                 f"got {type(config).__name__}")
     columns = config.columns
-    if isinstance(trials, (int, np.integer)) and not isinstance(trials, bool):
-        if trials < 0:
-            raise BayevalInputError(f"trials: must be >= 0, got {trials}")
-        wanted = list(range(int(trials)))
-    else:
-        try:
-            wanted = sorted({int(t) for t in trials})
-        except (TypeError, ValueError) as exc:
-            raise BayevalInputError(f"trials: a count or trial numbers, got {trials!r}") from exc
-        if any(t < 0 for t in wanted):
-            raise BayevalInputError("trials: trial numbers must be >= 0")
+    wanted = _wanted_trials(trials)
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise BayevalInputError(f"workers: must be a positive integer, got {workers!r}")
-    old = pd.DataFrame(columns=list(columns))
-    if out is not None and os.path.exists(out):
-        old = read_table(out, columns)
-        cfg_cols = config.resume_settings()
-        mine = old[(old["collection"] == collection.name) & (old["seed"] == config.seed)]
-        for col, val in cfg_cols.items():
-            if len(mine) and not (mine[col] == val).all():
-                raise BayevalInputError(f"out: {out} holds trials of seed {config.seed} with another {col} "
-                                        f"({sorted(mine[col].unique())}); use another file or seed")
+    old = _previous_table(out, collection, config)
     done = completed_trials(old, collection=collection.name, seed=config.seed, methods=config.methods)
     skipped = tuple(t for t in wanted if t in done)
     jobs = [t for t in wanted if t not in done]
@@ -217,10 +199,55 @@ def run_study(collection: TestCollection, config: RobustnessConfig | SimilarityS
         backend, n_workers, stream = "processes", int(workers), _processes(jobs, collection, config, int(workers))
 
     t0 = time.perf_counter()
-    last_flush = t0
-    ran, failed = [], []
     stream = track(stream, total=len(jobs), description=f"{config.study} trials ({collection.name})",
                    enabled=progress, keep=True)
+    ran, failed = _collect(stream, parts, out, columns, flush_seconds, on_trial)
+    if backend == "dask":
+        n_workers = _dask_workers(scheduler)
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(columns))
+    keys = [c for c in ("collection", "seed", "trial", "method", "confidence", "run_a", "run_b") if c in columns]
+    frame = frame.sort_values(keys, kind="stable", ignore_index=True)
+    return StudyRun(frame, tuple(sorted(ran)), skipped, tuple(sorted(failed)), time.perf_counter() - t0, backend,
+                    n_workers)
+
+
+def _wanted_trials(trials: int | Iterable[int]) -> list[int]:
+    """The trial numbers asked for: ``0 .. n-1`` for a count ``n``, else the given numbers sorted, once each."""
+    if isinstance(trials, (int, np.integer)) and not isinstance(trials, bool):
+        if trials < 0:
+            raise BayevalInputError(f"trials: must be >= 0, got {trials}")
+        return list(range(int(trials)))
+    try:
+        wanted = sorted({int(t) for t in trials})
+    except (TypeError, ValueError) as exc:
+        raise BayevalInputError(f"trials: a count or trial numbers, got {trials!r}") from exc
+    if any(t < 0 for t in wanted):
+        raise BayevalInputError("trials: trial numbers must be >= 0")
+    return wanted
+
+
+def _previous_table(out: str | os.PathLike | None, collection: TestCollection,
+                    config: RobustnessConfig | SimilarityStudyConfig) -> pd.DataFrame:
+    """The trial table already in ``out`` (empty when there is none), refused where it holds trials of this
+    collection and seed run with other settings (:meth:`resume_settings`)."""
+    if out is None or not os.path.exists(out):
+        return pd.DataFrame(columns=list(config.columns))
+    old = read_table(out, config.columns)
+    mine = old[(old["collection"] == collection.name) & (old["seed"] == config.seed)]
+    for col, val in config.resume_settings().items():
+        if len(mine) and not (mine[col] == val).all():
+            raise BayevalInputError(f"out: {out} holds trials of seed {config.seed} with another {col} "
+                                    f"({sorted(mine[col].unique())}); use another file or seed")
+    return old
+
+
+def _collect(stream, parts: list[pd.DataFrame], out: str | os.PathLike | None, columns,
+             flush_seconds: float, on_trial: Callable[[int, pd.DataFrame], None] | None
+             ) -> tuple[list[int], list[tuple[int, str]]]:
+    """Append each finished trial's rows to ``parts`` as they arrive, writing the table to ``out`` at most
+    every ``flush_seconds`` and at the end (also when interrupted); ``(ran, failed)``."""
+    last_flush = time.perf_counter()
+    ran, failed = [], []
     dirty = False
     try:
         for trial, rows, err in stream:
@@ -240,15 +267,14 @@ def run_study(collection: TestCollection, config: RobustnessConfig | SimilarityS
         stream.close()  # an interrupted study stops its workers here (and the table keeps what finished)
         if out is not None and dirty:
             write_table(pd.concat(parts, ignore_index=True), out, columns)
-    if backend == "dask":
-        try:
-            from distributed import Client
+    return ran, failed
 
-            n_workers = len(scheduler.scheduler_info().get("workers", {})) if isinstance(scheduler, Client) else 0
-        except Exception:  # noqa: BLE001 - informative only
-            n_workers = 0
-    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(columns))
-    keys = [c for c in ("collection", "seed", "trial", "method", "confidence", "run_a", "run_b") if c in columns]
-    frame = frame.sort_values(keys, kind="stable", ignore_index=True)
-    return StudyRun(frame, tuple(sorted(ran)), skipped, tuple(sorted(failed)), time.perf_counter() - t0, backend,
-                    n_workers)
+
+def _dask_workers(scheduler) -> int:
+    """The number of workers of a Dask client (informative only: 0 for an address or when unknown)."""
+    try:
+        from distributed import Client
+
+        return len(scheduler.scheduler_info().get("workers", {})) if isinstance(scheduler, Client) else 0
+    except Exception:  # noqa: BLE001 - informative only
+        return 0

@@ -58,10 +58,11 @@ class CoefPrior:
 
 
 @dataclass(frozen=True)
-class DenseDesign:
-    """A design matrix X (n, p) with the three products Newton needs."""
+class _MatrixDesign:
+    """A design held as one matrix X (n, p), dense or scipy sparse: its shape and the products
+    :math:`X\\beta` and :math:`X^\\top v` (both forms compute them with ``@``); :meth:`gram` is each form's."""
 
-    X: np.ndarray
+    X: object
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -74,6 +75,13 @@ class DenseDesign:
     def rdot(self, v: np.ndarray) -> np.ndarray:
         """:math:`X^\\top v`."""
         return self.X.T @ v
+
+
+@dataclass(frozen=True)
+class DenseDesign(_MatrixDesign):
+    """A design matrix X (n, p) with the three products Newton needs."""
+
+    X: np.ndarray
 
     def gram(self, v: np.ndarray) -> np.ndarray:
         """:math:`X^\\top \\mathrm{diag}(v) X`."""
@@ -212,21 +220,11 @@ def _csr_weighted_gram(indptr, indices, data, v, p):
 
 
 @dataclass(frozen=True)
-class SparseDesign:
+class SparseDesign(_MatrixDesign):
     """A sparse design matrix (scipy CSR, n × p) with the three products Newton needs; the Gram matrix
     :math:`X^\\top DX` costs :math:`O(\\sum_i \\mathrm{nnz}_i^2)` and is returned dense (p is small)."""
 
     X: object  # scipy.sparse.csr_matrix
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.X.shape
-
-    def dot(self, beta: np.ndarray) -> np.ndarray:
-        return self.X @ beta
-
-    def rdot(self, v: np.ndarray) -> np.ndarray:
-        return self.X.T @ v
 
     def gram(self, v: np.ndarray) -> np.ndarray:
         return np.asarray((self.X.T @ diags(v) @ self.X).toarray())

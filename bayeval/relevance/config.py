@@ -268,8 +268,19 @@ class SimilarityPrior:
             raise BayevalInputError(f"similarity.max_features: must be a positive integer, got {self.max_features!r}")
 
 
+class _ModelConfig:
+    """What a model configuration declares besides its fields (the module's docstring): the options its
+    estimator ``accepts`` (every model an automatic assessor's ``labels``, :mod:`.assessor`), whether a sampled
+    fit ``gives_draws`` of p, and whether the CLI adds the unseen relevant documents' phantoms by default
+    (``unseen_by_default``, ``--unseen``). A configuration overrides only what differs from these defaults."""
+
+    accepts: ClassVar[frozenset] = frozenset({"labels"})
+    gives_draws: ClassVar[bool] = False
+    unseen_by_default: ClassVar[bool] = False
+
+
 @dataclass(frozen=True)
-class RTCConfig:
+class RTCConfig(_ModelConfig):
     """The composed RTC estimator: rank coefficients → calibration → aggregation.
 
     Its defaults are bayeval's default RTC, the shipped ``models/rtc-default.toml`` (``load_config("rtc")``
@@ -289,8 +300,6 @@ class RTCConfig:
     kind: str = field(default="rtc", init=False)
     accepts: ClassVar[frozenset] = frozenset({"depth", "extra", "labels", "stage_methods"})
     gives_draws: ClassVar[bool] = True
-    #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``)
-    unseen_by_default: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -479,7 +488,7 @@ class BeyondDepthPrior:
 
 
 @dataclass(frozen=True)
-class HierarchicalConfig:
+class HierarchicalConfig(_ModelConfig):
     """The hierarchical relevance model: an RTC configuration (``base``) for the features, and its priors."""
 
     hierarchy: HierarchyPrior = field(default_factory=HierarchyPrior)
@@ -500,7 +509,7 @@ class HierarchicalConfig:
 
 
 @dataclass(frozen=True)
-class SimilarityConfig:
+class SimilarityConfig(_ModelConfig):
     """Similarity regression with its TF-IDF settings (scikit-learn ``TfidfVectorizer`` keywords)."""
 
     similarity: SimilarityPrior = field(default_factory=SimilarityPrior)
@@ -510,20 +519,16 @@ class SimilarityConfig:
     kind: str = field(default="similarity", init=False)
     accepts: ClassVar[frozenset] = frozenset({"texts", "embeddings", "similarity", "matrix", "labels"})
     gives_draws: ClassVar[bool] = True
-    unseen_by_default: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
-class UniformConfig:
+class UniformConfig(_ModelConfig):
     """Every unjudged document relevant with probability ``p`` (MTC's 0.5)."""
 
     p: float = 0.5
     name: str = "uniform"
     description: str = ""
     kind: str = field(default="uniform", init=False)
-    accepts: ClassVar[frozenset] = frozenset({"labels"})
-    gives_draws: ClassVar[bool] = False
-    unseen_by_default: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.p <= 1.0:
@@ -531,7 +536,7 @@ class UniformConfig:
 
 
 @dataclass(frozen=True)
-class SmoothedConfig:
+class SmoothedConfig(_ModelConfig):
     """Per topic, p = (|R_t| + a) / (|R_t| + |N_t| + a + b) (plus-one smoothing by default)."""
 
     a: float = 1.0
@@ -539,9 +544,6 @@ class SmoothedConfig:
     name: str = "smoothed"
     description: str = ""
     kind: str = field(default="smoothed", init=False)
-    accepts: ClassVar[frozenset] = frozenset({"labels"})
-    gives_draws: ClassVar[bool] = False
-    unseen_by_default: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         _nonneg("a", self.a)
@@ -549,7 +551,7 @@ class SmoothedConfig:
 
 
 @dataclass(frozen=True)
-class SparseLabelConfig:
+class SparseLabelConfig(_ModelConfig):
     r"""The sparse-label model (:mod:`bayeval.relevance.sparse_labels`): p from where the judged documents fall.
 
     Attributes
@@ -594,9 +596,7 @@ class SparseLabelConfig:
     name: str = "sparse"
     description: str = ""
     kind: str = field(default="sparse", init=False)
-    accepts: ClassVar[frozenset] = frozenset({"labels"})
     gives_draws: ClassVar[bool] = True
-    unseen_by_default: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         _nonneg("relevant_mean", self.relevant_mean)

@@ -131,19 +131,8 @@ def anchored_topic(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np
     S, D = p_ranked.shape
     n = len(delta)
     if order == "all":   # the expansion's every term: the expected-AP formula at the corrected labels
-        p_pool = p_pool.copy()
-        p_pool[sampled_pool] += delta
-        p_ranked = p_ranked.copy()
-        got_e = rank_of_sampled > 0
-        sr_e, se_e = np.nonzero(got_e)
-        p_ranked[sr_e, rank_of_sampled[sr_e, se_e] - 1] += delta[se_e]
-    t_all, weights = _quadrature(p_pool, int(nodes))
-    # Gauss-Laguerre's weights are positive; those below 1e-16 of the largest add less than a rounding error of
-    # the sum (in a dense pool G(t) ~ Π(1 - p) makes about a fifth of them so): skipped. Legendre's are signed
-    # (order "all"): only nodes of weight 0 are skipped.
-    negligible = 1e-16 * float(np.max(weights)) if len(weights) and np.all(weights >= 0) else 0.0
-    keep = np.abs(weights) > negligible
-    t_all, weights = t_all[keep], weights[keep]
+        p_ranked, p_pool = _corrected_labels(p_ranked, p_pool, rank_of_sampled, delta, sampled_pool)
+    t_all, weights = _kept_nodes(p_pool, int(nodes))
     rank = np.arange(1, D + 1, dtype=np.float64)
     got = rank_of_sampled > 0
     idx = np.maximum(rank_of_sampled - 1, 0)
@@ -174,23 +163,7 @@ def anchored_topic(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np
         f1 += np.einsum("k,ksn->sn", wk, ((t3 - 1.0) * core + t3 * c_e) / phi_e[:, None, :])
         if order != 2:
             continue
-        w = delta[None] / phi_e                                               # (k, n)
-        wc = w[:, None, :] * c_e                                              # (k, S, n)
-        wuc = wc * ue3
-        # w and w·u laid out in each system's rank order (sampled documents only), for A_e and AU_e
-        w_r = np.zeros((len(t), S, D))
-        wu_r = np.zeros((len(t), S, D))
-        w_r[:, sr, idx[sr, se]] = w[:, se]
-        wu_r[:, sr, idx[sr, se]] = (w * u_e)[:, se]
-        a_e = np.where(got[None], ((np.cumsum(w_r, axis=2) - w_r) / rank + _suffix(w_r / rank))[:, rows, idx], 0.0)
-        au_e = np.where(got[None], ((np.cumsum(wu_r, axis=2) - wu_r) / rank + _suffix(wu_r / rank))[:, rows, idx],
-                        0.0)
-        w_m = w.sum(axis=1)[:, None, None] - w[:, None, :]
-        wc_m = wc.sum(axis=2, keepdims=True) - wc
-        wuc_m = wuc.sum(axis=2, keepdims=True) - wuc
-        inner = ((t3 - 1.0) ** 2 * (w_m * core - wuc_m + ue3 * au_e)
-                 + t3 * (t3 - 1.0) * (wc_m - ue3 * a_e + w_m * c_e - au_e) + t3 * t3 * a_e)
-        q += np.einsum("k,ksn->sn", wk, inner / phi_e[:, None, :])
+        q += _second_order(t, wk, delta, phi_e, u_e, c_e, core, got, idx, sr, se, rank)
     if order == "all":
         est = f0
     else:
@@ -199,3 +172,59 @@ def anchored_topic(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np
         est = est + 0.5 * (q @ delta)
     g = np.sqrt(1.0 - pi)[None, :] * delta[None, :] * (f1 + q)
     return {"AP": est, "model": f0, "AP_g": g}
+
+
+def _corrected_labels(p_ranked: np.ndarray, p_pool: np.ndarray, rank_of_sampled: np.ndarray, delta: np.ndarray,
+                      sampled_pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(p_ranked, p_pool)`` at the corrected labels ``z = p + I δ`` (copies; order ``"all"``)."""
+    p_pool = p_pool.copy()
+    p_pool[sampled_pool] += delta
+    p_ranked = p_ranked.copy()
+    sr_e, se_e = np.nonzero(rank_of_sampled > 0)
+    p_ranked[sr_e, rank_of_sampled[sr_e, se_e] - 1] += delta[se_e]
+    return p_ranked, p_pool
+
+
+def _kept_nodes(p_pool: np.ndarray, nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The quadrature's nodes ``t`` and weights, less those that cannot move the sum.
+
+    Gauss-Laguerre's weights are positive; those below 1e-16 of the largest add less than a rounding error of
+    the sum (in a dense pool G(t) ~ Π(1 - p) makes about a fifth of them so): skipped. Legendre's are signed
+    (order "all"): only nodes of weight 0 are skipped.
+    """
+    t_all, weights = _quadrature(p_pool, nodes)
+    negligible = 1e-16 * float(np.max(weights)) if len(weights) and np.all(weights >= 0) else 0.0
+    keep = np.abs(weights) > negligible
+    return t_all[keep], weights[keep]
+
+
+def _second_order(t: np.ndarray, wk: np.ndarray, delta: np.ndarray, phi_e: np.ndarray, u_e: np.ndarray,
+                  c_e: np.ndarray, core: np.ndarray, got: np.ndarray, idx: np.ndarray, sr: np.ndarray,
+                  se: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """One block of nodes' share of ``Q_e = Σ_{d ≠ e} f_de δ_d``, shape (S, n).
+
+    ``f_de``'s integrand summed against ``w_d = δ_d / φ_d`` needs the totals of ``w``, ``w c``, ``w u c`` over the
+    other sampled documents and the rank-ordered sums ``A_e = Σ_d w_d a_de``, ``AU_e = Σ_d w_d u_d a_de``
+    (:func:`anchored_topic`, Notes); ``core = E_u[S] - u_e c_e``.
+    """
+    k, S, D = len(t), got.shape[0], len(rank)
+    rows = np.arange(S)[:, None]
+    t3 = t[:, None, None]
+    ue3 = u_e[:, None, :]
+    w = delta[None] / phi_e                                               # (k, n)
+    wc = w[:, None, :] * c_e                                              # (k, S, n)
+    wuc = wc * ue3
+    # w and w·u laid out in each system's rank order (sampled documents only), for A_e and AU_e
+    w_r = np.zeros((k, S, D))
+    wu_r = np.zeros((k, S, D))
+    w_r[:, sr, idx[sr, se]] = w[:, se]
+    wu_r[:, sr, idx[sr, se]] = (w * u_e)[:, se]
+    a_e = np.where(got[None], ((np.cumsum(w_r, axis=2) - w_r) / rank + _suffix(w_r / rank))[:, rows, idx], 0.0)
+    au_e = np.where(got[None], ((np.cumsum(wu_r, axis=2) - wu_r) / rank + _suffix(wu_r / rank))[:, rows, idx],
+                    0.0)
+    w_m = w.sum(axis=1)[:, None, None] - w[:, None, :]
+    wc_m = wc.sum(axis=2, keepdims=True) - wc
+    wuc_m = wuc.sum(axis=2, keepdims=True) - wuc
+    inner = ((t3 - 1.0) ** 2 * (w_m * core - wuc_m + ue3 * au_e)
+             + t3 * (t3 - 1.0) * (wc_m - ue3 * a_e + w_m * c_e - au_e) + t3 * t3 * a_e)
+    return np.einsum("k,ksn->sn", wk, inner / phi_e[:, None, :])

@@ -120,28 +120,10 @@ def anchored_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     influence: dict[str, list[np.ndarray]] = {m: [] for m in measures}
     has = np.zeros((S, T), dtype=bool)
     for ti, tr in enumerate(data):
-        ts = sample[tr.topic]
-        pi = _inclusion(ts, inclusion, tr.topic)
-        p = predictions.lookup(tr.topic, ts.docnos, float(default))
-        if np.any((p < 0) | (p > 1)):
-            raise BayevalInputError(f"predictions: probabilities in [0, 1], not for topic {tr.topic!r}")
-        x = (ts.grades >= relevance_level).astype(np.float64)
-        smp = ts.sampled
-        where = pd.Index(tr.docnos).get_indexer(ts.docnos)
-        p_doc = np.zeros(tr.n_docs)
-        p_doc[where] = p
-        ranks = tr.ranks[where[smp]].T.astype(np.int64)                       # (S, n)
-        delta = (x - p)[smp] / pi[smp]
-        res = anchored_topic(tr.ranked_values(p_doc, 0.0), p, ranks, delta, pi[smp], np.flatnonzero(smp),
-                             order=order, nodes=int(nodes))
+        parts = _topic_parts(tr, sample[tr.topic], predictions, inclusion, float(default), relevance_level,
+                             cutoffs, order, int(nodes))
         ok = tr.has_results
         has[:, ti] = ok
-        parts = {"AP": (res["AP"], res["AP_g"])}
-        root = np.sqrt(1.0 - pi[smp])
-        for k in cutoffs:
-            top = (ranks > 0) & (ranks <= k)
-            parts[f"P{k}"] = ((tr.ranked_values(p_doc, 0.0)[:, :k].sum(axis=1) + (top * delta[None, :]).sum(axis=1))
-                              / k, top * (root * delta)[None, :] / k)
         for m, (v, g) in parts.items():
             values[m][ok, ti] = v[ok]
             g = np.where(ok[:, None], g, 0.0)
@@ -151,3 +133,31 @@ def anchored_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     covariance = {m: _mean_covariance(influence[m], values[m], has, every) for m in measures}
     return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, 1.0,
                               every, {m: v.copy() for m, v in values.items()})
+
+
+def _topic_parts(tr, ts, predictions: RelevanceProbabilities, inclusion: Mapping[str, np.ndarray] | None,
+                 default: float, relevance_level: int, cutoffs: tuple[int, ...], order: int, nodes: int
+                 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """One topic's anchored estimate of each measure and its per-document influences, ``{measure: (value,
+    influence)}``: AP from :func:`anchored_topic`; P@k as the model's expected P@k plus the drawn documents'
+    corrections ``(x_d - p_d)/π_d`` within the top k, with influences ``√(1 - π_d)`` times those."""
+    pi = _inclusion(ts, inclusion, tr.topic)
+    p = predictions.lookup(tr.topic, ts.docnos, default)
+    if np.any((p < 0) | (p > 1)):
+        raise BayevalInputError(f"predictions: probabilities in [0, 1], not for topic {tr.topic!r}")
+    x = (ts.grades >= relevance_level).astype(np.float64)
+    smp = ts.sampled
+    where = pd.Index(tr.docnos).get_indexer(ts.docnos)
+    p_doc = np.zeros(tr.n_docs)
+    p_doc[where] = p
+    ranks = tr.ranks[where[smp]].T.astype(np.int64)                       # (S, n)
+    delta = (x - p)[smp] / pi[smp]
+    res = anchored_topic(tr.ranked_values(p_doc, 0.0), p, ranks, delta, pi[smp], np.flatnonzero(smp),
+                         order=order, nodes=nodes)
+    parts = {"AP": (res["AP"], res["AP_g"])}
+    root = np.sqrt(1.0 - pi[smp])
+    for k in cutoffs:
+        top = (ranks > 0) & (ranks <= k)
+        parts[f"P{k}"] = ((tr.ranked_values(p_doc, 0.0)[:, :k].sum(axis=1) + (top * delta[None, :]).sum(axis=1))
+                          / k, top * (root * delta)[None, :] / k)
+    return parts

@@ -165,11 +165,64 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
     bound for a quantity in [0, 1]).
     """
     runs = runs if isinstance(runs, RunSet) else RunSet(tuple(runs))
+    shrink = _checked_settings(weight, shrink, variance, tuning, empty, default, expected_draws, sample)
+    cutoffs = tuple(int(k) for k in cutoffs)
+    data = RankData.build(runs, sample.pool(), depth=int(depth))
+    S, T = len(runs), len(data.topics)
+    measures = ("AP", *[f"P{k}" for k in cutoffs])
+    prepared, tune_parts = [], []
+    for tr in data:
+        args = _prepared_topic(tr, sample[tr.topic], predictions, inclusion, float(default), relevance_level,
+                               cutoffs, variance)
+        prepared.append(args)
+        if weight is None:
+            tune_parts.append(_tuning_part(tuning, *args))
+    if weight is None:
+        lam = tuned_weight(*(np.concatenate(parts) for parts in zip(*tune_parts, strict=True)))
+    else:
+        lam = float(weight)
+    values, variances, unclipped, influence, has, informative = _corrected_topics(
+        prepared, measures, S, lam, shrink if weight is None else None, expected_draws, empty)
+    covariance = {m: _mean_covariance(influence[m], values[m], has,
+                                      informative if m == "AP" else np.ones(T, dtype=bool))
+                  for m in measures}
+    return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, lam,
+                              informative, unclipped)
+
+
+def _corrected_topics(prepared: list[tuple], measures: tuple[str, ...], S: int, lam: float, shrink: float | None,
+                      expected_draws: Mapping[str, float] | None, empty: str) -> tuple:
+    """Every topic's estimates at ``λ_t = λ m_t/(m_t + shrink)`` (``shrink=None``: ``λ`` as given), bounded:
+    ``(values, variances, unclipped, influence, has, informative)``; ``m_t`` is Σ π or ``expected_draws``."""
+    T = len(prepared)
+    values = {m: np.full((S, T), np.nan) for m in measures}
+    variances = {m: np.full((S, T), np.nan) for m in measures}
+    unclipped = {m: np.full((S, T), np.nan) for m in measures}
+    influence: dict[str, list[np.ndarray]] = {m: [] for m in measures}
+    has = np.zeros((S, T), dtype=bool)
+    informative = np.ones(T, dtype=bool)
+    for ti, args in enumerate(prepared):
+        tr = args[4]
+        expected = (float(np.sum(args[3])) if expected_draws is None     # Σ π: the topic's expected draws
+                    else float(expected_draws[tr.topic]))
+        res = _topic_pass(lam * expected / (expected + shrink) if shrink is not None else lam, *args)
+        ok = tr.has_results
+        has[:, ti] = ok
+        informative[ti] = empty == "zero" or float(res["R"]) > 0
+        for m in measures:
+            g = _bounded(res[m], res[f"{m}_g"], ok, values[m][:, ti], variances[m][:, ti])
+            influence[m].append(g)
+            unclipped[m][ok, ti] = res[m][ok]
+    return values, variances, unclipped, influence, has, informative
+
+
+def _checked_settings(weight, shrink, variance: str, tuning: str, empty: str, default,
+                      expected_draws: Mapping[str, float] | None, sample: StratifiedSample) -> float:
+    """Refuse, naming the argument, settings :func:`assisted_measures` cannot use; the shrink as a float."""
     if weight is not None and not 0.0 <= float(weight) <= 1.0:
         raise BayevalInputError(f"weight: must lie in [0, 1], got {weight!r}")
     if not float(shrink) >= 0.0:
         raise BayevalInputError(f"shrink: must be >= 0, got {shrink!r}")
-    shrink = float(shrink)
     if variance not in VARIANCES:
         raise BayevalInputError(f"variance: one of {', '.join(VARIANCES)}, got {variance!r}")
     if tuning not in TUNINGS:
@@ -178,65 +231,42 @@ def assisted_measures(runs: RunSet | Sequence[Run], sample: StratifiedSample,
         raise BayevalInputError(f"empty: 'impute' or 'zero', got {empty!r}")
     if not 0.0 <= float(default) <= 1.0:
         raise BayevalInputError(f"default: must lie in [0, 1], got {default!r}")
-    cutoffs = tuple(int(k) for k in cutoffs)
     if expected_draws is not None:
         bad = [t for t in sample if not float(expected_draws.get(t, np.nan)) >= 0.0]
         if bad:
             raise BayevalInputError(f"expected_draws: a number >= 0 for every topic of the sample, not for {bad[0]!r}")
-    data = RankData.build(runs, sample.pool(), depth=int(depth))
-    S, T = len(runs), len(data.topics)
-    measures = ("AP", *[f"P{k}" for k in cutoffs])
-    values = {m: np.full((S, T), np.nan) for m in measures}
-    variances = {m: np.full((S, T), np.nan) for m in measures}
-    unclipped = {m: np.full((S, T), np.nan) for m in measures}
-    influence: dict[str, list[np.ndarray]] = {m: [] for m in measures}
-    has = np.zeros((S, T), dtype=bool)
-    informative = np.ones(T, dtype=bool)
-    prepared, tune_parts = [], []
-    for tr in data:
-        ts = sample[tr.topic]
-        pi = _inclusion(ts, inclusion, tr.topic)
-        p = (np.full(len(ts), float(default)) if predictions is None
-             else predictions.lookup(tr.topic, ts.docnos, float(default)))
-        x = (ts.grades >= relevance_level).astype(np.float64)
-        smp = ts.sampled
-        where = pd.Index(tr.docnos).get_indexer(ts.docnos)              # pooled docs in the topic's universe
-        ranks = tr.ranks[where[smp]].T.astype(np.int64)                 # (S, n)
-        coef = (1.0 - pi[smp]) / pi[smp] ** 2
+    return float(shrink)
 
-        prepared.append((p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance))
-        if weight is None and tuning == "model":  # AP's derivatives at the model's predictions
-            p_doc = np.zeros(tr.n_docs)
-            p_doc[where] = p
-            spread = np.sum(ap_derivatives(tr.ranked_values(p_doc, 0.0), ranks, float(p.sum()))[1] ** 2, axis=0)
-            tune_parts.append((x[smp], p[smp], coef, spread))
-        elif weight is None:  # the variance's sensitivity to each sampled document, at λ = 1
-            first = _topic_pass(1.0, *prepared[-1])
-            resid = (x - p)[smp]
-            safe = np.where(resid != 0, resid, 1.0) * np.sqrt(coef)
-            spread = np.sum((first["AP_g"] / np.where(safe != 0, safe, 1.0)) ** 2, axis=0)
-            tune_parts.append((x[smp], p[smp], coef, spread))
-    if weight is None:
-        lam = tuned_weight(*(np.concatenate(parts) for parts in zip(*tune_parts, strict=True)))
+
+def _prepared_topic(tr, ts, predictions: RelevanceProbabilities | None, inclusion: Mapping[str, np.ndarray] | None,
+                    default: float, relevance_level: int, cutoffs: tuple[int, ...], variance: str) -> tuple:
+    """The arguments of :func:`_topic_pass` after ``λ_t`` for one topic: each pooled document's p, label
+    ``x_d``, drawn flag and ``π_d``; the topic's ranks of the drawn documents and their variance coefficients
+    ``(1 - π_d)/π_d²``."""
+    pi = _inclusion(ts, inclusion, tr.topic)
+    p = (np.full(len(ts), default) if predictions is None else predictions.lookup(tr.topic, ts.docnos, default))
+    x = (ts.grades >= relevance_level).astype(np.float64)
+    smp = ts.sampled
+    where = pd.Index(tr.docnos).get_indexer(ts.docnos)              # pooled docs in the topic's universe
+    ranks = tr.ranks[where[smp]].T.astype(np.int64)                 # (S, n)
+    coef = (1.0 - pi[smp]) / pi[smp] ** 2
+    return p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance
+
+
+def _tuning_part(tuning: str, p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance) -> tuple:
+    """One topic's share of :func:`tuned_weight`'s input: the drawn documents' labels, p, variance coefficients
+    and each one's spread — AP's derivatives at the model's predictions (``tuning="model"``), or the variance's
+    sensitivity to each sampled document at λ = 1 (``"corrected"``)."""
+    if tuning == "model":
+        p_doc = np.zeros(tr.n_docs)
+        p_doc[where] = p
+        spread = np.sum(ap_derivatives(tr.ranked_values(p_doc, 0.0), ranks, float(p.sum()))[1] ** 2, axis=0)
     else:
-        lam = float(weight)
-    for ti, args in enumerate(prepared):
-        tr = args[4]
-        expected = (float(np.sum(args[3])) if expected_draws is None     # Σ π: the topic's expected draws
-                    else float(expected_draws[tr.topic]))
-        res = _topic_pass(lam * expected / (expected + shrink) if weight is None else lam, *args)
-        ok = tr.has_results
-        has[:, ti] = ok
-        informative[ti] = empty == "zero" or float(res["R"]) > 0
-        for m in measures:
-            g = _bounded(res[m], res[f"{m}_g"], ok, values[m][:, ti], variances[m][:, ti])
-            influence[m].append(g)
-            unclipped[m][ok, ti] = res[m][ok]
-    covariance = {m: _mean_covariance(influence[m], values[m], has,
-                                      informative if m == "AP" else np.ones(T, dtype=bool))
-                  for m in measures}
-    return AssistedEvaluation(tuple(runs.names), tuple(data.topics), measures, values, variances, covariance, lam,
-                              informative, unclipped)
+        first = _topic_pass(1.0, p, x, smp, pi, tr, where, ranks, coef, cutoffs, variance)
+        resid = (x - p)[smp]
+        safe = np.where(resid != 0, resid, 1.0) * np.sqrt(coef)
+        spread = np.sum((first["AP_g"] / np.where(safe != 0, safe, 1.0)) ** 2, axis=0)
+    return x[smp], p[smp], coef, spread
 
 
 def _inclusion(ts, inclusion: Mapping[str, np.ndarray] | None, topic: str) -> np.ndarray:

@@ -301,6 +301,32 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
     True
     """
     runs = runs if isinstance(runs, RunSet) else RunSet(tuple(runs))
+    _check_arguments(folds, seed, depth, variance, weight, form, fit, extra)
+    sample, inclusion, draws, design = _design(sample, inclusion, runs, int(depth))
+    sample = _covered(sample, runs)
+    n_drawn = sum(int(ts.sampled.sum()) for ts in sample.values())
+    if n_drawn == 0:
+        raise BayevalInputError("sample: no document was drawn (every rel is -1): nothing corrects the model")
+    extra = None if extra is None else _checked_extra(extra, sample)
+    level = int(relevance_level)
+    predictions = _cross_fit(sample, fit, extra, int(folds), int(seed), level, progress)
+    if form == "auto":
+        form = _auto_form(sample, inclusion, draws)
+    if form == "anchored":
+        ev = anchored_measures(runs, sample, predictions, inclusion=inclusion, cutoffs=tuple(cutoffs),
+                               depth=int(depth), relevance_level=level)
+    else:
+        ev = assisted_measures(runs, sample, predictions, weight=weight, inclusion=inclusion, cutoffs=tuple(cutoffs),
+                               depth=int(depth), relevance_level=level, variance=variance, expected_draws=draws)
+    n_extra = 0 if extra is None else sum(len(extra[t].docnos) for t in extra.topics)
+    everything = _all_judgments(sample, extra, level)
+    return AssistedResult(ev, predictions, str(model if model is not None else getattr(fit, "name", "model")),
+                          int(folds), int(seed), design, n_drawn, n_extra, sum(len(ts) for ts in sample.values()),
+                          everything, form, {t: int(ts.sampled.sum()) for t, ts in sample.items()})
+
+
+def _check_arguments(folds, seed, depth, variance: str, weight, form: str, fit, extra) -> None:
+    """Refuse, naming the argument, settings :func:`evaluate_assisted` cannot use."""
     if not isinstance(folds, (int, np.integer)) or isinstance(folds, bool) or folds < 2:
         raise BayevalInputError(f"folds: cross-fitting needs an integer >= 2, got {folds!r}")
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
@@ -317,52 +343,51 @@ def evaluate_assisted(runs: RunSet | Sequence[Run], sample: StratifiedSample | Q
         raise BayevalInputError(f"fit: a function judgments -> RelevanceProbabilities, got {type(fit).__name__}")
     if extra is not None and not isinstance(extra, Qrels):
         raise BayevalInputError(f"extra: qrels of the judgments not drawn at random, got {type(extra).__name__}")
+
+
+def _design(sample: StratifiedSample | Qrels, inclusion: Mapping[str, np.ndarray] | None, runs: RunSet, depth: int
+            ) -> tuple[StratifiedSample, Mapping[str, np.ndarray] | None, dict[str, float] | None, str]:
+    """``(sample, inclusion, draws, design)``: the sample as a StratifiedSample, each pooled document's π where
+    known, the number drawn per topic standing for ``m_t`` (prels only) and the design's name
+    (:attr:`AssistedResult.design`)."""
     if isinstance(sample, StratifiedSample):
-        design, draws = ("strata" if inclusion is None else "inclusion"), None
-    elif isinstance(sample, Qrels):
+        return sample, inclusion, None, ("strata" if inclusion is None else "inclusion")
+    if isinstance(sample, Qrels):
         if inclusion is not None:
             raise BayevalInputError("inclusion: prels carry their own inclusion probabilities; give inclusion "
                                     "only with a StratifiedSample")
-        sample, inclusion, draws = _prels_design(sample, runs, int(depth))
-        design = "prels"
-    else:
-        raise BayevalInputError(f"sample: a StratifiedSample or prels (Qrels with inclusion probabilities), got "
-                                f"{type(sample).__name__}")
-    sample = _covered(sample, runs)
-    n_drawn = sum(int(ts.sampled.sum()) for ts in sample.values())
-    if n_drawn == 0:
-        raise BayevalInputError("sample: no document was drawn (every rel is -1): nothing corrects the model")
-    extra = None if extra is None else _checked_extra(extra, sample)
-    level = int(relevance_level)
+        return (*_prels_design(sample, runs, depth), "prels")
+    raise BayevalInputError(f"sample: a StratifiedSample or prels (Qrels with inclusion probabilities), got "
+                            f"{type(sample).__name__}")
+
+
+def _cross_fit(sample: StratifiedSample, fit: Callable[[Qrels], RelevanceProbabilities], extra: Qrels | None,
+               folds: int, seed: int, level: int, progress: bool | None) -> RelevanceProbabilities:
+    """Every pooled document's p from a fit that never saw its judgment
+    (:func:`~bayeval.sampling.cross_fitted_predictions`), with a progress bar over the ``folds`` fits."""
 
     def training(smp: StratifiedSample, more: Qrels | None = None) -> RelevanceProbabilities:
         next(ticker, None)
         return fit(_all_judgments(smp, more, level))
 
-    ticker = track(range(int(folds)), total=int(folds), description=f"fitting the model ({folds} folds)",
-                   enabled=progress)
+    ticker = track(range(folds), total=folds, description=f"fitting the model ({folds} folds)", enabled=progress)
     try:
-        predictions = cross_fitted_predictions(sample, training, folds=int(folds), seed=int(seed), extra=extra)
+        predictions = cross_fitted_predictions(sample, training, folds=folds, seed=seed, extra=extra)
         for _ in ticker:  # the last fit is done
             pass
     finally:
         ticker.close()
-    if form == "auto":
-        size = (draws if draws is not None else
-                {t: float(np.sum(inclusion[t])) for t in sample} if inclusion is not None else
-                {t: float(ts.sampled.sum()) for t, ts in sample.items()})
-        form = assisted_form(size)
-    if form == "anchored":
-        ev = anchored_measures(runs, sample, predictions, inclusion=inclusion, cutoffs=tuple(cutoffs),
-                               depth=int(depth), relevance_level=level)
-    else:
-        ev = assisted_measures(runs, sample, predictions, weight=weight, inclusion=inclusion, cutoffs=tuple(cutoffs),
-                               depth=int(depth), relevance_level=level, variance=variance, expected_draws=draws)
-    n_extra = 0 if extra is None else sum(len(extra[t].docnos) for t in extra.topics)
-    everything = _all_judgments(sample, extra, level)
-    return AssistedResult(ev, predictions, str(model if model is not None else getattr(fit, "name", "model")),
-                          int(folds), int(seed), design, n_drawn, n_extra, sum(len(ts) for ts in sample.values()),
-                          everything, form, {t: int(ts.sampled.sum()) for t, ts in sample.items()})
+    return predictions
+
+
+def _auto_form(sample: StratifiedSample, inclusion: Mapping[str, np.ndarray] | None,
+               draws: dict[str, float] | None) -> str:
+    """``form="auto"`` resolved by the sample's size per topic (:func:`~bayeval.sampling.sample_sizes.assisted_form`):
+    the number drawn from prels, else the expected number where every π is known, else the number drawn."""
+    size = (draws if draws is not None else
+            {t: float(np.sum(inclusion[t])) for t in sample} if inclusion is not None else
+            {t: float(ts.sampled.sum()) for t, ts in sample.items()})
+    return assisted_form(size)
 
 
 def _all_judgments(sample: StratifiedSample, extra: Qrels | None, level: int) -> Qrels:
