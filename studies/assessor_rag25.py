@@ -55,13 +55,21 @@ from bayeval.stats.forecast import brier_score, log_score, reliability_bins
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "rag25-labels"
 EDGES = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
-METHODS = ("map", "map-flat", "pooled-lr", "raw-grade", "base-rate", "map, true b_t")
+METHODS = ("map", "map-flat", "pooled-lr", "raw-grade", "base-rate", "map, predictive", "map, mean of draws",
+           "dawid-skene", "map, b_t from dawid-skene", "map, tempered", "map, true b_t")
 COLS = ["bin", "n", "mean_forecast", "frequency", "lower", "upper", "consistent", "topic_lower", "topic_upper",
         "topic_consistent"]
 
 
 def base_rates(n_rel: np.ndarray, n: np.ndarray) -> np.ndarray:
     """Per topic the posterior mean of its base rate under a beta-binomial prior fitted to all topics (EB)."""
+    a, b = base_rate_prior(n_rel, n)
+    return (n_rel + a) / (n + a + b)
+
+
+def base_rate_prior(n_rel: np.ndarray, n: np.ndarray) -> tuple[float, float]:
+    """The Beta(a, b) prior of a topic's base rate, a = mu kappa, b = (1 - mu) kappa, by the beta-binomial marginal
+    likelihood across topics (with a weak prior on log kappa)."""
 
     def nll(x):
         mu, kappa = expit(x[0]), np.exp(x[1])
@@ -71,7 +79,7 @@ def base_rates(n_rel: np.ndarray, n: np.ndarray) -> np.ndarray:
     pooled = (n_rel.sum() + 0.5) / (n.sum() + 1.0)
     x = minimize(nll, [logit(pooled), np.log(10.0)], method="Nelder-Mead").x
     mu, kappa = expit(x[0]), np.exp(x[1])
-    return (n_rel + mu * kappa) / (n + kappa)
+    return float(mu * kappa), float((1 - mu) * kappa)
 
 
 def _qrels(frame: pd.DataFrame) -> Qrels:
@@ -87,7 +95,7 @@ def _one_topic(labels: AssessorLabels, frame: pd.DataFrame) -> tuple[AssessorLab
     return lab, _qrels(f)
 
 
-def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, level: int) -> dict:
+def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, level: int, seed=0) -> dict:
     """P(relevant) of each ``test`` pair by each method, learned on ``train`` (and the labels of every pair)."""
     labels = AssessorLabels.from_frame(pairs.rename(columns={"llm": "value"})[["topic", "docno", "value"]],
                                        "umbrela", "grades")
@@ -95,7 +103,9 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
     topics = sorted(pairs.topic.unique())
     counts = train.assign(rel=train.human >= level).groupby("topic").rel.agg(["sum", "count"]).reindex(topics,
                                                                                                    fill_value=0)
+    a_pi, b_pi = base_rate_prior(counts["sum"].to_numpy(float), counts["count"].to_numpy(float))
     b = dict(zip(topics, base_rates(counts["sum"].to_numpy(float), counts["count"].to_numpy(float)), strict=True))
+    ab = {t: (a_pi + counts["sum"][t], b_pi + counts["count"][t] - counts["sum"][t]) for t in topics}
     bt = test.topic.map(b).to_numpy(float)
     out = {"base-rate": bt}
     truth = test.assign(rel=test.human >= level).groupby("topic").rel.mean().to_dict()
@@ -103,6 +113,7 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
         amap = fit_assessor_map(labels, tq, relevance_level=level, prior=prior)
         if prior == "pooled":
             out["alpha"] = amap.alpha
+            out.update(variants(amap, test, bt, ab, a_pi, b_pi, seed))
             out["map, true b_t"] = np.concatenate([amap.probability(t, g.llm.to_numpy(float), np.full(len(g), truth[t]))
                                                    for t, g in test.groupby("topic", sort=False)])
         out[name] = np.concatenate([amap.probability(t, g.llm.to_numpy(float), g.topic.map(b).to_numpy(float))
@@ -116,8 +127,126 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
     out["raw-grade"] = test.llm.map(rate).fillna((raw["sum"].sum() + 1) / (raw["count"].sum() + 2)).to_numpy(float)
     order = np.concatenate([np.flatnonzero(test.topic.to_numpy() == t) for t in test.topic.unique()])
     # the map forecasts were made topic by topic: put every method in that order
-    return ({k: (v if k in ("map", "map-flat", "alpha", "map, true b_t") else v[order]) for k, v in out.items()},
+    return ({k: (v if k in ("map", "map-flat", "alpha", "map, true b_t", "temper") else v[order])
+             for k, v in out.items()},
             test.iloc[order])
+
+
+def variants(amap, test: pd.DataFrame, bt: np.ndarray, ab: dict, a_pi: float, b_pi: float, seed) -> dict:
+    """The forecasts of the reliability follow-up (docs/notes/assessor-rag25.md), in ``test``'s order."""
+    rng = np.random.default_rng([*np.atleast_1d(seed), 40])
+    hyper = amap.hyper_draws(400, rng)
+    k = amap.categories(test.llm.to_numpy(float))
+    topics = test.topic.to_numpy()
+    idx = np.array([amap.topics.index(t) for t in topics])
+    out = {"map, predictive": predictive(amap, hyper, k, bt, topics),
+           "map, mean of draws": mean_of_draws(amap, hyper, k, topics, ab, rng)}
+    n, u = _topic_arrays(amap, test)
+    q, pi = dawid_skene(amap, n, u, a_pi, b_pi, rng)
+    out["dawid-skene"] = q[idx, k]
+    out["map, b_t from dawid-skene"] = predictive(amap, hyper, k, pi[idx], topics)
+    c, th = tempered(amap, a_pi, b_pi)
+    out["temper"] = c
+    out["map, tempered"] = expit(logit(bt) + np.log(th[idx, 1, k]) - np.log(th[idx, 0, k]))
+    return out
+
+
+def _topic_arrays(amap, test: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The map's judged counts (T, 2, K) and the test pairs' grade counts (T, K), in the map's topic order."""
+    u = np.zeros((len(amap.topics), amap.n_categories))
+    for i, t in enumerate(amap.topics):
+        k = amap.categories(test.llm[test.topic == t].to_numpy(float))
+        np.add.at(u[i], k, 1.0)
+    return amap.counts, u
+
+
+def predictive(amap, hyper, k: np.ndarray, b: np.ndarray, topics: np.ndarray) -> np.ndarray:
+    """The exact posterior predictive P(R = 1 | g, labels) of one new pair: with pi_t and theta_t independent a
+    posteriori, P = E[pi] E[theta_1g] / (E[pi] E[theta_1g] + (1 - E[pi]) E[theta_0g]), the expectations over pi_t's
+    Beta posterior (its mean b) and theta_t's Dirichlet posterior given each draw of the hyperparameters."""
+    out = np.empty(len(k))
+    for t in np.unique(topics):
+        sel = topics == t
+        a0, a1 = amap.posterior(t, hyper)
+        e1, e0 = (a1 / a1.sum(-1, keepdims=True)).mean(0), (a0 / a0.sum(-1, keepdims=True)).mean(0)
+        out[sel] = expit(logit(b[sel]) + np.log(e1[k[sel]]) - np.log(e0[k[sel]]))
+    return out
+
+
+def mean_of_draws(amap, hyper, k: np.ndarray, topics: np.ndarray, ab: dict, rng) -> np.ndarray:
+    """The mean over joint draws (pi_t from its Beta posterior, the LR from the map's) of expit(logit pi + log LR):
+    what ``with_assessors`` makes the point p when p has draws."""
+    n = hyper[0].shape[0]
+    out = np.empty(len(k))
+    for t in np.unique(topics):
+        sel = topics == t
+        pi = rng.beta(*ab[t], size=n)
+        lr = amap.log_lr_draws(t, amap.levels[k[sel]], n, rng, hyper)
+        out[sel] = expit(logit(pi)[:, None] + lr).mean(0)
+    return out
+
+
+def dawid_skene(amap, n: np.ndarray, u: np.ndarray, a: float, b: float, rng, *, iters: int = 1500,
+                burn: int = 300, init: float | None = None) -> np.ndarray:
+    """Dawid–Skene on each topic's every pair: the human-labelled counts ``n`` (T, 2, K) and the grades ``u``
+    (T, K) of the pairs without a human label, whose relevance is latent. Gibbs sampling of
+    r_tk ~ Binomial(u_tk, q_tk), q_tk = pi_t theta_t1k / (pi_t theta_t1k + (1 - pi_t) theta_t0k);
+    pi_t ~ Beta(a + rel, b + nonrel); theta_tc ~ Dirichlet(alpha_c m_c + counts of class c), the hyperparameters
+    a new Laplace draw of the map's each sweep. Returns the posterior means of q_tk, P(R = 1 | g = k, every pair
+    of the topic), (T, K), and of pi_t, (T,)."""
+    alpha, m = amap.hyper_draws(iters, rng)
+    prior = alpha[..., None] * m  # (iters, 2, K)
+    pi = np.full(len(n), init) if init is not None else (a + n[:, 1].sum(1)) / (a + b + n.sum((1, 2)))
+    th = (prior[0] + n) / (prior[0] + n).sum(-1, keepdims=True)
+    acc, acc_pi = np.zeros_like(u), np.zeros(len(n))
+    for s in range(iters):
+        w1, w0 = pi[:, None] * th[:, 1], (1 - pi[:, None]) * th[:, 0]
+        q = w1 / (w1 + w0)
+        if s >= burn:
+            acc += q
+            acc_pi += pi
+        r = rng.binomial(u.astype(np.int64), q)
+        pi = rng.beta(a + n[:, 1].sum(1) + r.sum(1), b + n[:, 0].sum(1) + (u - r).sum(1))
+        g = rng.standard_gamma(prior[s] + n + np.stack([u - r, r], axis=1))
+        th = np.maximum(g, 1e-300) / np.maximum(g, 1e-300).sum(-1, keepdims=True)
+    return acc / (iters - burn), acc_pi / (iters - burn)
+
+
+TEMPER = np.r_[2.0 ** np.arange(-2, 9), np.inf]
+
+
+def tempered(amap, a: float, b: float) -> tuple[float, np.ndarray]:
+    """The topic maps with the prior c alpha_c m_c (c = 1: the empirical-Bayes map; c = inf: the pooled profile),
+    c chosen from :data:`TEMPER` by leave-one-out log loss over the human-labelled pairs (each labelled pair
+    forecast from the others of its topic: base rate and map). Returns c and the posterior means of
+    P(g | class) per topic, (T, 2, K)."""
+    n = amap.counts
+    prior = amap.alpha[:, None] * amap.profile
+    nt, nr = n.sum((1, 2)), n[:, 1].sum(1)
+    best, best_c = np.inf, 1.0
+    for c in TEMPER:
+        loss = 0.0
+        for y in (0, 1):
+            bt = (a + nr - y) / (a + b + nt - 1)
+            lr = np.empty((len(n), n.shape[2]))
+            for k in range(n.shape[2]):
+                cnt = n.copy()
+                cnt[:, y, k] -= 1.0
+                th = _theta(prior, cnt, c)
+                lr[:, k] = np.log(th[:, 1, k]) - np.log(th[:, 0, k])
+            pk = expit(logit(bt)[:, None] + lr)
+            ll = np.log(pk) if y == 1 else np.log1p(-pk)
+            loss -= np.sum(n[:, y] * ll)
+        if loss < best:
+            best, best_c = loss, c
+    return best_c, _theta(prior, n, best_c)
+
+
+def _theta(prior: np.ndarray, cnt: np.ndarray, c: float) -> np.ndarray:
+    if np.isinf(c):
+        return np.broadcast_to(prior / prior.sum(-1, keepdims=True), cnt.shape)
+    x = c * prior + np.maximum(cnt, 0.0)
+    return x / x.sum(-1, keepdims=True)
 
 
 def _mixture_rate(amap, topic_grades: np.ndarray) -> float:
@@ -128,6 +257,24 @@ def _mixture_rate(amap, topic_grades: np.ndarray) -> float:
     res = minimize(lambda x: -np.sum(np.log(expit(x[0]) * p1 + (1 - expit(x[0])) * p0)), [0.0],
                    method="Nelder-Mead")
     return float(expit(res.x[0]))
+
+
+def synthetic(pairs: pd.DataFrame, level: int, seed: int) -> pd.DataFrame:
+    """The same topics and pair counts, relevance and grades drawn from the Dawid–Skene model that the map assumes:
+    R ~ Bernoulli(pi_t), G | R = c ~ Categorical(theta_tc), with pi_t each topic's share relevant and theta_tc the
+    posterior mean of the map learned on every pair (pooled prior). The human grade is set to ``level`` or 0."""
+    labels = AssessorLabels.from_frame(pairs.rename(columns={"llm": "value"})[["topic", "docno", "value"]],
+                                       "umbrela", "grades")
+    amap = fit_assessor_map(labels, _qrels(pairs), relevance_level=level)
+    rng = np.random.default_rng([seed, 7])
+    out = []
+    for t, g in pairs.groupby("topic", sort=False):
+        a0, a1 = amap.posterior(t)
+        rel = rng.random(len(g)) < (g.human >= level).mean()
+        grade = np.where(rel, rng.choice(amap.levels, size=len(g), p=a1 / a1.sum()),
+                         rng.choice(amap.levels, size=len(g), p=a0 / a0.sum()))
+        out.append(g.assign(human=np.where(rel, level, 0), llm=grade.astype(np.int64)))
+    return pd.concat(out, ignore_index=True)
 
 
 def scores(p: np.ndarray, y: np.ndarray) -> dict:
@@ -163,13 +310,14 @@ def reliability(p: np.ndarray, y: np.ndarray, topic: np.ndarray | None = None, *
 
 def held_out_pairs(pairs: pd.DataFrame, level: int, reps: int, per_topic: int, seed: int):
     rows, first, all_ok, all_topic_ok = [], None, {m: 0 for m in METHODS}, {m: 0 for m in METHODS}
-    alphas = []
+    alphas, tempers = [], []
     for r in range(reps):
         rng = np.random.default_rng([seed, r])
         pick = np.zeros(len(pairs), bool)
         for _, idx in pairs.groupby("topic").indices.items():
             pick[rng.choice(idx, size=min(per_topic, len(idx)), replace=False)] = True
-        fc, test = forecasts(pairs, pairs[pick], pairs[~pick], level)
+        fc, test = forecasts(pairs, pairs[pick], pairs[~pick], level, [seed, r])
+        tempers.append(fc["temper"])
         y = (test.human >= level).to_numpy()
         alphas.append(fc["alpha"])
         for m in METHODS:
@@ -179,7 +327,7 @@ def held_out_pairs(pairs: pd.DataFrame, level: int, reps: int, per_topic: int, s
             all_topic_ok[m] += bool(rel[rel.n > 0].topic_consistent.all())
             if r == 0:
                 first = {**(first or {}), m: rel}
-    return pd.DataFrame(rows), first, all_ok, all_topic_ok, np.array(alphas)
+    return pd.DataFrame(rows), first, all_ok, all_topic_ok, np.array(alphas), np.array(tempers)
 
 
 def other_topics(pairs: pd.DataFrame, level: int):
@@ -212,15 +360,21 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--per-topic", type=int, default=10, help="human labels a topic (default 10)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--synthetic", type=int, default=None, metavar="SEED",
+                    help="replace the pairs by draws from the fitted Dawid–Skene model (a well-specified control)")
     args = ap.parse_args()
     t0 = time.time()
     human = read_qrels(Path(args.data) / "qrels-human.txt.gz").to_frame().rename(columns={"grade": "human"})
     llm = read_labels(Path(args.data) / "labels-umbrela.txt.gz").to_frame().rename(columns={"value": "llm"})
     pairs = human.merge(llm, on=["topic", "docno"], how="inner")
     pairs["llm"] = pairs.llm.astype(np.int64)
+    if args.synthetic is not None:
+        pairs = synthetic(pairs, args.level, args.synthetic)
+        print(f"SYNTHETIC pairs (seed {args.synthetic}): Dawid–Skene draws from each topic's fitted base rate and "
+              "P(grade | class)")
     print(f"{len(pairs)} pairs, {pairs.topic.nunique()} topics; relevant = human grade >= {args.level} "
           f"(base rate {(pairs.human >= args.level).mean():.3f})\n")
-    table, first, all_ok, all_topic_ok, alphas = held_out_pairs(pairs, args.level, args.reps, args.per_topic,
+    table, first, all_ok, all_topic_ok, alphas, tempers = held_out_pairs(pairs, args.level, args.reps, args.per_topic,
                                                                 args.seed)
     labels = AssessorLabels.from_frame(pairs.rename(columns={"llm": "value"})[["topic", "docno", "value"]],
                                        "umbrela", "grades")
@@ -228,6 +382,9 @@ def main() -> None:
     print(f"map on every pair: alpha nonrelevant {full.alpha[0]:.1f}, relevant {full.alpha[1]:.1f}; from "
           f"{args.per_topic} a topic, over the repetitions: nonrelevant {alphas[:, 0].min():.1f}–"
           f"{alphas[:, 0].max():.1f}, relevant {alphas[:, 1].min():.1f}–{alphas[:, 1].max():.1f}\n")
+    vals, cnt = np.unique(tempers, return_counts=True)
+    print("map, tempered: c chosen by leave-one-out over the labelled pairs: "
+          + ", ".join(f"{v:g} ({c}x)" for v, c in zip(vals, cnt, strict=True)) + "\n")
     summ = table.groupby("method", sort=False)[["log_loss", "brier"]].agg(["mean", "std"])
     summ.columns = [f"{a}_{b}" for a, b in summ.columns]
     summ["all_bins_wilson"] = [f"{all_ok[m]}/{args.reps}" for m in summ.index]
@@ -237,7 +394,7 @@ def main() -> None:
     wins = table.pivot(index="rep", columns="method", values="log_loss")
     print(f"\nmap's log loss below raw-grade's in {int((wins['map'] < wins['raw-grade']).sum())}/{args.reps} "
           f"repetitions, below base-rate's in {int((wins['map'] < wins['base-rate']).sum())}/{args.reps}")
-    for m in ("map", "raw-grade"):
+    for m in ("map", "raw-grade", "dawid-skene", "map, tempered"):
         rel = first[m]
         print(f"\nreliability of {m}, repetition 0:\n")
         print(rel[rel.n > 0][COLS].round(3).to_markdown(index=False))
