@@ -127,7 +127,7 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
     out["raw-grade"] = test.llm.map(rate).fillna((raw["sum"].sum() + 1) / (raw["count"].sum() + 2)).to_numpy(float)
     order = np.concatenate([np.flatnonzero(test.topic.to_numpy() == t) for t in test.topic.unique()])
     # the map forecasts were made topic by topic: put every method in that order
-    return ({k: (v if k in ("map", "map-flat", "alpha", "map, true b_t", "temper") else v[order])
+    return ({k: (v if k in ("map", "map-flat", "alpha", "map, true b_t", "temper", "pred_bins") else v[order])
              for k, v in out.items()},
             test.iloc[order])
 
@@ -145,10 +145,52 @@ def variants(amap, test: pd.DataFrame, bt: np.ndarray, ab: dict, a_pi: float, b_
     q, pi = dawid_skene(amap, n, u, a_pi, b_pi, rng)
     out["dawid-skene"] = q[idx, k]
     out["map, b_t from dawid-skene"] = predictive(amap, hyper, k, pi[idx], topics)
+    y = (test.human >= amap.relevance_level).to_numpy()
+    out["pred_bins"] = predictive_bins(amap, hyper, test, expit(logit(bt) + _lr(amap, topics, k)), y, ab, rng)
     c, th = tempered(amap, a_pi, b_pi)
     out["temper"] = c
     out["map, tempered"] = expit(logit(bt) + np.log(th[idx, 1, k]) - np.log(th[idx, 0, k]))
     return out
+
+
+def _lr(amap, topics: np.ndarray, k: np.ndarray) -> np.ndarray:
+    out = np.empty(len(k))
+    for t in np.unique(topics):
+        sel = topics == t
+        out[sel] = amap.log_lr(t, amap.levels[k[sel]])
+    return out
+
+
+def predictive_bins(amap, hyper, test: pd.DataFrame, p: np.ndarray, y: np.ndarray, ab: dict, rng,
+                    level: float = 0.95) -> pd.DataFrame:
+    """Reliability bins of the forecasts ``p`` with each bin's 95% interval of its frequency from the model's own
+    joint predictive: per draw, pi_t from its Beta posterior and the topic's LR from the map's draws (``hyper``
+    shared across topics), every held-out pair's relevance drawn from expit(logit pi_t + log LR_t(g)); the bin's
+    frequency over the draws. Unlike the Wilson interval it carries the errors a topic's pairs share (of pi_t and
+    LR_t), which is what the pairs of 22 topics cannot average away."""
+    e = np.asarray(EDGES)
+    b = np.clip(np.searchsorted(e, p, side="right") - 1, 0, len(e) - 2)
+    n_draws = hyper[0].shape[0]
+    sims = np.zeros((n_draws, len(e) - 1))
+    topics = test.topic.to_numpy()
+    g = test.llm.to_numpy(float)
+    for t in np.unique(topics):
+        sel = np.flatnonzero(topics == t)
+        pi = rng.beta(*ab[t], size=n_draws)
+        pr = expit(logit(pi)[:, None] + amap.log_lr_draws(t, g[sel], n_draws, rng, hyper))
+        hit = (rng.random(pr.shape) < pr).astype(float)
+        for j in np.unique(b[sel]):
+            sims[:, j] += hit[:, b[sel] == j].sum(axis=1)
+    n = np.bincount(b, minlength=len(e) - 1).astype(float)
+    obs = np.bincount(b, weights=y.astype(float), minlength=len(e) - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo, hi = np.quantile(sims / n, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        freq = obs / n
+    rel = pd.DataFrame({"bin": [f"{a:g}–{c:g}" for a, c in zip(e[:-1], e[1:], strict=True)], "n": n,
+                        "mean_forecast": np.bincount(b, weights=p, minlength=len(e) - 1) / np.maximum(n, 1),
+                        "frequency": freq, "pred_lower": lo, "pred_upper": hi})
+    rel["pred_consistent"] = (freq >= lo) & (freq <= hi)
+    return rel[rel.n > 0].reset_index(drop=True)
 
 
 def _topic_arrays(amap, test: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -310,7 +352,7 @@ def reliability(p: np.ndarray, y: np.ndarray, topic: np.ndarray | None = None, *
 
 def held_out_pairs(pairs: pd.DataFrame, level: int, reps: int, per_topic: int, seed: int):
     rows, first, all_ok, all_topic_ok = [], None, {m: 0 for m in METHODS}, {m: 0 for m in METHODS}
-    alphas, tempers = [], []
+    alphas, tempers, pred_ok, pred_first = [], [], 0, None
     for r in range(reps):
         rng = np.random.default_rng([seed, r])
         pick = np.zeros(len(pairs), bool)
@@ -318,6 +360,9 @@ def held_out_pairs(pairs: pd.DataFrame, level: int, reps: int, per_topic: int, s
             pick[rng.choice(idx, size=min(per_topic, len(idx)), replace=False)] = True
         fc, test = forecasts(pairs, pairs[pick], pairs[~pick], level, [seed, r])
         tempers.append(fc["temper"])
+        pred_ok += bool(fc["pred_bins"].pred_consistent.all())
+        if r == 0:
+            pred_first = fc["pred_bins"]
         y = (test.human >= level).to_numpy()
         alphas.append(fc["alpha"])
         for m in METHODS:
@@ -327,7 +372,8 @@ def held_out_pairs(pairs: pd.DataFrame, level: int, reps: int, per_topic: int, s
             all_topic_ok[m] += bool(rel[rel.n > 0].topic_consistent.all())
             if r == 0:
                 first = {**(first or {}), m: rel}
-    return pd.DataFrame(rows), first, all_ok, all_topic_ok, np.array(alphas), np.array(tempers)
+    return (pd.DataFrame(rows), first, all_ok, all_topic_ok, np.array(alphas), np.array(tempers), pred_ok,
+            pred_first)
 
 
 def other_topics(pairs: pd.DataFrame, level: int):
@@ -374,8 +420,8 @@ def main() -> None:
               "P(grade | class)")
     print(f"{len(pairs)} pairs, {pairs.topic.nunique()} topics; relevant = human grade >= {args.level} "
           f"(base rate {(pairs.human >= args.level).mean():.3f})\n")
-    table, first, all_ok, all_topic_ok, alphas, tempers = held_out_pairs(pairs, args.level, args.reps, args.per_topic,
-                                                                args.seed)
+    table, first, all_ok, all_topic_ok, alphas, tempers, pred_ok, pred_first = held_out_pairs(
+        pairs, args.level, args.reps, args.per_topic, args.seed)
     labels = AssessorLabels.from_frame(pairs.rename(columns={"llm": "value"})[["topic", "docno", "value"]],
                                        "umbrela", "grades")
     full = fit_assessor_map(labels, _qrels(pairs), relevance_level=args.level)
@@ -394,6 +440,9 @@ def main() -> None:
     wins = table.pivot(index="rep", columns="method", values="log_loss")
     print(f"\nmap's log loss below raw-grade's in {int((wins['map'] < wins['raw-grade']).sum())}/{args.reps} "
           f"repetitions, below base-rate's in {int((wins['map'] < wins['base-rate']).sum())}/{args.reps}")
+    print(f"\nmap: every bin's frequency inside its 95% interval from the model's joint predictive (pi_t and the "
+          f"map drawn per topic) in {pred_ok}/{args.reps} repetitions; repetition 0:\n")
+    print(pred_first.round(3).to_markdown(index=False))
     for m in ("map", "raw-grade", "dawid-skene", "map, tempered"):
         rel = first[m]
         print(f"\nreliability of {m}, repetition 0:\n")
