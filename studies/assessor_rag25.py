@@ -320,8 +320,13 @@ def synthetic(pairs: pd.DataFrame, level: int, seed: int) -> pd.DataFrame:
 
 
 def scores(p: np.ndarray, y: np.ndarray) -> dict:
+    """Log loss, Brier and the expected calibration error sum_b n_b |freq_b - mean forecast_b| / n over EDGES."""
     d = 0.5 - y.astype(float)  # the forecast module's outcome "Δ < 0" is here "relevant"
-    return {"log_loss": float(log_score(p, d).mean()), "brier": float(brier_score(p, d).mean())}
+    e = np.asarray(EDGES)
+    b = np.clip(np.searchsorted(e, p, side="right") - 1, 0, len(e) - 2)
+    gap = np.bincount(b, weights=y.astype(float) - p, minlength=len(e) - 1)
+    return {"log_loss": float(log_score(p, d).mean()), "brier": float(brier_score(p, d).mean()),
+            "ece": float(np.abs(gap).sum() / len(p))}
 
 
 def reliability(p: np.ndarray, y: np.ndarray, topic: np.ndarray | None = None, *, boot: int = 1000,
@@ -431,7 +436,7 @@ def main() -> None:
     vals, cnt = np.unique(tempers, return_counts=True)
     print("map, tempered: c chosen by leave-one-out over the labelled pairs: "
           + ", ".join(f"{v:g} ({c}x)" for v, c in zip(vals, cnt, strict=True)) + "\n")
-    summ = table.groupby("method", sort=False)[["log_loss", "brier"]].agg(["mean", "std"])
+    summ = table.groupby("method", sort=False)[["log_loss", "brier", "ece"]].agg(["mean", "std"])
     summ.columns = [f"{a}_{b}" for a, b in summ.columns]
     summ["all_bins_wilson"] = [f"{all_ok[m]}/{args.reps}" for m in summ.index]
     summ["all_bins_topic_boot"] = [f"{all_topic_ok[m]}/{args.reps}" for m in summ.index]
