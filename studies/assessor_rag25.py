@@ -39,6 +39,7 @@ and the Wilson interval, which takes them to be, is too narrow).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 import warnings
 from pathlib import Path
@@ -56,7 +57,8 @@ from bayeval.stats.forecast import brier_score, log_score, reliability_bins
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "rag25-labels"
 EDGES = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 METHODS = ("map", "map-flat", "pooled-lr", "raw-grade", "base-rate", "map, predictive", "map, mean of draws",
-           "dawid-skene", "map, b_t from dawid-skene", "map, tempered", "map, true b_t")
+           "dawid-skene", "map, b_t from dawid-skene", "map, tempered", "map, true b_t", "map, hyper from all pairs",
+           "dawid-skene, hyper from all pairs")
 COLS = ["bin", "n", "mean_forecast", "frequency", "lower", "upper", "consistent", "topic_lower", "topic_upper",
         "topic_consistent"]
 
@@ -114,6 +116,15 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
         if prior == "pooled":
             out["alpha"] = amap.alpha
             out.update(variants(amap, test, bt, ab, a_pi, b_pi, seed))
+            full = fit_assessor_map(labels, _qrels(pairs), relevance_level=level)
+            oracle = dataclasses.replace(amap, profile=full.profile, alpha=full.alpha, hyper_mode=full.hyper_mode,
+                                         hyper_cov=full.hyper_cov)
+            k = amap.categories(test.llm.to_numpy(float))
+            idx = np.array([amap.topics.index(t) for t in test.topic])
+            out["map, hyper from all pairs"] = expit(logit(bt) + _lr(oracle, test.topic.to_numpy(), k))
+            n, u = _topic_arrays(oracle, test)
+            out["dawid-skene, hyper from all pairs"] = dawid_skene(
+                oracle, n, u, a_pi, b_pi, np.random.default_rng([*np.atleast_1d(seed), 41]))[0][idx, k]
             out["map, true b_t"] = np.concatenate([amap.probability(t, g.llm.to_numpy(float), np.full(len(g), truth[t]))
                                                    for t, g in test.groupby("topic", sort=False)])
         out[name] = np.concatenate([amap.probability(t, g.llm.to_numpy(float), g.topic.map(b).to_numpy(float))
@@ -301,10 +312,12 @@ def _mixture_rate(amap, topic_grades: np.ndarray) -> float:
     return float(expit(res.x[0]))
 
 
-def synthetic(pairs: pd.DataFrame, level: int, seed: int) -> pd.DataFrame:
+def synthetic(pairs: pd.DataFrame, level: int, seed: int, from_prior: bool = False) -> pd.DataFrame:
     """The same topics and pair counts, relevance and grades drawn from the Dawid–Skene model that the map assumes:
     R ~ Bernoulli(pi_t), G | R = c ~ Categorical(theta_tc), with pi_t each topic's share relevant and theta_tc the
-    posterior mean of the map learned on every pair (pooled prior). The human grade is set to ``level`` or 0."""
+    posterior mean of the map learned on every pair (pooled prior), or with ``from_prior`` a draw from its
+    Dirichlet(alpha_c m_c) (the hierarchy exactly as the map assumes it). The human grade is set to ``level``
+    or 0."""
     labels = AssessorLabels.from_frame(pairs.rename(columns={"llm": "value"})[["topic", "docno", "value"]],
                                        "umbrela", "grades")
     amap = fit_assessor_map(labels, _qrels(pairs), relevance_level=level)
@@ -312,6 +325,8 @@ def synthetic(pairs: pd.DataFrame, level: int, seed: int) -> pd.DataFrame:
     out = []
     for t, g in pairs.groupby("topic", sort=False):
         a0, a1 = amap.posterior(t)
+        if from_prior:
+            a0, a1 = rng.dirichlet(amap.alpha[0] * amap.profile[0]), rng.dirichlet(amap.alpha[1] * amap.profile[1])
         rel = rng.random(len(g)) < (g.human >= level).mean()
         grade = np.where(rel, rng.choice(amap.levels, size=len(g), p=a1 / a1.sum()),
                          rng.choice(amap.levels, size=len(g), p=a0 / a0.sum()))
@@ -413,6 +428,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--synthetic", type=int, default=None, metavar="SEED",
                     help="replace the pairs by draws from the fitted Dawid–Skene model (a well-specified control)")
+    ap.add_argument("--synthetic-prior", action="store_true",
+                    help="with --synthetic: each topic's P(grade | class) drawn from the fitted Dirichlet hierarchy")
     args = ap.parse_args()
     t0 = time.time()
     human = read_qrels(Path(args.data) / "qrels-human.txt.gz").to_frame().rename(columns={"grade": "human"})
@@ -420,9 +437,10 @@ def main() -> None:
     pairs = human.merge(llm, on=["topic", "docno"], how="inner")
     pairs["llm"] = pairs.llm.astype(np.int64)
     if args.synthetic is not None:
-        pairs = synthetic(pairs, args.level, args.synthetic)
-        print(f"SYNTHETIC pairs (seed {args.synthetic}): Dawid–Skene draws from each topic's fitted base rate and "
-              "P(grade | class)")
+        pairs = synthetic(pairs, args.level, args.synthetic, args.synthetic_prior)
+        print(f"SYNTHETIC pairs (seed {args.synthetic}): Dawid–Skene draws from each topic's share relevant and "
+              + ("P(grade | class) drawn from the fitted hierarchy" if args.synthetic_prior else
+                 "fitted P(grade | class)"))
     print(f"{len(pairs)} pairs, {pairs.topic.nunique()} topics; relevant = human grade >= {args.level} "
           f"(base rate {(pairs.human >= args.level).mean():.3f})\n")
     table, first, all_ok, all_topic_ok, alphas, tempers, pred_ok, pred_first = held_out_pairs(
