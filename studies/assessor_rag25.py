@@ -17,6 +17,22 @@ the topic's pairs are held out. Forecasts of P(relevant) for each held-out pair:
 - ``map, true b_t``: a diagnostic, not a forecast — the map with the held-out pairs' own share relevant as b_t, to
   tell the map's errors from b_t's.
 
+The reliability follow-up's variants (:func:`variants`):
+
+- ``map, predictive``: the exact posterior predictive of one pair, over pi_t's Beta posterior and the map's
+  hyperparameter draws (:func:`predictive`; ``map`` is the same at the hyperparameters' mode);
+- ``map, mean of draws``: the mean of expit(logit pi + log LR) over joint draws (:func:`mean_of_draws`);
+- ``dawid-skene``: every pair of the topic, the held-out ones' grades with latent relevance, by Gibbs sampling
+  (:func:`dawid_skene`); ``map, b_t from dawid-skene``: the map with that posterior mean of pi_t;
+- ``map, tempered``: the topic maps with the prior c alpha m, c by leave-one-out over the labelled pairs
+  (:func:`tempered`);
+- diagnostics ``map, hyper from all pairs`` and ``dawid-skene, hyper from all pairs``: the map's alpha and m
+  learned on every pair (what 10 labels a topic cannot know).
+
+Reliability is also checked against the map's own joint predictive (:func:`predictive_bins`), which carries the
+errors a topic's pairs share; ``--synthetic SEED`` (with ``--synthetic-prior``) replaces the pairs by draws from
+the Dawid–Skene model the map assumes, a well-specified control for every figure.
+
 b_t is the topic's base rate from its 10 pairs, shrunk to the others' by an empirical-Bayes beta-binomial
 (posterior mean (n_rel + mu kappa) / (n + kappa), mu and kappa maximising the marginal likelihood) — what a
 random sample of the topic says; in a collection the relevance model's p takes its place.
@@ -34,6 +50,7 @@ and the Wilson interval, which takes them to be, is too narrow).
 
     python studies/assessor_rag25.py --reps 20 --level 2
     python studies/assessor_rag25.py --reps 20 --level 1
+    python studies/assessor_rag25.py --reps 20 --level 2 --synthetic 1
 """
 
 from __future__ import annotations
@@ -115,6 +132,7 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
         amap = fit_assessor_map(labels, tq, relevance_level=level, prior=prior)
         if prior == "pooled":
             out["alpha"] = amap.alpha
+            out["summary"] = amap.summary()
             out.update(variants(amap, test, bt, ab, a_pi, b_pi, seed))
             full = fit_assessor_map(labels, _qrels(pairs), relevance_level=level)
             oracle = dataclasses.replace(amap, profile=full.profile, alpha=full.alpha, hyper_mode=full.hyper_mode,
@@ -138,7 +156,8 @@ def forecasts(pairs: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame, leve
     out["raw-grade"] = test.llm.map(rate).fillna((raw["sum"].sum() + 1) / (raw["count"].sum() + 2)).to_numpy(float)
     order = np.concatenate([np.flatnonzero(test.topic.to_numpy() == t) for t in test.topic.unique()])
     # the map forecasts were made topic by topic: put every method in that order
-    return ({k: (v if k in ("map", "map-flat", "alpha", "map, true b_t", "temper", "pred_bins") else v[order])
+    return ({k: (v if k in ("map", "map-flat", "alpha", "map, true b_t", "temper", "pred_bins", "summary")
+                 else v[order])
              for k, v in out.items()},
             test.iloc[order])
 
@@ -383,6 +402,7 @@ def held_out_pairs(pairs: pd.DataFrame, level: int, reps: int, per_topic: int, s
         pred_ok += bool(fc["pred_bins"].pred_consistent.all())
         if r == 0:
             pred_first = fc["pred_bins"]
+            print(f"the map of repetition 0, a new topic's profile:\n{fc['summary']}\n")
         y = (test.human >= level).to_numpy()
         alphas.append(fc["alpha"])
         for m in METHODS:
@@ -451,6 +471,8 @@ def main() -> None:
     print(f"map on every pair: alpha nonrelevant {full.alpha[0]:.1f}, relevant {full.alpha[1]:.1f}; from "
           f"{args.per_topic} a topic, over the repetitions: nonrelevant {alphas[:, 0].min():.1f}–"
           f"{alphas[:, 0].max():.1f}, relevant {alphas[:, 1].min():.1f}–{alphas[:, 1].max():.1f}\n")
+    print("P(grade | class) on every pair:\n"
+          + pd.crosstab(pairs.human >= args.level, pairs.llm, normalize="index").round(4).to_markdown() + "\n")
     vals, cnt = np.unique(tempers, return_counts=True)
     print("map, tempered: c chosen by leave-one-out over the labelled pairs: "
           + ", ".join(f"{v:g} ({c}x)" for v, c in zip(vals, cnt, strict=True)) + "\n")
