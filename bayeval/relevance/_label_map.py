@@ -51,11 +51,14 @@ def _objective(c: np.ndarray):
     def objective(x):
         alpha, m = _unpack(x)
         a = alpha * m
-        value = (dm_log_marginal(c, alpha, m) + PROFILE_PSEUDO * np.sum(np.log(m))
+        # the hyperprior's density on the simplex times the softmax's Jacobian, prod_k m_k, makes it a density of
+        # z: the Laplace approximation is in z, so its mode is z's (a category without counts then gets the
+        # posterior mean's share, (n_k + 1 + PROFILE_PSEUDO) / ..., not the simplex mode's (n_k + PROFILE_PSEUDO))
+        value = (dm_log_marginal(c, alpha, m) + (PROFILE_PSEUDO + 1.0) * np.sum(np.log(m))
                  - 0.5 * ((x[0] - mu) / sd) ** 2)
         dk = (digamma(a + c) - digamma(a)).sum(axis=0)  # per category, summed over topics
         d_alpha = np.sum(digamma(alpha) - digamma(alpha + n)) + float(m @ dk)
-        d_m = alpha * dk + PROFILE_PSEUDO / m
+        d_m = alpha * dk + (PROFILE_PSEUDO + 1.0) / m
         d_z = m[:-1] * (d_m[:-1] - float(m @ d_m))  # softmax with the last logit fixed at 0
         grad = np.concatenate([[alpha * d_alpha - (x[0] - mu) / sd ** 2], d_z])
         return -value, -grad
@@ -80,9 +83,14 @@ def fit_profile(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (:data:`ALPHA_PRIOR`, :data:`PROFILE_PSEUDO`), and the inverse of the negative Hessian there (a Laplace
     approximation of the hyperparameters' posterior).
 
-    Maximises :func:`dm_log_marginal` :math:`+\ \sum_k c \log m_k - (\log\alpha-\mu)^2/2\sigma^2` by BFGS
-    with its analytic gradient (digamma sums); the Hessian by central differences of the gradient. The hyperprior
-    keeps the mode finite; :math:`\log\alpha` is then clipped to :data:`ALPHA_BOUNDS`.
+    Maximises :func:`dm_log_marginal` :math:`+\ \sum_k (c + 1) \log m_k - (\log\alpha-\mu)^2/2\sigma^2`
+    (c = :data:`PROFILE_PSEUDO`; the + 1 is the log Jacobian :math:`\sum_k \log m_k` of the softmax, which makes
+    the hyperprior a density of z, the space of the Laplace approximation) by BFGS with its analytic gradient
+    (digamma sums); the Hessian by central differences of the gradient. The hyperprior keeps the mode finite;
+    :math:`\log\alpha` is then clipped to :data:`ALPHA_BOUNDS`. Without the Jacobian, a grade no pair of a
+    class got had the simplex mode's share, c / (N + cK): on TREC RAG 2025 from 10 labels a topic, grade 4's
+    P(· | nonrelevant) came out near 0.004 against 0.010 on all pairs, and forecasts of 0.95–1 were right 82% of
+    the time (docs/notes/assessor-rag25.md).
 
     Parameters
     ----------
