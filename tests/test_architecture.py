@@ -113,4 +113,5 @@ def test_each_vocabulary_is_registered_once():
     for name in list_configs():
         cfg = load_config(name)
         assert cfg.accepts <= {"depth", "extra", "stage_methods", "texts", "embeddings", "similarity", "matrix",
-                               "topup"}
+                               "topup", "labels"}
+        assert "labels" in cfg.accepts  # an automatic assessor is an expert of every model

@@ -23,6 +23,7 @@ from bayeval.io.frames import (
     runs_to_frame,
 )
 from bayeval.io.judgments import JudgmentLine, read_judgments
+from bayeval.io.labels import labels_name, read_labels
 from bayeval.io.pools import Contributions, RunGroups, read_contributions, read_run_groups
 from bayeval.io.probabilities import read_probabilities, write_probabilities
 from bayeval.io.qrels import parse_grade, read_prels, read_qrels, write_qrels
@@ -43,6 +44,7 @@ __all__ = [
     "identifier",
     "is_comment",
     "iter_runs",
+    "labels_name",
     "load_collection",
     "manual_runs",
     "match_sample_topics",
@@ -56,6 +58,7 @@ __all__ = [
     "read_cranfield",
     "read_embeddings",
     "read_judgments",
+    "read_labels",
     "read_prels",
     "read_probabilities",
     "read_qrels",

@@ -12,11 +12,13 @@ same ArviZ InferenceData shape:
 
 the composed :class:`RTCEstimator` (rank coefficients → calibration → aggregation), the hierarchical
 :class:`HierarchicalEstimator` (RTC's log-odds with learned topic and run effects), the baselines,
-:func:`estimate_probabilities`, :func:`bayesian_confidence`, held-out scoring and diagnostics.
+:func:`estimate_probabilities`, an automatic assessor's labels as an expert of any of them
+(:func:`fit_assessor_map`, :func:`with_assessors`), :func:`bayesian_confidence`, held-out scoring and diagnostics.
 PyMC is imported only when a model is built or sampled.
 """
 
 from bayeval.relevance.aggregation import ExpertAggregation
+from bayeval.relevance.assessor import AssessorMap, fit_assessor_map, with_assessors
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
 from bayeval.relevance.calibration import PlattCalibration
 from bayeval.relevance.confidence import BayesianConfidence, bayesian_confidence, run_effect_draws
@@ -56,6 +58,7 @@ from bayeval.relevance.similarity import SimilarityRegression
 __all__ = [
     "MODEL_KINDS",
     "AggregationPrior",
+    "AssessorMap",
     "BayesianConfidence",
     "CalibrationPrior",
     "ExpertAggregation",
@@ -86,6 +89,7 @@ __all__ = [
     "bayesian_confidence",
     "compare_priors",
     "estimate_probabilities",
+    "fit_assessor_map",
     "list_configs",
     "load_config",
     "prior_predictive_check",
@@ -97,4 +101,5 @@ __all__ = [
     "shallow_pool_split",
     "smoothed_probabilities",
     "uniform_probabilities",
+    "with_assessors",
 ]

@@ -8,7 +8,8 @@ or from a path. :func:`list_configs` names them.
 Each configuration class is registered under its ``kind``, which names its estimator in
 :data:`bayeval.relevance.estimate.ESTIMATORS`; its ``accepts`` names the options of
 :func:`~bayeval.relevance.estimate_probabilities` that estimator takes (``depth``: rank positions of a
-rank-coefficient model; ``extra``: extra expert columns; ``stage_methods``; the similarity sources) and
+rank-coefficient model; ``extra``: extra expert columns; ``stage_methods``; the similarity sources; ``labels``:
+automatic assessors' labels, which every kind accepts, :mod:`bayeval.relevance.assessor`) and
 ``gives_draws`` whether a sampled fit gives posterior draws of p, ``unseen_by_default`` whether the CLI adds the
 unseen relevant documents by default. Callers ask these instead of testing kinds.
 
@@ -285,7 +286,7 @@ class RTCConfig:
     name: str = "rtc-default"
     description: str = ""
     kind: str = field(default="rtc", init=False)
-    accepts: ClassVar[frozenset] = frozenset({"depth", "extra", "stage_methods"})
+    accepts: ClassVar[frozenset] = frozenset({"depth", "extra", "labels", "stage_methods"})
     gives_draws: ClassVar[bool] = True
     #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``)
     unseen_by_default: ClassVar[bool] = False
@@ -486,7 +487,7 @@ class HierarchicalConfig:
     name: str = "hierarchical"
     description: str = ""
     kind: str = field(default="hierarchical", init=False)
-    accepts: ClassVar[frozenset] = frozenset({"depth", "topup"})
+    accepts: ClassVar[frozenset] = frozenset({"depth", "labels", "topup"})
     gives_draws: ClassVar[bool] = True
     #: whether the CLI adds the unseen relevant documents' phantoms by default (``--unseen``): the
     #: calibration studies' choice (docs/calibration.md)
@@ -506,7 +507,7 @@ class SimilarityConfig:
     name: str = "similarity"
     description: str = ""
     kind: str = field(default="similarity", init=False)
-    accepts: ClassVar[frozenset] = frozenset({"texts", "embeddings", "similarity", "matrix"})
+    accepts: ClassVar[frozenset] = frozenset({"texts", "embeddings", "similarity", "matrix", "labels"})
     gives_draws: ClassVar[bool] = True
     unseen_by_default: ClassVar[bool] = False
 
@@ -519,7 +520,7 @@ class UniformConfig:
     name: str = "uniform"
     description: str = ""
     kind: str = field(default="uniform", init=False)
-    accepts: ClassVar[frozenset] = frozenset()
+    accepts: ClassVar[frozenset] = frozenset({"labels"})
     gives_draws: ClassVar[bool] = False
     unseen_by_default: ClassVar[bool] = False
 
@@ -537,7 +538,7 @@ class SmoothedConfig:
     name: str = "smoothed"
     description: str = ""
     kind: str = field(default="smoothed", init=False)
-    accepts: ClassVar[frozenset] = frozenset()
+    accepts: ClassVar[frozenset] = frozenset({"labels"})
     gives_draws: ClassVar[bool] = False
     unseen_by_default: ClassVar[bool] = False
 
@@ -592,7 +593,7 @@ class SparseLabelConfig:
     name: str = "sparse"
     description: str = ""
     kind: str = field(default="sparse", init=False)
-    accepts: ClassVar[frozenset] = frozenset()
+    accepts: ClassVar[frozenset] = frozenset({"labels"})
     gives_draws: ClassVar[bool] = True
     unseen_by_default: ClassVar[bool] = False
 

@@ -7,6 +7,7 @@ import numpy as np
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._fitting import FIT_METHODS
+from bayeval.relevance.assessor import with_assessors
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
 from bayeval.relevance.beyond_depth import with_beyond_depth
 from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config, load_config_as
@@ -70,7 +71,7 @@ class SimilarityEstimator:
 
 def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "map", p_draws: int | None = 200, seed=0,
                            extra=None, texts=None, embeddings=None, similarity=None, matrix=None,
-                           stage_methods=None, depth: int | None = None, topup=None,
+                           stage_methods=None, depth: int | None = None, topup=None, labels=None,
                            **fit_kwargs) -> RelevanceEstimate:
     """Probabilities of relevance of every document of ``data`` (and posterior draws of them).
 
@@ -103,6 +104,11 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
         Documents drawn at random from held-out runs' own documents (:mod:`bayeval.relevance.topup`), judged in
         ``data``: the ``hierarchical`` model is fitted without them and learns the held-out runs' levels from
         them (:mod:`bayeval.relevance.reuse_prior`).
+    labels : sequence of AssessorLabels, optional
+        Automatic assessors' labels (:func:`bayeval.io.read_labels`), for every model kind: after the model's fit,
+        each assessor's map from label to relevance is learned on the judged documents it labelled and applied to
+        the unjudged ones, its uncertainty carried into p's draws (:func:`bayeval.relevance.assessor.with_assessors`,
+        with ``p_draws`` and ``seed``; ``p_draws=None`` keeps a point estimate).
 
     Each option is given only to a model whose configuration ``accepts`` it (a clear error otherwise).
     **fit_kwargs
@@ -126,13 +132,18 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = "m
         raise BayevalInputError(f"fit: must be one of {', '.join(map(repr, FIT_METHODS))}, got {fit!r}")
     cfg = load_config(model)
     options = {"extra": extra, "stage_methods": stage_methods, "depth": depth, "texts": texts,
-               "embeddings": embeddings, "similarity": similarity, "matrix": matrix, "topup": topup}
+               "embeddings": embeddings, "similarity": similarity, "matrix": matrix, "topup": topup,
+               "labels": labels}
     options = {k: v for k, v in options.items() if v is not None}
     refused = sorted(k for k in options if k not in cfg.accepts)
     if refused:
         raise BayevalInputError(f"{', '.join(refused)}: not for a {cfg.kind} model (only for "
                                 f"{' / '.join(sorted({k for r in refused for k in kinds_accepting(r)}))})")
-    return ESTIMATORS[cfg.kind](data, cfg, fit, p_draws=p_draws, seed=seed, **options, **fit_kwargs)
+    labels = options.pop("labels", None)
+    est = ESTIMATORS[cfg.kind](data, cfg, fit, p_draws=p_draws, seed=seed, **options, **fit_kwargs)
+    if not labels:  # None or no label set
+        return est
+    return with_assessors(est, data, labels, p_draws=p_draws, seed=0 if seed is None else int(seed))
 
 
 def _rtc(data, cfg, fit, *, p_draws, seed, depth=None, extra=None, stage_methods=None, **fit_kwargs):
