@@ -44,7 +44,9 @@ assessor's labels of every document the 10 runs retrieve — the held-out runs' 
 
 A collection is ``NAME=DIR[:LEVEL[:condense]]`` (LEVEL the least relevant grade; ``condense``: runs keep only the
 judged documents). The confusion is learned from ``--source`` (a directory with ``qrels-human.txt.gz`` and
-``labels-umbrela.txt.gz``). The table is resumed: a (collection, trial) already in it is skipped.
+``labels-umbrela.txt.gz``); ``--sharpen W`` simulates a better assessor, each row of the confusion moved a share W
+of the way to agreement (:meth:`~bayeval.experiments.auto_labels.LabelConfusion.sharpened`; give the collection
+another NAME). The table is resumed: a (collection, trial) already in it is skipped.
 """
 
 from __future__ import annotations
@@ -172,7 +174,7 @@ def load_confusion(source: Path):
 
 
 def cmd_run(args) -> int:
-    confusion = load_confusion(Path(args.source))
+    confusion = load_confusion(Path(args.source)).sharpened(args.sharpen)
     out = Path(args.out)
     table = pd.read_parquet(out) if out.exists() else None
     for spec in args.collections:
@@ -319,6 +321,9 @@ def main(argv=None) -> int:
     r.add_argument("--favour-share", type=float, default=0.2)
     r.add_argument("--favour-depth", type=int, default=20)
     r.add_argument("--no-baseline", dest="baseline", action="store_false")
+    r.add_argument("--sharpen", type=float, default=0.0,
+                   help="a better assessor: the confusion's rows moved this share of the way to agreement "
+                        "(LabelConfusion.sharpened; default 0, UMBRELA's); name the collection apart")
     r.add_argument("--source", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "rag25-labels"))
     r.set_defaults(func=cmd_run)
     u = sub.add_parser("reuse")

@@ -210,3 +210,14 @@ def test_rag25_simulation_matches_its_source(shared_data):
         var /= n.sum() ** 2
         z = (sim[h] / n.sum() - c.counts[h] / c.counts[h].sum()) / np.sqrt(2 * var)
         assert np.all(np.abs(z) < 4), (h, z)
+
+
+def test_sharpened_moves_each_row_towards_agreement():
+    c = rag_like()
+    half = c.sharpened(0.5)
+    np.testing.assert_allclose(np.diag(half.mean), 0.5 * np.diag(c.mean) + 0.5)
+    np.testing.assert_allclose(half.mean.sum(axis=1), 1.0)
+    np.testing.assert_allclose(c.sharpened(1.0).mean, np.eye(5))
+    np.testing.assert_array_equal(c.sharpened(0.0).mean, c.mean)
+    with pytest.raises(BayevalInputError, match="weight"):
+        c.sharpened(1.5)

@@ -98,6 +98,25 @@ class LabelConfusion:
         """Topic-to-topic variance of each row's probabilities, :math:`m_{hg}(1-m_{hg})/(\\kappa_h+1)`."""
         return self.mean * (1.0 - self.mean) / (self.concentration[:, None] + 1.0)
 
+    def sharpened(self, weight: float) -> LabelConfusion:
+        """A better assessor: each row's mean moved a share ``weight`` of the way to agreement,
+        :math:`m'_h = (1-w)\\,m_h + w\\,e_h` (label = human grade; ``weight`` 1: a perfect assessor on the source's
+        scale), the concentrations kept.
+
+        Raises
+        ------
+        BayevalInputError
+            When ``weight`` is outside [0, 1] or the label scale lacks a human grade.
+        """
+        if not 0.0 <= float(weight) <= 1.0:
+            raise BayevalInputError(f"weight: must lie in [0, 1], got {weight!r}")
+        if max(self.human_grades) > max(self.label_grades):
+            raise BayevalInputError("weight: the assessor's scale must hold every human grade to sharpen towards it")
+        eye = np.zeros_like(self.mean)
+        eye[np.arange(len(self.human_grades)), list(self.human_grades)] = 1.0
+        return LabelConfusion(self.human_grades, self.label_grades, (1 - weight) * self.mean + weight * eye,
+                              self.concentration, self.counts, self.topics)
+
     def to_frame(self) -> pd.DataFrame:
         """One row per human grade: its pairs, :math:`\\kappa_h` and the mean probability of each label grade."""
         out = pd.DataFrame(self.mean, columns=[f"label_{g}" for g in self.label_grades])
