@@ -39,7 +39,7 @@ from bayeval.data.rankdata import RankData
 from bayeval.display import describe_source, format_number, format_share
 from bayeval.errors import BayevalInputError
 from bayeval.expected import compare_systems, expected_measures
-from bayeval.expected.extrapolation import extrapolation, mostly_extrapolated
+from bayeval.expected.extrapolation import expected_shift, extrapolation, mostly_extrapolated
 from bayeval.measures import evaluate, judged_at
 
 __all__ = ["ACROSS_MARK", "MARKERS", "MAX_MATRIX", "Report", "make_report", "run_labels"]
@@ -156,7 +156,8 @@ class Report:
         ``beyond_share``, the share resting on documents no judged run (top ``judged_k`` all judged)
         retrieved, ``depth_share`` on documents beyond the judged depth, and ``extrapolated`` (one of the two
         shares at least one half) (:func:`bayeval.expected.extrapolation.extrapolation`, at the point p). E[MAP]
-        estimates MAP *as if every document were judged*.
+        estimates MAP *as if every document were judged*. With automatic assessors' labels, ``from_labels``:
+        how much of E rests on them (:func:`make_report`'s ``without_labels``).
     confidence : DataFrame
         Square, runs in rank order: ``confidence.loc[a, b]`` = P(measure_a > measure_b) (NaN on the diagonal).
     source : str
@@ -197,7 +198,10 @@ class Report:
                 f"'model share': the share of E resting on the model's p rather than on judgments; "
                 f"'beyond judged runs': the share resting on documents no run with its top {self.judged_k} "
                 f"judged retrieved; 'beyond judged depth': on documents below the depth the runs are judged to "
-                f"(* when either share is half of E or more: E rests mostly on extrapolated p).")
+                f"(* when either share is half of E or more: E rests mostly on extrapolated p)."
+                + (f" 'from labels': E[{_mean_name(self.measure)}] minus E[{_mean_name(self.measure)}] with the "
+                   "automatic assessors' labels removed (their likelihood ratios set to 1, at the point p): the part "
+                   "of E resting on the labels." if "from_labels" in self.runs.columns else ""))
 
     def _matrix_legend(self) -> str:
         text = "Confidence: P(row > column) on these topics, relevance uncertain; † ≥ 0.95, ‡ ≥ 0.99."
@@ -262,13 +266,15 @@ class Report:
                          f"{r['judged_at_k']:.2f}", f"{int(r['rank'])}", f"{int(groups[run])}",
                          format_number(r["unjudged_zero"]), format_share(r["model_share"]),
                          format_share(r["beyond_share"]),
-                         format_share(r["depth_share"]) + (" *" if r["extrapolated"] else "")))
+                         format_share(r["depth_share"]) + (" *" if r["extrapolated"] else ""))
+                        + ((f"{r['from_labels']:+.4f}",) if "from_labels" in self.runs.columns else ()))
         return rows
 
     def _headers(self) -> tuple[str, ...]:
         name = _mean_name(self.measure)
         return ("run", f"E[{name}]", f"{100 * self.level:g}% interval", f"judged@{self.judged_k}", "rank", "group",
-                f"{name} (unjudged = 0)", "model share", "beyond judged runs", "beyond judged depth")
+                f"{name} (unjudged = 0)", "model share", "beyond judged runs", "beyond judged depth") \
+            + (("from labels",) if "from_labels" in self.runs.columns else ())
 
     def to_markdown(self) -> str:
         """The per-run table, the key of the run labels and the full confidence matrix as GitHub markdown,
@@ -435,7 +441,7 @@ def _judged_at(data, k: int) -> np.ndarray:
 def make_report(data, probabilities=None, *, measure: str = "AP", level: float = 0.95, judged_k: int = 10,
                 method: str | None = None, default_p: float = 0.5, mc_draws: int = 2000, seed=0,
                 test: str | None = "t", test_values: str = "judged", adjust: str = "holm",
-                alpha: float = 0.05) -> Report:
+                alpha: float = 0.05, without_labels=None) -> Report:
     """Evaluate every run of ``data`` under uncertain relevance and build a :class:`Report`.
 
     Parameters
@@ -469,6 +475,11 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
         Its adjustment over all pairs (default Holm).
     alpha : float
         Level at which a pair is marked.
+    without_labels : optional
+        The same probabilities without the automatic assessors' labels (the model's estimate before
+        :func:`bayeval.relevance.with_assessors`): adds the column ``from_labels``, E[measure] minus E[measure] under
+        these (:func:`bayeval.expected.extrapolation.expected_shift`, at the point p), how much of each run's E rests
+        on the labels.
 
     Returns
     -------
@@ -516,7 +527,11 @@ def make_report(data, probabilities=None, *, measure: str = "AP", level: float =
                          "judged_at_k": _judged_at(data, judged_k), "rank": rank, "unjudged_zero": ex.unjudged_zero,
                          "model_share": ex.model_share, "beyond_share": ex.beyond_share,
                          "depth_share": ex.depth_share, "extrapolated": mostly_extrapolated(ex)},
-                        index=pd.Index(names, name="run")).iloc[order]
+                        index=pd.Index(names, name="run"))
+    if without_labels is not None:
+        runs["from_labels"] = expected_shift(data, probabilities, without_labels, measure=measure,
+                                             default_p=default_p)
+    runs = runs.iloc[order]
     S = len(names)
     C = np.full((S, S), np.nan)
     C[cmp.index_a, cmp.index_b] = 1.0 - cmp.all_p_less

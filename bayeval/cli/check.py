@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from bayeval.cli._flags import add_labels
 from bayeval.cli._inputs import add_format_argument, add_reading_arguments, positive_int
 
 __all__ = ["register", "run"]
@@ -23,6 +24,7 @@ def register(sub) -> None:
                    help="minimum grade counted relevant (trec_eval -l; default 1)")
     add_reading_arguments(p)
     p.add_argument("--all", action="store_true", help="list every run (default: at most 20 rows)")
+    add_labels(p)
     add_format_argument(p)
     p.set_defaults(func=run)
 
@@ -44,4 +46,35 @@ def run(args: argparse.Namespace) -> int:
             print(f"bayeval: note: {line}", file=sys.stderr)
         for line in result.errors:
             print(f"bayeval: error: {line}", file=sys.stderr)
-    return 0 if result.ok else 2
+    ok = result.ok
+    if args.labels:
+        ok = _check_labels(args) and ok
+    return 0 if ok else 2
+
+
+def _check_labels(args) -> bool:
+    """Each ``--labels`` file's overlap with the judgments (:func:`bayeval.io.check_labels`); False when one cannot
+    be read or no pair of it is judged."""
+    import sys
+
+    from bayeval.cli._flags import labels_from_args
+    from bayeval.errors import BayevalInputError
+    from bayeval.io import check_labels, read_qrels
+
+    try:
+        qrels = read_qrels(args.qrels, args.relevance_level, strict=args.strict)
+        labels = labels_from_args(args)
+    except BayevalInputError as exc:
+        print(f"bayeval: error: {exc}", file=sys.stderr)
+        return False
+    ok = True
+    for lab in labels:
+        c = check_labels(lab, qrels)
+        if args.format == "table":
+            print("\n" + c.summary())
+        else:
+            from bayeval.cli._output import write_frame
+
+            write_frame(c.to_frame().reset_index(), args.format)
+        ok = ok and c.both > 0
+    return ok

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bayeval.cli._flags import add_posterior_draws
+from bayeval.cli._flags import add_labels, add_posterior_draws, labels_from_args
 from bayeval.cli._inputs import add_collection_arguments, add_format_argument, positive_int, qrels_and_runs
 from bayeval.errors import BayevalInputError
 from bayeval.methods import FIT_METHODS
 
 __all__ = ["MODEL_DEPTH", "add_model_depth_argument", "add_stage_fit_argument", "add_unseen_argument", "model_depth",
-           "model_options", "register", "run", "stage_methods"]
+           "model_options", "register", "run", "stage_methods", "with_labels_if_given"]
 
 #: Default rank positions of the rtc rank-coefficient model: the depth TREC pools were judged to.
 MODEL_DEPTH = 100
@@ -50,6 +50,7 @@ def register(sub) -> None:
     p.add_argument("--extra", action="append", default=[], metavar="NAME=FILE",
                    help="rtc: an extra expert column from a probabilities file (LLM/crowd labels, click rates); "
                         "repeatable")
+    add_labels(p)
     p.add_argument("--texts", metavar="FILE",
                    help="similarity: document texts, 'docno<TAB>text' lines or JSON lines {\"docno\", \"text\"}")
     p.add_argument("--embeddings", metavar="FILE",
@@ -95,8 +96,9 @@ def stage_methods(items, fit: str) -> dict | None:
 
 def model_options(args, cfg, fit: str) -> dict:
     """The options of :func:`~bayeval.relevance.estimate_probabilities` that ``--model-depth``,
-    ``--stage-fit`` and ``--extra`` give the model, as far as its configuration ``accepts`` them; a flag
-    the model does not take is an error."""
+    ``--stage-fit``, ``--extra`` and ``--labels`` give the model, as far as its configuration ``accepts`` them; a
+    flag the model does not take is an error. (``labels`` are read here; the commands that add the unseen relevant
+    documents take them out and apply them after, :func:`with_labels_if_given`.)"""
     from bayeval.relevance.config import kinds_accepting
 
     flags = {"stage_methods": ("--stage-fit", getattr(args, "stage_fit", [])),
@@ -111,7 +113,21 @@ def model_options(args, cfg, fit: str) -> dict:
         out["stage_methods"] = stage_methods(flags["stage_methods"][1], fit)
     if flags["extra"][1]:
         out["extra"] = _extra(flags["extra"][1])
+    labels = labels_from_args(args)
+    if labels:
+        out["labels"] = labels
     return out
+
+
+def with_labels_if_given(args, data, est, labels):
+    """``(est, without)``: ``est`` with the ``--labels`` assessors as experts (:func:`bayeval.relevance.with_assessors`,
+    ``--p-draws`` draws of p carrying their maps' uncertainty even after a MAP fit) and the estimate without them
+    (``None`` when no labels were given)."""
+    if not labels:
+        return est, None
+    from bayeval.relevance import with_assessors
+
+    return with_assessors(est, data, labels, p_draws=args.p_draws, seed=args.seed), est
 
 
 def add_unseen_argument(parser) -> None:
@@ -183,9 +199,11 @@ def run(args: argparse.Namespace) -> int:
                                                        else read_embeddings(args.embeddings))
     qrels, runs = qrels_and_runs(args)
     data = RankData.build(runs, qrels, depth=args.depth)
+    labels = kw.pop("labels", None)
     est = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
                                  seed=args.seed, draws=args.posterior_draws,
                                  tune=args.tune, chains=args.chains, cores=args.cores, **kw)
+    est, _ = with_labels_if_given(args, data, est, labels)
     # only documents some run retrieves within depth (the pool), never judged-only ones
     frame = est.to_frame(include_judged=True)
     keep = np.concatenate([(tr.ranks > 0).any(axis=1) & ~j for tr, j in zip(data, est.judged, strict=True)])

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from bayeval.cli._flags import add_mc_draws, add_posterior_draws
+from bayeval.cli._flags import add_labels, add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import (
     add_collection_arguments,
     add_format_argument,
@@ -107,6 +107,7 @@ def add_source_arguments(p) -> None:
                    help="fit method of --model: map (fast path, default), laplace, mcmc (NUTS), vi (ADVI)")
     add_stage_fit_argument(g)
     add_model_depth_argument(g)
+    add_labels(g)
     add_posterior_draws(g, 1000, old="--fit-draws")
     g.add_argument("--tune", type=positive_int, default=1000, help="NUTS tuning steps per chain (default 1000)")
     g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
@@ -146,8 +147,9 @@ def _resolve_methods(args: argparse.Namespace) -> tuple[str, str | None]:
 
 def _fit_model(args: argparse.Namespace, data, fit: str, topup=None):
     """(config, estimate, data): the fitted model's estimate, with the unseen relevant documents' phantoms
-    added to data and estimate where ``--unseen`` (default: the model's ``unseen_by_default``) says so."""
-    from bayeval.cli.estimate import model_options, with_unseen_if_asked
+    added to data and estimate where ``--unseen`` (default: the model's ``unseen_by_default``) says so, then the
+    ``--labels`` assessors as experts (the estimate without them kept as ``args.without_labels``)."""
+    from bayeval.cli.estimate import model_options, with_labels_if_given, with_unseen_if_asked
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
@@ -155,10 +157,13 @@ def _fit_model(args: argparse.Namespace, data, fit: str, topup=None):
         raise BayevalInputError("--model similarity: needs document texts; write its probabilities with "
                                 "'bayeval estimate --model similarity --texts FILE --out probs.txt' and pass "
                                 "--probabilities probs.txt")
+    kw = model_options(args, cfg, fit)
+    labels = kw.pop("labels", None)
     est = estimate_probabilities(data, cfg, fit=fit, p_draws=args.p_draws if fit != "map" else None,
                                  seed=args.seed, draws=args.posterior_draws, tune=args.tune, chains=args.chains,
-                                 topup=topup, **model_options(args, cfg, fit))
+                                 topup=topup, **kw)
     data, est = with_unseen_if_asked(args, cfg, data, est)
+    est, args.without_labels = with_labels_if_given(args, data, est, labels)
     for stage, f in est.fits.items():
         if f.method == "mcmc":
             print(f"bayeval: {cfg.name} {stage}: max r-hat {np.nanmax(f.rhat()):.4f}, min bulk ESS "
@@ -183,6 +188,24 @@ def _write_extrapolation(data, probs, measure, default_p: float) -> None:
                                        "extrapolated)",
                         "extrapolated": "E rests mostly (half or more) on documents beyond the judged runs "
                                         "or the judged depth"})
+
+
+def _from_labels(data, est, without, per_run: pd.DataFrame, measures) -> np.ndarray:
+    """Per row of ``per_run`` (its ``all`` rows): E[measure] minus E[measure] without the labels
+    (:func:`bayeval.expected.extrapolation.expected_shift`); NaN on per-topic rows and for a measure without an
+    exact expected value."""
+    from bayeval.expected.extrapolation import expected_shift
+
+    out = np.full(len(per_run), np.nan)
+    over = (per_run["topic"] == "all").to_numpy() if "topic" in per_run.columns else np.ones(len(per_run), bool)
+    for m in measures:
+        try:
+            shift = dict(zip(data.systems, expected_shift(data, est, without, measure=str(m)), strict=True))
+        except BayevalInputError:
+            continue
+        rows = over & (per_run["measure"] == str(m)).to_numpy()
+        out[rows] = per_run.loc[rows, "run"].map(shift).to_numpy(dtype=float)
+    return out
 
 
 def _with_interval(frame: pd.DataFrame, mean: str, var: str, lower: str, upper: str, z: float, bounds) -> None:
@@ -243,6 +266,8 @@ def probabilities_for(args: argparse.Namespace, data):
         raise BayevalInputError("--unseen: needs a relevance model (not --probabilities or --default-p)")
     if fit is None and getattr(args, "topup", None):
         raise BayevalInputError("--topup: needs a relevance model (not --probabilities or --default-p)")
+    if fit is None and getattr(args, "labels", None):
+        raise BayevalInputError("--labels: needs a relevance model (not --probabilities or --default-p)")
     probs = read_probabilities(args.probabilities) if args.probabilities else None
     est, cfg, source = None, None, describe_moments(method)
     if fit is not None:
@@ -252,6 +277,8 @@ def probabilities_for(args: argparse.Namespace, data):
         # variance over --closed-form-draws of them): the estimate says which (RelevanceEstimate.arrays_for)
         probs = est = replace(est, closed_form_draws=args.closed_form_draws)
         source = describe_source(cfg.name, fit, method) + describe_topup(topup, est)
+        if getattr(args, "without_labels", None) is not None:
+            source += "; with the labels of " + ", ".join(est.model.split("+labels:")[1:])
     elif probs is None:
         source = describe_source(None, None, method, default_p=args.default_p)
     return data, probs, est, cfg, method, fit, source
@@ -281,6 +308,10 @@ def run(args: argparse.Namespace) -> int:
     run_legend = {"lower": f"lower end of the {pct} interval of the measure, E ± {ndtri(0.5 + args.level / 2):.2f} "
                            "sd over relevance (topics fixed)",
                   "upper": "upper end of that interval"}
+    if getattr(args, "without_labels", None) is not None:
+        per_run["from_labels"] = _from_labels(data, est, args.without_labels, per_run, measures)
+        run_legend["from_labels"] = ("E minus E with the automatic assessors' labels removed (at the point p, over "
+                                     "the topics): the part of E resting on the labels")
     if not (args.pairs and not table):
         write_frame(per_run.drop(columns="variance") if table else per_run, args.format, legend=run_legend,
                     title=f"expected measures ({source}), {len(data.topics)} topics")

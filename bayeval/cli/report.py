@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from bayeval.cli._flags import add_mc_draws, add_posterior_draws
+from bayeval.cli._flags import add_labels, add_mc_draws, add_posterior_draws
 from bayeval.cli._inputs import add_collection_arguments, level, positive_int, probability, qrels_and_runs
 from bayeval.cli.estimate import add_model_depth_argument, add_unseen_argument
 from bayeval.cli.judge import add_topup_argument, topup_from_args
@@ -58,6 +58,7 @@ def register(sub) -> None:
     g.add_argument("--fit", choices=FIT_METHODS, default="laplace",
                    help="fit method of --model (default laplace: posterior draws of p at the cost of a MAP fit)")
     add_model_depth_argument(g)
+    add_labels(g)
     add_posterior_draws(g, 1000)
     g.add_argument("--chains", type=positive_int, default=4, help="chains (default 4)")
     g.add_argument("--p-draws", type=positive_int, default=200, help="posterior draws of p to use (default 200)")
@@ -81,21 +82,27 @@ def run(args: argparse.Namespace) -> int:
         raise BayevalInputError("--unseen: needs a relevance model (not --default-p)")
     if args.model is None and args.topup:
         raise BayevalInputError("--topup: needs a relevance model (not --default-p)")
+    if args.model is None and args.labels:
+        raise BayevalInputError("--labels: needs a relevance model (not --default-p)")
+    without = None
     if args.model is not None:
-        from bayeval.cli.estimate import model_options, with_unseen_if_asked
+        from bayeval.cli.estimate import model_options, with_labels_if_given, with_unseen_if_asked
         from bayeval.relevance import estimate_probabilities, load_config
 
         cfg = load_config(args.model)
         if "texts" in cfg.accepts:
             raise BayevalInputError("--model similarity: needs document texts; use 'bayeval estimate' first")
+        kw = model_options(args, cfg, args.fit)
+        labels = kw.pop("labels", None)
         probs = estimate_probabilities(data, cfg, fit=args.fit, p_draws=args.p_draws if args.fit != "map" else None,
                                        seed=args.seed, draws=args.posterior_draws, chains=args.chains,
-                                       topup=topup_from_args(args), **model_options(args, cfg, args.fit))
+                                       topup=topup_from_args(args), **kw)
         data, probs = with_unseen_if_asked(args, cfg, data, probs)
+        probs, without = with_labels_if_given(args, data, probs, labels)
     rep = make_report(data, probs, measure=args.measure, level=args.level, judged_k=args.judged_k,
                       method=args.method, default_p=0.5 if args.default_p is None else args.default_p,
                       mc_draws=args.mc_draws, seed=args.seed, test=None if args.test == "none" else args.test,
-                      test_values=args.test_values, adjust=args.adjust)
+                      test_values=args.test_values, adjust=args.adjust, without_labels=without)
     decide = _what_would_decide(data, probs, args)
     if args.out:
         paths = rep.save(args.out)

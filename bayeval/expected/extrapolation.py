@@ -37,7 +37,8 @@ import pandas as pd
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 
-__all__ = ["Extrapolation", "best_rank", "beyond_judged_runs", "depth_distance", "extrapolation", "judged_depth",
+__all__ = ["Extrapolation", "best_rank", "beyond_judged_runs", "depth_distance", "expected_shift", "extrapolation",
+           "judged_depth",
            "mostly_extrapolated"]
 
 
@@ -208,3 +209,48 @@ def extrapolation(data: RankData, probabilities=None, *, measure: str = "AP", de
     zero = expected_measures(data, None, default_p=0.0, measures=[measure], method="exact",
                              progress=False).all_expected[0]
     return Extrapolation(tuple(data.systems), measure, mean(p), zero, mean(masked), int(depth), mean(deep))
+
+
+def expected_shift(data: RankData, probabilities, baseline, *, measure: str = "AP",
+                   default_p: float = 0.5) -> np.ndarray:
+    r"""How far each run's E[measure] moves from ``baseline``'s p to ``probabilities``' p, over the topics:
+    :math:`\overline{E[m \mid p]} - \overline{E[m \mid p_{\text{baseline}}]}`, at the point p (exact moments, no
+    Monte Carlo noise).
+
+    With ``baseline`` a model's estimate and ``probabilities`` the same estimate with automatic assessors' labels
+    (:func:`bayeval.relevance.with_assessors`), it is how much of the run's E[measure] rests on the labels: the
+    E[MAP] the labels' likelihood ratios add (or remove).
+
+    Parameters
+    ----------
+    data : RankData
+    probabilities, baseline
+        As in :func:`~bayeval.expected.expected_measures` (an estimate's point p is used).
+    measure : str
+        One measure with an expected value.
+    default_p : float
+
+    Returns
+    -------
+    ndarray, shape (S,)
+        Per run of ``data.systems``.
+
+    Examples
+    --------
+    >>> from bayeval.synthetic import make_collection
+    >>> col = make_collection(n_topics=3, n_systems=3, n_docs=60, depth=20, judged_depth=5, seed=1)
+    >>> data = RankData.build(col.runs, col.judgments)
+    >>> bool(np.all(expected_shift(data, None, None, default_p=0.2) == 0.0))
+    True
+    """
+    from bayeval.expected._api import expected_measures
+    from bayeval.expected._probabilities import resolve
+
+    if not isinstance(data, RankData):
+        raise BayevalInputError(f"data: expected a RankData, got {type(data).__name__}")
+
+    def mean(probs):
+        p = resolve(data, probs, default_p, allow_draws=False)
+        return expected_measures(data, p, measures=[measure], method="exact", progress=False).all_expected[0]
+
+    return mean(probabilities) - mean(baseline)

@@ -11,7 +11,7 @@ and :func:`quoted` (a field quoted in a message, at most 80 characters).
 """
 
 from bayeval.io._files import decode, identifier, is_comment, quoted, read_bytes, read_text, split_lines
-from bayeval.io.check import CollectionCheck, check_collection
+from bayeval.io.check import CollectionCheck, LabelCheck, check_collection, check_labels
 from bayeval.io.collection import TestCollection, load_collection
 from bayeval.io.cranfield import read_cranfield
 from bayeval.io.frames import (
@@ -37,9 +37,11 @@ __all__ = [
     "CollectionCheck",
     "Contributions",
     "JudgmentLine",
+    "LabelCheck",
     "RunGroups",
     "TestCollection",
     "check_collection",
+    "check_labels",
     "decode",
     "identifier",
     "is_comment",

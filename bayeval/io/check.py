@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bayeval.data.labels import AssessorLabels
+from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError, DataNotice
@@ -32,7 +34,7 @@ from bayeval.io.qrels import read_qrels
 from bayeval.io.runs import _notify, read_run_files
 from bayeval.measures import judged_at
 
-__all__ = ["COLUMN_LEGEND", "CollectionCheck", "check_collection"]
+__all__ = ["COLUMN_LEGEND", "CollectionCheck", "LabelCheck", "check_collection", "check_labels"]
 
 #: The legend under the per-run table of :meth:`CollectionCheck.summary`.
 COLUMN_LEGEND = {
@@ -122,6 +124,106 @@ class CollectionCheck:
                 lines += ["", title] + [f"  {m}" for m in items]
         lines += ["", "everything loads" if self.ok else "some files cannot be read: fix them, or see docs/data.md"]
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class LabelCheck:
+    """How an automatic assessor's labels overlap the human judgments (:func:`check_labels`).
+
+    Attributes
+    ----------
+    name, kind : str
+        The assessor's (:class:`~bayeval.data.AssessorLabels`).
+    pairs : int
+        Labelled pairs.
+    both : int
+        Pairs both labelled and judged: what the map from label to relevance learns from.
+    per_topic : pandas.Series
+        Per judged topic, its pairs both labelled and judged (0 where none).
+    unjudged : int
+        Labelled pairs of judged topics that nobody judged: where the labels add evidence.
+    label_only_topics : tuple of str
+        Labelled topics without judgments (their labels are not used).
+    agreement : pandas.DataFrame
+        Pairs both labelled and judged, human grade (rows) × label (columns: the grade, or for scores one of
+        ``SCORE_COLUMNS`` quantile bins of them).
+    """
+
+    name: str
+    kind: str
+    pairs: int
+    both: int
+    per_topic: pd.Series
+    unjudged: int
+    label_only_topics: tuple[str, ...]
+    agreement: pd.DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        """The agreement table."""
+        return self.agreement.copy()
+
+    def summary(self) -> str:
+        """A few lines: the overlap, per topic min and median, and the agreement table."""
+        pt = self.per_topic
+        lines = [f"labels  {self.name} ({self.kind}): {self.pairs} pairs; {self.both} also judged (per judged topic "
+                 f"min {int(pt.min()) if len(pt) else 0}, median {float(pt.median()) if len(pt) else 0:g}, "
+                 f"{int((pt == 0).sum())} topics with none); {self.unjudged} labelled pairs unjudged; "
+                 f"{len(self.label_only_topics)} labelled topics not judged"]
+        if self.both:
+            lines.append("  human grade (rows) × label (columns), pairs both judged and labelled:")
+            lines.extend("  " + row for row in self.agreement.to_string().splitlines())
+        else:
+            lines.append("  no pair is both judged and labelled: the map from label to relevance cannot be learned")
+        return "\n".join(lines)
+
+
+#: Quantile bins of an assessor's scores in :attr:`LabelCheck.agreement`.
+SCORE_COLUMNS = 5
+
+
+def check_labels(labels: AssessorLabels, qrels: Qrels) -> LabelCheck:
+    """The overlap of ``labels`` with the judgments ``qrels`` (what ``bayeval check --labels`` prints).
+
+    Examples
+    --------
+    >>> lab = AssessorLabels.from_frame(pd.DataFrame({"topic": ["1", "1", "1"], "docno": ["a", "b", "c"],
+    ...                                               "value": [2, 0, 1]}), "llm", "grades")
+    >>> q = Qrels.from_frame(pd.DataFrame({"topic": ["1", "1"], "docno": ["a", "b"], "grade": [1, 0]}))
+    >>> c = check_labels(lab, q)
+    >>> c.both, c.unjudged, c.agreement.to_numpy().tolist()
+    (2, 1, [[1, 0], [0, 1]])
+    """
+    if not isinstance(labels, AssessorLabels):
+        raise BayevalInputError(f"labels: expected an AssessorLabels, got {type(labels).__name__}")
+    if not isinstance(qrels, Qrels):
+        raise BayevalInputError(f"qrels: expected a Qrels, got {type(qrels).__name__}")
+    human, label, per_topic, unjudged = [], [], {}, 0
+    for t in qrels.topics:
+        tj = qrels[t]
+        v = labels.lookup(t, tj.docnos)
+        ok = ~np.isnan(v)
+        per_topic[t] = int(ok.sum())
+        human.append(tj.grades[ok])
+        label.append(v[ok])
+        if t in labels.by_topic:
+            unjudged += len(labels.by_topic[t][0]) - int(ok.sum())
+    h = np.concatenate(human) if human else np.zeros(0, dtype=np.int64)
+    g = np.concatenate(label) if label else np.zeros(0)
+    if labels.kind == "scores" and len(g):
+        edges = np.unique(np.quantile(g, np.arange(1, SCORE_COLUMNS) / SCORE_COLUMNS))
+        cols = np.searchsorted(edges, g, side="right")
+        bounds = np.concatenate([[g.min()], edges, [g.max()]])
+        names = [f"[{bounds[k]:.3g}, {bounds[k + 1]:.3g}{']' if k == len(edges) else ')'}"
+                 for k in range(len(edges) + 1)]
+        g = np.array(names, dtype=object)[cols]
+        order = names
+    else:
+        g = g.astype(np.int64)
+        order = sorted(set(g.tolist()))
+    agreement = pd.crosstab(pd.Series(h, name="human"), pd.Series(g, name=labels.name)).reindex(columns=order,
+                                                                                                 fill_value=0)
+    return LabelCheck(labels.name, labels.kind, labels.n_pairs, int(len(h)), pd.Series(per_topic, dtype=np.int64),
+                      int(unjudged), tuple(t for t in labels.topics if t not in qrels.topic_judgments), agreement)
 
 
 def _few(topics: tuple[str, ...], k: int = 5) -> str:
