@@ -35,9 +35,9 @@ the pairs the share called at ≥ 0.95 and right::
 **Reuse** (``reuse``): the robustness protocol of docs/calibration.md (k = 10 runs, c = 2 judged by the RTC
 selection to α = 0.95, depth 100; :func:`bayeval.experiments.robustness.prepare_trial` and its ``rtc`` selection),
 the default model fitted by Laplace with the unseen relevant documents in R_t (as the study's ``bayes``), P(ΔMAP < 0)
-by ``mc`` over 200 draws of p, for every pair of the 10 runs; without labels (``none``: pure reuse), and with the
-assessor's labels of every document the 10 runs retrieve — the held-out runs' own documents included —, errors
-``independent`` or ``correlated`` (favoured: two held-out runs drawn per trial)::
+by ``mc`` (1,000 draws over 200 draws of p), for every pair of the 10 runs; without labels (``none``: pure reuse),
+and with the assessor's labels of every document the 10 runs retrieve — the held-out runs' own documents
+included —, errors ``independent`` or ``correlated`` (favoured: two held-out runs drawn per trial)::
 
     python studies/assessor_sampling.py reuse trec8=../shared/data/trec8 --trials 40 --out /tmp/reuse.parquet
     python studies/assessor_sampling.py reuse-stats /tmp/reuse.parquet
@@ -205,12 +205,34 @@ def study_statistics(table: pd.DataFrame) -> pd.DataFrame:
                   "width", "width_ratio", "bias", "rmse", "calls95", "right95", "right99", "judged_share"]]
 
 
+def mode_shift(table: pd.DataFrame) -> pd.DataFrame:
+    """What the correlated errors do, paired on the same sample: per collection, method and run group (favoured,
+    other) the mean over runs and trials of a run's MAP estimate with correlated labels minus with independent
+    ones, and its standard error over trials (a trial's runs share a sample)."""
+    runs = table[(table.kind == "run") & table.method.str.startswith("labels-")]
+    runs = runs.assign(name=runs.collection.str.split("/").str[0])
+    wide = runs.pivot_table(index=["name", "method", "trial", "run_a", "manual"], columns="mode",
+                            values="estimate").reset_index()
+    if not {"independent", "correlated"} <= set(wide.columns):
+        return pd.DataFrame()
+    wide["shift"] = wide.correlated - wide.independent
+    wide["group"] = np.where(wide.manual, "favoured", "other")
+    per_trial = wide.groupby(["name", "method", "group", "trial"])["shift"].mean()
+    out = per_trial.groupby(["name", "method", "group"]).agg(["mean", "std", "count"])
+    out["se"] = out["std"] / np.sqrt(out["count"])
+    return out.rename(columns={"mean": "shift", "count": "trials"})[["shift", "se", "trials"]].reset_index()
+
+
 def cmd_stats(args) -> int:
     table = pd.read_parquet(args.table)
     stats = study_statistics(table)
     groups = args.groups.split(",")
     with pd.option_context("display.width", 250, "display.max_rows", 500, "display.max_columns", 30):
         print(stats[stats.group.isin(groups)].round(4).to_string(index=False))
+        shift = mode_shift(table)
+        if len(shift):
+            print("\nMAP estimate with correlated minus with independent labels (same samples):")
+            print(shift.round(4).to_string(index=False))
     return 0
 
 
@@ -248,7 +270,7 @@ def reuse_trial(name: str, collection, confusion, trial: int, args) -> pd.DataFr
                                      chains=1, labels=labels)
         d2, est = with_unseen(data, est, seed=fit_seed)
         cmp = compare_systems(d2, est, pairs=list(zip(ia.tolist(), ib.tolist(), strict=True)), method="mc",
-                              draws=200, seed=int(ctx.s_mc.generate_state(1)[0]))
+                              draws=cfg.mc_draws, seed=int(ctx.s_mc.generate_state(1)[0]))
         frames.append(pd.DataFrame({"collection": name, "trial": trial, "labels": mode,
                                     "run_a": np.array(names)[ia], "run_b": np.array(names)[ib],
                                     "manual": manual[ia] | manual[ib], "favoured": fav[ia] | fav[ib],
