@@ -201,8 +201,11 @@ def study_statistics(table: pd.DataFrame) -> pd.DataFrame:
     ref = stats[stats.method == "sample"].set_index(["collection", "group"]).width
     stats["width_ratio"] = stats.width.to_numpy() / ref.reindex(
         pd.MultiIndex.from_frame(stats[["collection", "group"]])).to_numpy()
+    runs = table[table.kind == "run"]
+    seconds = runs.groupby(["collection", "method", "trial"]).seconds.first().groupby(["collection", "method"]).mean()
+    stats["seconds"] = seconds.reindex(pd.MultiIndex.from_frame(stats[["collection", "method"]])).to_numpy()
     return stats[["collection", "method", "group", "n", "trials", "coverage", "coverage_se", "above", "below",
-                  "width", "width_ratio", "bias", "rmse", "calls95", "right95", "right99", "judged_share"]]
+                  "width", "width_ratio", "bias", "rmse", "calls95", "right95", "right99", "judged_share", "seconds"]]
 
 
 def mode_shift(table: pd.DataFrame) -> pd.DataFrame:
