@@ -37,7 +37,8 @@ selection to α = 0.95, depth 100; :func:`bayeval.experiments.robustness.prepare
 the default model fitted by Laplace with the unseen relevant documents in R_t (as the study's ``bayes``), P(ΔMAP < 0)
 by ``mc`` (1,000 draws over 200 draws of p), for every pair of the 10 runs; without labels (``none``: pure reuse),
 and with the assessor's labels of every document the 10 runs retrieve — the held-out runs' own documents
-included —, errors ``independent`` or ``correlated`` (favoured: two held-out runs drawn per trial)::
+included —, errors ``independent`` or ``correlated`` (favoured: two held-out runs drawn per trial). A trial
+whose selection decided without judging anything is skipped (no map can be learned; the log says which)::
 
     python studies/assessor_sampling.py reuse trec8=../shared/data/trec8 --trials 40 --out /tmp/reuse.parquet
     python studies/assessor_sampling.py reuse-stats /tmp/reuse.parquet
@@ -249,6 +250,8 @@ def reuse_trial(name: str, collection, confusion, trial: int, args) -> pd.DataFr
     cfg = RobustnessConfig(depth=args.depth)
     ctx = prepare_trial(collection, cfg, trial)
     sel = STUDY_STRATEGIES["rtc"].select(ctx, {})
+    if not sel.history:      # decided without a judgment: no map from labels to relevance can be learned
+        return pd.DataFrame({c: [] for c in REUSE_COLUMNS})
     data = RankData.build(ctx.runs_k, ctx.judged(sel), depth=cfg.depth, topics=ctx.topics)
     truth_data = RankData.build(ctx.runs_k, ctx.qrels, depth=cfg.depth, topics=ctx.topics)
     true_map = expected_measures(truth_data, default_p=0.0, method="delta").all_expected[0]
@@ -294,6 +297,9 @@ def cmd_reuse(args) -> int:
                 continue
             t0 = time.perf_counter()
             frame = reuse_trial(name, collection, confusion, trial, args)
+            if frame.empty:
+                print(f"{name} reuse trial {trial}: the selection judged nothing, skipped", file=sys.stderr)
+                continue
             table = frame if table is None else pd.concat([table, frame], ignore_index=True)
             table.to_parquet(out, index=False)
             print(f"{name} reuse trial {trial}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
