@@ -10,11 +10,18 @@ B. NUTS on the expert-aggregation model of the 10-run held-out protocol (depth-1
    4 chains × 1000 tuning + 1000 draws.
    Goal ≤ 5 minutes with r-hat < 1.01. Reference: the fast path's MAP and Laplace fits of the same model.
 
+C. The default model's fit (MAP, then p for every document) with an automatic assessor's labels against the same
+   fit without them, on the synthetic default collection (``make_collection()``) and on DL 2020 (59 runs, depth
+   100, official qrels): labels of every document the runs retrieve, simulated from the truth (the synthetic
+   collection's complete qrels; DL 2020's qrels, an unjudged document counted as not relevant) with RAG 2025's
+   pooled confusion. With labels: the map learned, and 200 draws of p made (the map's uncertainty). Goal: ratio ≤ 2.
+
 Times are the best of ``--repeat`` runs (the machine is shared); the first, cold call is printed too.
 
 Usage::
 
     python benchmarks/bench_relevance.py [--data PATH] [--repeat 5] [--skip-find-map] [--skip-nuts] [--cores 2]
+    python benchmarks/bench_relevance.py --labels-only [--dl20 PATH]   # C alone
 """
 
 from __future__ import annotations
@@ -26,11 +33,17 @@ from pathlib import Path
 
 import numpy as np
 
-from bayeval.data import RankData
+from bayeval.data import AssessorLabels, RankData
 from bayeval.io import read_qrels, read_runs
-from bayeval.relevance import RTCEstimator, shallow_pool_split
+from bayeval.relevance import RTCEstimator, estimate_probabilities, shallow_pool_split
+from bayeval.synthetic import make_collection
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec8"
+DL20 = Path(__file__).resolve().parents[2] / "shared" / "data" / "dl20-passage"
+#: RAG 2025's pooled P(LLM grade | human grade < 2) and P(LLM grade | human grade >= 2), grades 0-4
+#: (../shared/data/rag25-labels/README.md's confusion table)
+RAG25_NONREL = np.array([2038, 1520, 1247, 263, 50], dtype=float)
+RAG25_REL = np.array([486, 879, 2543, 1000, 258], dtype=float)
 TREC8_SYSTEMS = ("INQ601", "INQ602", "Sab8A1", "Sab8A2", "ok8alx", "ok8amxc", "pir9Aatd", "weaver1", "att99atde",
                  "fub99a")
 
@@ -114,6 +127,48 @@ def nuts(trec8: Path, runs, qrels, cores: int, repeat: int) -> None:
           f"{'met' if t_nuts <= 300 and rhat.max() < 1.01 else 'NOT met'}.")
 
 
+def simulated_labels(data: RankData, truth, seed: int = 0) -> AssessorLabels:
+    """An assessor's grade of every document of ``data``, drawn from RAG 2025's pooled confusion given ``truth``
+    (a Qrels; an unjudged document counts as not relevant)."""
+    rng = np.random.default_rng(seed)
+    p0, p1 = RAG25_NONREL / RAG25_NONREL.sum(), RAG25_REL / RAG25_REL.sum()
+    out = {}
+    for tr in data:
+        rel = np.zeros(tr.n_docs, bool)
+        if tr.topic in truth.topic_judgments:
+            tj = truth[tr.topic]
+            good = set(tj.docnos[tj.grades >= truth.relevance_level].tolist())
+            rel = np.fromiter((d in good for d in tr.docnos), bool, tr.n_docs)
+        g = np.where(rel, rng.choice(5, size=tr.n_docs, p=p1), rng.choice(5, size=tr.n_docs, p=p0))
+        out[tr.topic] = (tr.docnos, g.astype(float))
+    return AssessorLabels("llm", "grades", out)
+
+
+def labels_ratio(name: str, data: RankData, labels: AssessorLabels, repeat: int) -> float:
+    """Best-of-``repeat`` times of the default model's fit without and with ``labels``; prints a table row."""
+    base, base_cold, _ = _best(lambda: estimate_probabilities(data, p_draws=200, seed=0), repeat)
+    withl, with_cold, est = _best(lambda: estimate_probabilities(data, p_draws=200, seed=0, labels=[labels]), repeat)
+    n = sum(int((~tr.judged).sum()) for tr in data)
+    print(f"| {name}: {len(data.systems)} runs × {len(data)} topics, {n:,} unjudged documents labelled | "
+          f"{base:.2f} s (cold {base_cold:.2f} s) | {withl:.2f} s (cold {with_cold:.2f} s) | {withl / base:.2f}× |")
+    return withl / base
+
+
+def labels_case(dl20: Path, repeat: int) -> None:
+    print("\nC. The default model's fit with an automatic assessor's labels (map learned, 200 draws of p) against "
+          "without\n")
+    print("| collection | without labels | with labels | ratio |")
+    print("|---|---|---|---|")
+    col = make_collection()
+    data = RankData.build(col.runs, col.judgments)
+    ratios = [labels_ratio("synthetic default", data, simulated_labels(data, col.qrels), repeat)]
+    if (dl20 / "qrels.txt.gz").exists():
+        qrels = read_qrels(dl20 / "qrels.txt.gz")
+        data = RankData.build(read_runs(sorted((dl20 / "runs").glob("*.gz"))), qrels, depth=100)
+        ratios.append(labels_ratio("DL 2020", data, simulated_labels(data, qrels), repeat))
+    print(f"\nGoal ratio ≤ 2: {'met' if max(ratios) <= 2.0 else 'NOT met'} (at most {max(ratios):.2f}×).")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the trec8/ directory")
@@ -121,7 +176,12 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", type=int, default=2, help="processes for the NUTS chains")
     ap.add_argument("--skip-find-map", action="store_true")
     ap.add_argument("--skip-nuts", action="store_true")
+    ap.add_argument("--dl20", type=Path, default=DL20, help="the dl20-passage/ directory (case C)")
+    ap.add_argument("--labels-only", action="store_true", help="case C alone")
     args = ap.parse_args(argv)
+    if args.labels_only:
+        labels_case(args.dl20, args.repeat)
+        return 0
     t0 = time.perf_counter()
     qrels = read_qrels(args.data / "qrels.txt.gz")
     runs = read_runs(sorted((args.data / "runs").glob("input.*.gz")))
@@ -142,6 +202,7 @@ def main(argv=None) -> int:
     print(f"\nGoal ≤ 2 s: {'met' if best <= 2.0 else 'NOT met'} ({best:.2f} s).")
     if not args.skip_nuts:
         nuts(args.data, runs, qrels, args.cores, args.repeat)
+    labels_case(args.dl20, args.repeat)
     return 0
 
 

@@ -110,6 +110,23 @@ def test_empirical_bayes_recovers_the_pooled_profile_and_its_spread():
     assert unpack(fit_profile(flat)[0])[0] > 100.0
 
 
+def test_a_grade_no_pair_got_keeps_the_posterior_means_share_in_the_profile():
+    """The Laplace approximation is in z = log-ratio coordinates, so the profile's mode must be z's: the hyperprior
+    Dirichlet(1 + c) on the simplex times the softmax's Jacobian prod_k m_k. Without topic variation the
+    Dirichlet–multinomial is near the multinomial, whose posterior for m is Dirichlet(n + 1 + c); its mode in z is
+    that Dirichlet's mean, (n_k + 1 + c) / (N + K (1 + c)), for a grade no pair got 1.5 / 117.5 = 0.0128 at
+    N = 110, K = 5, c = 0.5 — the simplex mode, c / (N + K c) = 0.0044, is what the fit gave without the
+    Jacobian (and what made RAG 2025's top grade over-confident, docs/notes/assessor-rag25.md)."""
+    from bayeval.relevance._label_map import PROFILE_PSEUDO
+
+    rng = np.random.default_rng(0)
+    counts = np.stack([rng.multinomial(5, [0.5, 0.3, 0.15, 0.05, 0.0]) for _ in range(22)]).astype(float)
+    _, m = unpack(fit_profile(counts)[0])
+    n, K, c = counts.sum(), counts.shape[1], PROFILE_PSEUDO
+    assert m[4] == pytest.approx((1 + c) / (n + K * (1 + c)), rel=0.2)
+    np.testing.assert_allclose(m, (counts.sum(0) + 1 + c) / (n + K * (1 + c)), atol=0.02)
+
+
 # the map on a collection -------------------------------------------------------------------------------------
 def test_the_learned_map_recovers_a_known_confusion_within_its_interval():
     """Labels drawn from a known per-topic confusion: the map's 90% intervals of each topic's log LR cover the true
@@ -270,3 +287,17 @@ def test_bad_arguments_are_named(small):
         with_assessors(base, data, [])
     with pytest.raises(BayevalInputError, match="p_draws"):
         with_assessors(base, data, [lab], p_draws=-1)
+
+
+def test_the_empirical_bayes_gradient_is_the_objectives():
+    """The analytic gradient of the hyperparameters' log posterior against central differences of its value."""
+    from bayeval.relevance._label_map import _objective
+
+    rng = np.random.default_rng(1)
+    counts = np.stack([rng.multinomial(12, [0.5, 0.2, 0.2, 0.1]) for _ in range(7)]).astype(float)
+    counts[:, 3] = 0.0  # a category no pair got: the profile's pseudo-count keeps it finite
+    f = _objective(counts)
+    for x in (np.array([np.log(10.0), 0.3, -0.2, 1.0]), np.array([1.0, 2.0, 1.0, -3.0])):
+        h = 1e-6
+        num = np.array([(f(x + e)[0] - f(x - e)[0]) / (2 * h) for e in np.eye(4) * h])
+        np.testing.assert_allclose(f(x)[1], num, rtol=1e-5, atol=1e-6)

@@ -185,8 +185,9 @@ def run(args: argparse.Namespace) -> int:
     from bayeval.relevance import estimate_probabilities, load_config
 
     cfg = load_config(args.model)
-    if args.draws_out and (args.fit == "map" or not cfg.gives_draws):
-        raise BayevalInputError("--draws-out: needs a sampled fit (--fit laplace|mcmc|vi) of rtc or similarity")
+    if args.draws_out and not args.labels and (args.fit == "map" or not cfg.gives_draws):
+        raise BayevalInputError("--draws-out: needs a sampled fit (--fit laplace|mcmc|vi) of rtc or similarity, or "
+                                "--labels (whose map's draws p then carries)")
     if "texts" not in cfg.accepts and (args.texts or args.embeddings):
         raise BayevalInputError("--texts/--embeddings: only for --model similarity")
     kw = model_options(args, cfg, args.fit)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import gammaln
+from scipy.special import digamma, gammaln
 
 __all__ = ["dm_log_marginal", "fit_profile", "log_lr_draws", "log_lr_point", "unpack"]
 
@@ -44,25 +44,37 @@ def _unpack(x: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 def _objective(c: np.ndarray):
+    """The negative log posterior of :math:`x = (\\log\\alpha, z)` and its gradient (``fun(x) -> (value, grad)``)."""
     mu, sd = ALPHA_PRIOR
+    n = c.sum(axis=1)
 
     def objective(x):
         alpha, m = _unpack(x)
-        return -(dm_log_marginal(c, alpha, m) + PROFILE_PSEUDO * np.sum(np.log(m))
+        a = alpha * m
+        # the hyperprior's density on the simplex times the softmax's Jacobian, prod_k m_k, makes it a density of
+        # z: the Laplace approximation is in z, so its mode is z's (a category without counts then gets the
+        # posterior mean's share, (n_k + 1 + PROFILE_PSEUDO) / ..., not the simplex mode's (n_k + PROFILE_PSEUDO))
+        value = (dm_log_marginal(c, alpha, m) + (PROFILE_PSEUDO + 1.0) * np.sum(np.log(m))
                  - 0.5 * ((x[0] - mu) / sd) ** 2)
+        dk = (digamma(a + c) - digamma(a)).sum(axis=0)  # per category, summed over topics
+        d_alpha = np.sum(digamma(alpha) - digamma(alpha + n)) + float(m @ dk)
+        d_m = alpha * dk + (PROFILE_PSEUDO + 1.0) / m
+        d_z = m[:-1] * (d_m[:-1] - float(m @ d_m))  # softmax with the last logit fixed at 0
+        grad = np.concatenate([[alpha * d_alpha - (x[0] - mu) / sd ** 2], d_z])
+        return -value, -grad
 
     return objective
 
 
-def _hessian(f, x: np.ndarray, h: float = 1e-4) -> np.ndarray:
+def _hessian(f, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
+    """The Hessian of ``f`` (returning value and gradient) by central differences of its gradient."""
     n = x.size
     H = np.empty((n, n))
     for i in range(n):
-        for j in range(i, n):
-            e_i, e_j = np.eye(n)[i] * h, np.eye(n)[j] * h
-            H[i, j] = H[j, i] = (f(x + e_i + e_j) - f(x + e_i - e_j) - f(x - e_i + e_j)
-                                 + f(x - e_i - e_j)) / (4 * h * h)
-    return H
+        e = np.zeros(n)
+        e[i] = h
+        H[i] = (f(x + e)[1] - f(x - e)[1]) / (2 * h)
+    return 0.5 * (H + H.T)
 
 
 def fit_profile(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -71,8 +83,14 @@ def fit_profile(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (:data:`ALPHA_PRIOR`, :data:`PROFILE_PSEUDO`), and the inverse of the negative Hessian there (a Laplace
     approximation of the hyperparameters' posterior).
 
-    Maximises :func:`dm_log_marginal` :math:`+\ \sum_k c \log m_k - (\log\alpha-\mu)^2/2\sigma^2` by
-    L-BFGS-B; the Hessian by central differences.
+    Maximises :func:`dm_log_marginal` :math:`+\ \sum_k (c + 1) \log m_k - (\log\alpha-\mu)^2/2\sigma^2`
+    (c = :data:`PROFILE_PSEUDO`; the + 1 is the log Jacobian :math:`\sum_k \log m_k` of the softmax, which makes
+    the hyperprior a density of z, the space of the Laplace approximation) by BFGS with its analytic gradient
+    (digamma sums); the Hessian by central differences of the gradient. The hyperprior keeps the mode finite;
+    :math:`\log\alpha` is then clipped to :data:`ALPHA_BOUNDS`. Without the Jacobian, a grade no pair of a
+    class got had the simplex mode's share, c / (N + cK): on TREC RAG 2025 from 10 labels a topic, grade 4's
+    P(· | nonrelevant) came out near 0.004 against 0.010 on all pairs, and forecasts of 0.95–1 were right 82% of
+    the time (docs/notes/assessor-rag25.md).
 
     Parameters
     ----------
@@ -86,13 +104,12 @@ def fit_profile(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     cov : ndarray, shape (K, K)
     """
     c = np.asarray(counts, dtype=np.float64)
-    K = c.shape[1]
     pooled = c.sum(axis=0) + PROFILE_PSEUDO
     z0 = np.log(pooled / pooled.sum())
     x0 = np.concatenate([[ALPHA_PRIOR[0]], z0[:-1] - z0[-1]])
     f = _objective(c)
-    bounds = [(np.log(ALPHA_BOUNDS[0]), np.log(ALPHA_BOUNDS[1]))] + [(-30.0, 30.0)] * (K - 1)
-    x = minimize(f, x0, method="L-BFGS-B", bounds=bounds).x
+    x = minimize(f, x0, method="BFGS", jac=True).x
+    x[0] = np.clip(x[0], np.log(ALPHA_BOUNDS[0]), np.log(ALPHA_BOUNDS[1]))
     w, v = np.linalg.eigh(_hessian(f, x))
     w = np.maximum(w, 1e-6)  # a flat direction (at a bound) gets a wide, finite spread
     return x, (v / w) @ v.T

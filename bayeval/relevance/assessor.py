@@ -29,6 +29,7 @@ documents'; :math:`P(G \mid R)` is the same on both (the conditional independenc
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -137,7 +138,7 @@ class AssessorMap:
             a = a + self.counts[self._topic_index[topic]]
         return a[..., 0, :], a[..., 1, :]
 
-    @property
+    @functools.cached_property
     def _topic_index(self) -> dict:
         return {t: i for i, t in enumerate(self.topics)}
 
