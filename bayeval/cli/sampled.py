@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bayeval.cli._flags import add_progress
+from bayeval.cli._flags import add_labels, add_progress
 from bayeval.cli._inputs import add_format_argument, add_reading_arguments, confidence, number_in, positive_int
 from bayeval.cli._output import write_frame
 from bayeval.cli.estimate import add_model_depth_argument, model_options
@@ -17,7 +17,7 @@ ESTIMATORS = ("inferred", "stat", "assisted")
 #: options of ``--estimator assisted`` only (attribute, flag)
 _ASSISTED_ONLY = (("model", "--model"), ("folds", "--folds"), ("seed", "--seed"), ("extra_qrels", "--qrels"),
                   ("pairs", "--pairs"), ("level", "--level"), ("combine", "--combine"),
-                  ("model_depth", "--model-depth"), ("form", "--form"))
+                  ("model_depth", "--model-depth"), ("form", "--form"), ("labels", "--labels"))
 
 
 def register(sub) -> None:
@@ -35,7 +35,9 @@ def register(sub) -> None:
                     "'assisted': a relevance model's p of every pooled document (cross-fitted) corrected by the "
                     "random sample: MAP and P@10 with design-based standard errors and intervals, and with "
                     "--pairs every pair's ΔMAP and P(Δ < 0); --qrels adds judgments not drawn at random, which "
-                    "the model learns from but which never correct it.")
+                    "the model learns from but which never correct it; --labels adds an automatic assessor's labels "
+                    "to the model (its map learned in each fold from the other folds' judgments), which the sample "
+                    "corrects as it corrects the model.")
     p.add_argument("sample", metavar="SAMPLE", help="stratified sample (or prels with --prels), plain or .gz")
     p.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files or directories of them")
     p.add_argument("--estimator", choices=ESTIMATORS, default=None,
@@ -63,6 +65,7 @@ def register(sub) -> None:
     a.add_argument("--pairs", action="store_true",
                    help="print every pair of runs instead: ΔMAP, se, interval, P(Δ < 0)")
     add_model_depth_argument(a)
+    add_labels(a)
     a.add_argument("--level", type=confidence, default=None, help="interval level (default 0.95)")
     a.add_argument("--form", choices=("auto", "anchored", "ratio"), default=None,
                    help="anchored: AP's expansion around the model's expected AP, estimated from the sample; ratio: "
@@ -92,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         raise BayevalInputError("--relevance-level: the inferred measures count grade >= 1, as sample_eval.pl; use "
                                 "--estimator stat or assisted for another level")
     if estimator != "assisted":
-        given = [flag for attr, flag in _ASSISTED_ONLY if getattr(args, attr) not in (None, False)]
+        given = [flag for attr, flag in _ASSISTED_ONLY if getattr(args, attr) not in (None, False, [])]
         if given:
             raise BayevalInputError(f"{given[0]}: only with --estimator assisted")
     runs = read_runs(args.runs, run_names=args.run_names, strict=args.strict)
@@ -194,6 +197,7 @@ def _assisted(args: argparse.Namespace, runs, sample) -> int:
     if args.combine:
         return _combined(args, runs, res, fit, level)
     extra_note = f", {res.extra} not drawn at random only fit it" if res.extra else ""
+    extra_note += _labels_note(options)
     how = ("anchored at its expected AP" if res.form == "anchored"
            else f"ratio form, weight on the model {res.weight:.3f}")
     title = (f"{len(res.topics)} topics; model-assisted: {res.model} cross-fitted over {res.folds} folds, corrected "
@@ -223,6 +227,12 @@ def _assisted(args: argparse.Namespace, runs, sample) -> int:
     return 0
 
 
+def _labels_note(options) -> str:
+    """``, with the labels of NAME, ...`` where ``--labels`` gave the model assessors, else empty."""
+    labels = dict(options).get("labels") or []
+    return f", with the labels of {', '.join(lab.name for lab in labels)}" if labels else ""
+
+
 def _combined(args: argparse.Namespace, runs, res, fit, level: float) -> int:
     """``--combine``: the model alone (fitted on every judgment, E and Var of MAP and ΔMAP by the delta method)
     and the model-assisted estimates combined by empirical Bayes (:meth:`AssistedResult.combined`)."""
@@ -241,7 +251,8 @@ def _combined(args: argparse.Namespace, runs, res, fit, level: float) -> int:
     both, diffs = res.combined(alone.all_expected[0], np.sqrt(np.maximum(alone.all_variance[0], 0.0)),
                                cmp.all_expected, np.sqrt(np.maximum(cmp.all_variance, 0.0)))
     title = (f"{len(res.topics)} topics; model-assisted ({res.model}, {res.folds} folds, {res.sampled} judgments "
-             f"drawn at random) combined with the model alone by empirical Bayes (share {both.share:g}): "
+             f"drawn at random{_labels_note(fit.options)}) combined with the model alone by empirical Bayes "
+             f"(share {both.share:g}): "
              f"NOT design-based; {level:.0%} interval")
     names = np.array(res.systems, dtype=object)
     if args.pairs:
