@@ -84,3 +84,23 @@ def test_paired_pvalues_mask_tests_each_pair_on_its_topics():
     assert paired_pvalues(n, o, mask=mask)[0] == pytest.approx(stats.ttest_rel(n[0, 10:], o[0, 10:]).pvalue)
     mask[1, 1:] = False
     assert np.isnan(paired_pvalues(n, o, mask=mask)[1])  # one topic left: undefined
+
+
+def test_laguerre_nodes_integrate_polynomials_below_degree_2m_exactly_and_are_shared():
+    """Gauss–Laguerre with m nodes: ∫₀^∞ e^{-y} y^k dy = k! for k < 2m (and not for k = 2m); the exact
+    moments and the anchored estimate read the same cached table."""
+    from math import factorial
+
+    from bayeval.expected import _tilt
+    from bayeval.sampling import _anchored_kernels
+    from bayeval.stats.quadrature import laguerre_nodes
+
+    m = 6
+    y, logw = laguerre_nodes(m)
+    w = np.exp(logw)
+    for k in range(2 * m):
+        assert np.sum(w * y**k) == pytest.approx(factorial(k), rel=1e-10)
+    assert abs(np.sum(w * y ** (2 * m)) - factorial(2 * m)) > 1.0  # the rule's degree is exactly 2m - 1
+    assert not y.flags.writeable and not logw.flags.writeable
+    assert laguerre_nodes(m) is laguerre_nodes(m)
+    assert _tilt.laguerre_nodes is laguerre_nodes and _anchored_kernels.laguerre_nodes is laguerre_nodes

@@ -21,22 +21,12 @@ E_u[(S - cR)^2] = Var_u S - 2c Cov_u(S, R) + c^2 Var_u R + (E_u S - c E_u R)^2.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
-from scipy.special import roots_laguerre
+
+from bayeval.stats.quadrature import laguerre_nodes
 
 __all__: list[str] = []
-
-
-@lru_cache(maxsize=8)
-def laguerre(m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss–Laguerre nodes and log-weights for m nodes (read-only arrays)."""
-    y, w = roots_laguerre(m)
-    logw = np.log(w)
-    y.flags.writeable = False
-    logw.flags.writeable = False
-    return y, logw
 
 
 @dataclass(frozen=True)
@@ -52,7 +42,7 @@ class Tilt:
 
 def topic_tilt(p: np.ndarray, m: int) -> Tilt:
     """Nodes and weights for a topic with probabilities ``p`` (all its documents), m nodes."""
-    y, logw = laguerre(m)
+    y, logw = laguerre_nodes(m)
     mu = float(p.sum())
     with np.errstate(divide="ignore"):
         log_p0 = float(np.sum(np.log1p(-p)))  # log P(R = 0); -inf if some p = 1

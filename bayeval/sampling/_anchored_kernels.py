@@ -16,23 +16,15 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import roots_laguerre, roots_legendre
+from scipy.special import roots_legendre
 
-__all__ = ["anchored_topic", "laguerre_nodes", "legendre_nodes"]
+from bayeval.stats.quadrature import laguerre_nodes
+
+__all__ = ["anchored_topic", "legendre_nodes"]
 
 #: Quadrature nodes evaluated together (a block of (nodes, systems, ranks) arrays: 16 × 100 × 100 doubles is
 #: 1.3 MB; Legendre's ⌈(N + 1)/2⌉ nodes of order "all" go through in blocks).
 _BLOCK = 16
-
-
-@lru_cache(maxsize=8)
-def laguerre_nodes(m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss–Laguerre nodes and log-weights (read-only)."""
-    y, w = roots_laguerre(m)
-    logw = np.log(w)
-    y.flags.writeable = False
-    logw.flags.writeable = False
-    return y, logw
 
 
 def _quadrature(p: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:

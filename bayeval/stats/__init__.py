@@ -7,6 +7,8 @@
 - :mod:`~bayeval.stats.multiple` — Bonferroni, Holm and Benjamini–Hochberg adjustments of a family of p-values.
 - :mod:`~bayeval.stats.forecast` — Brier and log score of :math:`P(\\Delta<0)`, reliability bins with
   Wilson intervals, sharpness, and the calls (confidence, correctness) the papers' tables count.
+- :mod:`~bayeval.stats.quadrature` — Gauss–Laguerre nodes and log-weights (``laguerre_nodes``), shared by
+  the exact moments of ``bayeval.expected`` and the anchored estimate of ``bayeval.sampling``.
 """
 
 from bayeval.stats.agreement import kendall_tau, pairwise_tau, rmse
