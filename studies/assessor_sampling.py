@@ -62,6 +62,7 @@ import numpy as np
 import pandas as pd
 
 from bayeval.data import AssessorLabels, Qrels, RankData
+from bayeval.defaults import DEFAULT_MODEL
 from bayeval.expected import compare_systems, expected_measures
 from bayeval.experiments import load_collection
 from bayeval.experiments.auto_labels import SIMULATION_MODES, fit_label_confusion, simulate_labels
@@ -78,7 +79,6 @@ from bayeval.experiments.sampling import (
 from bayeval.experiments.sampling_methods import BudgetSample, MethodEstimate, SamplingTrial
 from bayeval.io import read_qrels
 from bayeval.relevance import estimate_probabilities
-from bayeval.relevance.defaults import DEFAULT_MODEL
 from bayeval.relevance.unseen import with_unseen
 
 METHODS = ("sample", "labels-model", "labels-assisted", "labels-combined", "assisted")
