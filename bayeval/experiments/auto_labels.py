@@ -291,6 +291,45 @@ def _favoured_documents(runs: RunSet, favoured: Sequence[str], topic: str, depth
     return out
 
 
+def _checked_simulation(truth: Qrels, confusion: LabelConfusion, mode: str, runs: RunSet | None,
+                        favoured: Sequence[str], strength: float, favour_depth: int,
+                        grade_map: Mapping[int, Mapping[int, float]] | None,
+                        seed: int) -> tuple[tuple[str, ...], int, dict[int, dict[int, float]]]:
+    """:func:`simulate_labels`'s arguments checked: the favoured runs, the relevance level and the grade map
+    (collection grade -> {source row: weight}, :func:`grade_rows` unless given)."""
+    if mode not in SIMULATION_MODES:
+        raise BayevalInputError(f"mode: one of {', '.join(SIMULATION_MODES)}, got {mode!r}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise BayevalInputError(f"seed: an integer, got {seed!r}")
+    if not 0.0 <= float(strength) <= 1.0:
+        raise BayevalInputError(f"strength: must lie in [0, 1], got {strength!r}")
+    if isinstance(favour_depth, bool) or not isinstance(favour_depth, (int, np.integer)) or favour_depth < 1:
+        raise BayevalInputError(f"favour_depth: a positive integer, got {favour_depth!r}")
+    favoured = tuple(str(f) for f in favoured)
+    if mode == "correlated":
+        if runs is None or not favoured:
+            raise BayevalInputError("favoured: the correlated mode needs runs and at least one favoured run")
+        missing = sorted(set(favoured) - set(runs.names))
+        if missing:
+            raise BayevalInputError(f"favoured: runs not in runs: {', '.join(missing)}")
+    level = int(truth.relevance_level)
+    all_grades = np.concatenate([np.maximum(truth[t].grades, 0) for t in truth.topics]) if truth.topics \
+        else np.zeros(0, dtype=np.int64)
+    gmap = grade_rows(confusion, all_grades.tolist()) if grade_map is None else \
+        {int(g): {int(r): float(w) for r, w in m.items()} for g, m in grade_map.items()}
+    unmapped = sorted(set(np.unique(all_grades).tolist()) - set(gmap))
+    if unmapped:
+        raise BayevalInputError(f"grade_map: no source rows for the collection's grades {unmapped}")
+    if mode == "correlated" and level not in gmap:
+        raise BayevalInputError(f"grade_map: no rows for the relevance level {level}")
+    n_rows = len(confusion.human_grades)
+    for g, m in gmap.items():
+        if any(r < 0 or r >= n_rows for r in m) or not np.isclose(sum(m.values()), 1.0):
+            raise BayevalInputError(f"grade_map: grade {g}'s rows must be source rows 0..{n_rows - 1} with "
+                                    f"weights summing to 1, got {m}")
+    return favoured, level, gmap
+
+
 def simulate_labels(truth: Qrels, confusion: LabelConfusion, *, mode: str = "independent",
                     runs: RunSet | None = None, favoured: Sequence[str] = (), strength: float = 0.5,
                     favour_depth: int = 10, grade_map: Mapping[int, Mapping[int, float]] | None = None,
@@ -344,36 +383,8 @@ def simulate_labels(truth: Qrels, confusion: LabelConfusion, *, mode: str = "ind
     >>> len(lab.to_frame())
     4
     """
-    if mode not in SIMULATION_MODES:
-        raise BayevalInputError(f"mode: one of {', '.join(SIMULATION_MODES)}, got {mode!r}")
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise BayevalInputError(f"seed: an integer, got {seed!r}")
-    if not 0.0 <= float(strength) <= 1.0:
-        raise BayevalInputError(f"strength: must lie in [0, 1], got {strength!r}")
-    if isinstance(favour_depth, bool) or not isinstance(favour_depth, (int, np.integer)) or favour_depth < 1:
-        raise BayevalInputError(f"favour_depth: a positive integer, got {favour_depth!r}")
-    favoured = tuple(str(f) for f in favoured)
-    if mode == "correlated":
-        if runs is None or not favoured:
-            raise BayevalInputError("favoured: the correlated mode needs runs and at least one favoured run")
-        missing = sorted(set(favoured) - set(runs.names))
-        if missing:
-            raise BayevalInputError(f"favoured: runs not in runs: {', '.join(missing)}")
-    level = int(truth.relevance_level)
-    all_grades = np.concatenate([np.maximum(truth[t].grades, 0) for t in truth.topics]) if truth.topics \
-        else np.zeros(0, dtype=np.int64)
-    gmap = grade_rows(confusion, all_grades.tolist()) if grade_map is None else \
-        {int(g): {int(r): float(w) for r, w in m.items()} for g, m in grade_map.items()}
-    unmapped = sorted(set(np.unique(all_grades).tolist()) - set(gmap))
-    if unmapped:
-        raise BayevalInputError(f"grade_map: no source rows for the collection's grades {unmapped}")
-    if mode == "correlated" and level not in gmap:
-        raise BayevalInputError(f"grade_map: no rows for the relevance level {level}")
-    n_rows = len(confusion.human_grades)
-    for g, m in gmap.items():
-        if any(r < 0 or r >= n_rows for r in m) or not np.isclose(sum(m.values()), 1.0):
-            raise BayevalInputError(f"grade_map: grade {g}'s rows must be source rows 0..{n_rows - 1} with "
-                                    f"weights summing to 1, got {m}")
+    favoured, level, gmap = _checked_simulation(truth, confusion, mode, runs, favoured, strength, favour_depth,
+                                                grade_map, seed)
     alpha = confusion.alpha
     cum_rows = {g: (np.array(list(m)), np.cumsum(list(m.values()))) for g, m in gmap.items()}
     rng = np.random.default_rng(seed)
