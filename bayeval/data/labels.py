@@ -17,10 +17,23 @@ import pandas as pd
 from bayeval.data.topics import sort_topics
 from bayeval.errors import BayevalInputError
 
-__all__ = ["LABEL_KINDS", "AssessorLabels"]
+__all__ = ["LABEL_KINDS", "SCORE_BINS", "AssessorLabels", "score_bin_edges"]
 
 #: What an assessor's values are: ordinal integer ``"grades"`` (any scale) or real ``"scores"``.
 LABEL_KINDS = ("grades", "scores")
+#: Quantile bins of an assessor's scores (kind ``"scores"``), learned on the pairs a person judged too: the
+#: categories of :func:`bayeval.relevance.fit_assessor_map` and the columns of :func:`bayeval.io.check_labels`.
+SCORE_BINS = 5
+
+
+def score_bin_edges(values, bins: int = SCORE_BINS) -> np.ndarray:
+    """The inner edges of ``bins`` quantile bins of ``values`` (ties merge bins): a score s falls in bin
+    ``searchsorted(edges, s, "right")``.
+
+    >>> score_bin_edges(np.arange(10.0), 2).tolist()
+    [4.5]
+    """
+    return np.unique(np.quantile(values, np.arange(1, bins) / bins))
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,6 +150,17 @@ class AssessorLabels:
         pos = idx.get_indexer(docnos)
         hit = pos >= 0
         out[hit] = self.by_topic[str(topic)][1][pos[hit]]
+        return out
+
+    def judged_pairs(self, judgments) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """Per topic of ``judgments`` (a :class:`~bayeval.data.Qrels`, in its order): the label values and the
+        human grades of its pairs both judged and labelled (empty arrays where none)."""
+        out = []
+        for t in judgments.topics:
+            tj = judgments[t]
+            v = self.lookup(t, tj.docnos)
+            ok = ~np.isnan(v)
+            out.append((t, v[ok], tj.grades[ok]))
         return out
 
     def __repr__(self) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayeval.data.labels import AssessorLabels
+from bayeval.data.labels import SCORE_BINS, AssessorLabels, score_bin_edges
 from bayeval.data.qrels import Qrels
 from bayeval.data.rankdata import RankData
 from bayeval.data.topics import sort_topics
@@ -146,7 +146,7 @@ class LabelCheck:
         Labelled topics without judgments (their labels are not used).
     agreement : pandas.DataFrame
         Pairs both labelled and judged, human grade (rows) × label (columns: the grade, or for scores one of
-        ``SCORE_COLUMNS`` quantile bins of them).
+        ``bayeval.data.labels.SCORE_BINS`` quantile bins of them).
     """
 
     name: str
@@ -177,10 +177,6 @@ class LabelCheck:
         return "\n".join(lines)
 
 
-#: Quantile bins of an assessor's scores in :attr:`LabelCheck.agreement`.
-SCORE_COLUMNS = 5
-
-
 def check_labels(labels: AssessorLabels, qrels: Qrels) -> LabelCheck:
     """The overlap of ``labels`` with the judgments ``qrels`` (what ``bayeval check --labels`` prints).
 
@@ -198,19 +194,16 @@ def check_labels(labels: AssessorLabels, qrels: Qrels) -> LabelCheck:
     if not isinstance(qrels, Qrels):
         raise BayevalInputError(f"qrels: expected a Qrels, got {type(qrels).__name__}")
     human, label, per_topic, unjudged = [], [], {}, 0
-    for t in qrels.topics:
-        tj = qrels[t]
-        v = labels.lookup(t, tj.docnos)
-        ok = ~np.isnan(v)
-        per_topic[t] = int(ok.sum())
-        human.append(tj.grades[ok])
-        label.append(v[ok])
+    for t, v, grades in labels.judged_pairs(qrels):
+        per_topic[t] = len(v)
+        human.append(grades)
+        label.append(v)
         if t in labels.by_topic:
-            unjudged += len(labels.by_topic[t][0]) - int(ok.sum())
+            unjudged += len(labels.by_topic[t][0]) - len(v)
     h = np.concatenate(human) if human else np.zeros(0, dtype=np.int64)
     g = np.concatenate(label) if label else np.zeros(0)
     if labels.kind == "scores" and len(g):
-        edges = np.unique(np.quantile(g, np.arange(1, SCORE_COLUMNS) / SCORE_COLUMNS))
+        edges = score_bin_edges(g, SCORE_BINS)
         cols = np.searchsorted(edges, g, side="right")
         bounds = np.concatenate([[g.min()], edges, [g.max()]])
         names = [f"[{bounds[k]:.3g}, {bounds[k + 1]:.3g}{']' if k == len(edges) else ')'}"

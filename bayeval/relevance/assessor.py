@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
-from bayeval.data.labels import AssessorLabels
+from bayeval.data.labels import SCORE_BINS, AssessorLabels, score_bin_edges
 from bayeval.data.qrels import Qrels, TopicJudgments
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
@@ -48,8 +48,6 @@ __all__ = ["ASSESSOR_PRIORS", "AssessorMap", "fit_assessor_map", "with_assessors
 
 #: The priors of the topic maps: ``"pooled"`` (empirical Bayes around the pooled profile) or ``"flat"``.
 ASSESSOR_PRIORS = ("pooled", "flat")
-#: Quantile bins of an assessor's scores (kind ``"scores"``), learned on the labelled judged pairs.
-SCORE_BINS = 5
 _LOGIT_CLIP = 1e-9
 
 
@@ -222,8 +220,7 @@ class AssessorMap:
 def _levels(labels: AssessorLabels, judged_values: np.ndarray, score_bins: int) -> np.ndarray:
     if labels.kind == "grades":
         return np.unique(labels.values())
-    q = np.quantile(judged_values, np.arange(1, score_bins) / score_bins)
-    return np.unique(q)
+    return score_bin_edges(judged_values, score_bins)
 
 
 def fit_assessor_map(labels: AssessorLabels, judgments: Qrels, *, relevance_level: int | None = None, seed: int = 0,
@@ -283,13 +280,8 @@ def fit_assessor_map(labels: AssessorLabels, judgments: Qrels, *, relevance_leve
     level = judgments.relevance_level if relevance_level is None else int(relevance_level)
     if level < 1:
         raise BayevalInputError(f"relevance_level: must be >= 1, got {relevance_level!r}")
-    pairs = []  # per topic: label values and relevance of the judged labelled pairs
-    for t in judgments.topics:
-        tj = judgments[t]
-        v = labels.lookup(t, tj.docnos)
-        ok = ~np.isnan(v)
-        if ok.any():
-            pairs.append((t, v[ok], tj.grades[ok] >= level))
+    # per topic with any: label values and relevance of the judged labelled pairs
+    pairs = [(t, v, g >= level) for t, v, g in labels.judged_pairs(judgments) if len(v)]
     if not pairs:
         raise BayevalInputError(f"labels {labels.name!r}: no pair is both labelled and judged (the map is learned "
                                 "from the pairs a person judged)")
@@ -401,9 +393,10 @@ def with_assessors(estimate: RelevanceEstimate, data: RankData, labels: Sequence
                 z = z + amap.log_lr_draws(tr.topic, v[idx], n, rng, h)
             dr = np.array(estimate.draws[i], dtype=np.float32) if has else \
                 np.broadcast_to(p.astype(np.float32), (n, p.size)).copy()
-            dr[:, idx] = expit(z)
+            e = expit(z)
+            dr[:, idx] = e
             q = p.copy()
-            q[idx] = expit(z).mean(axis=0)
+            q[idx] = e.mean(axis=0)
             new_draws.append(dr)
         else:
             z = logit(np.clip(p[idx], _LOGIT_CLIP, 1 - _LOGIT_CLIP))
