@@ -336,6 +336,14 @@ def cmd_reuse_stats(args) -> int:
     return 0
 
 
+def _simulation_options(p) -> None:
+    """The simulated assessor's options, shared by ``run`` and ``reuse``."""
+    p.add_argument("--modes", type=lambda s: tuple(s.split(",")), default=SIMULATION_MODES)
+    p.add_argument("--strength", type=float, default=0.5)
+    p.add_argument("--favour-depth", type=int, default=20)
+    p.add_argument("--source", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "rag25-labels"))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -347,15 +355,12 @@ def main(argv=None) -> int:
     r.add_argument("--depth", type=int, default=100)
     r.add_argument("--pairs", type=int, default=200)
     r.add_argument("--seed", type=int, default=1)
-    r.add_argument("--modes", type=lambda s: tuple(s.split(",")), default=SIMULATION_MODES)
-    r.add_argument("--strength", type=float, default=0.5)
+    _simulation_options(r)
     r.add_argument("--favour-share", type=float, default=0.2)
-    r.add_argument("--favour-depth", type=int, default=20)
     r.add_argument("--no-baseline", dest="baseline", action="store_false")
     r.add_argument("--sharpen", type=float, default=0.0,
                    help="a better assessor: the confusion's rows moved this share of the way to agreement "
                         "(LabelConfusion.sharpened; default 0, UMBRELA's); name the collection apart")
-    r.add_argument("--source", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "rag25-labels"))
     r.set_defaults(func=cmd_run)
     u = sub.add_parser("reuse")
     u.add_argument("collections", nargs="+", metavar="NAME=DIR[:LEVEL[:condense]]")
@@ -363,10 +368,7 @@ def main(argv=None) -> int:
     u.add_argument("--trials", type=int, default=20)
     u.add_argument("--depth", type=int, default=100)
     u.add_argument("--seed", type=int, default=1)
-    u.add_argument("--modes", type=lambda s: tuple(s.split(",")), default=SIMULATION_MODES)
-    u.add_argument("--strength", type=float, default=0.5)
-    u.add_argument("--favour-depth", type=int, default=20)
-    u.add_argument("--source", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "rag25-labels"))
+    _simulation_options(u)
     u.set_defaults(func=cmd_reuse)
     v = sub.add_parser("reuse-stats")
     v.add_argument("table")

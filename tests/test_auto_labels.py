@@ -122,14 +122,19 @@ def _high_share_gap(frame: pd.DataFrame, relevant: bool, marked: pd.Series) -> t
     return float(gap.mean()), float(gap.std(ddof=1) / np.sqrt(len(gap)))
 
 
-def test_correlated_bias_lies_on_favoured_nonrelevant_documents(correlated):
-    col, favoured, lab, _ = correlated
-    f = lab.frame
+def _in_favoured_top(col, favoured, f) -> pd.Series:
+    """Per row of ``f``: whether a favoured run ranks its document in its top 20."""
     top = set()
     for t in col.qrels.topics:
         for name in favoured:
             top.update((t, d) for d in col.runs[name].ranking(t)[:20])
-    in_top = pd.Series([(t, d) in top for t, d in zip(f.topic, f.docno, strict=True)])
+    return pd.Series([(t, d) in top for t, d in zip(f.topic, f.docno, strict=True)])
+
+
+def test_correlated_bias_lies_on_favoured_nonrelevant_documents(correlated):
+    col, favoured, lab, _ = correlated
+    f = lab.frame
+    in_top = _in_favoured_top(col, favoured, f)
     # flagged exactly: nonrelevant and in a favoured run's top 20
     assert np.array_equal(f.favoured.to_numpy(), (in_top & (f.human < 1)).to_numpy())
     assert f.biased.mean() > 0 and not (f.biased & ~f.favoured).any()
@@ -148,11 +153,7 @@ def test_correlated_bias_lies_on_favoured_nonrelevant_documents(correlated):
 def test_independent_mode_has_no_bias_on_the_same_documents(correlated):
     col, favoured, _, ind = correlated
     f = ind.frame
-    top = set()
-    for t in col.qrels.topics:
-        for name in favoured:
-            top.update((t, d) for d in col.runs[name].ranking(t)[:20])
-    in_top = pd.Series([(t, d) in top for t, d in zip(f.topic, f.docno, strict=True)])
+    in_top = _in_favoured_top(col, favoured, f)
     gap, se = _high_share_gap(f, False, in_top)
     assert abs(gap) < 4 * se, (gap, se)
     assert not f.favoured.any() and ind.favoured_runs == ()
