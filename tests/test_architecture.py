@@ -117,7 +117,7 @@ def test_each_vocabulary_is_registered_once():
         assert "labels" in cfg.accepts  # an automatic assessor is an expert of every model
 
 
-# --- the house rules of issue 37: no circles, imports at the top, models a user chooses from, short functions ----
+# --- the house rules (docs/architecture.md): no circles, imports at the top, models a user chooses from ---------
 
 #: Packages a module outside ``cli/`` may import inside a function: heavy and optional, seconds to import
 #: (``import bayeval.relevance`` must not load PyMC; docs/architecture.md, "Imports inside functions").

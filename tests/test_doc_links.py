@@ -1,5 +1,5 @@
-"""Every pointer into the documentation resolves (docs/architecture.md; issue 37 moved the dated records of the user
-pages to docs/notes/).
+"""Every pointer into the documentation resolves (docs/architecture.md; the dated records of the user
+pages live in docs/notes/, docs/notes/house-third-pass.md).
 
 - A relative markdown link in docs/ (notes included), README.md and examples/ names a file that exists and, with
   ``#anchor``, a heading of it (GitHub's anchors: lower case, punctuation dropped, spaces to hyphens).

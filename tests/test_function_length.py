@@ -1,4 +1,4 @@
-"""No function of the library over 100 lines (issue 37): long logic is split into named steps.
+"""No function of the library over 100 lines (docs/architecture.md): long logic is split into named steps.
 
 A function's length is ``end_lineno - lineno + 1`` of its ``def`` (:mod:`ast`), docstring included, so a numpydoc
 docstring counts. Numba kernels (a decorator naming ``numba``, ``njit`` or ``jit``) are exempt: a kernel's loop
