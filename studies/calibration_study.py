@@ -103,8 +103,9 @@ def _variant(label: str, tmp: Path) -> dict:
                 "v": "reuse_slope_sd"}
         text = Path(_model(base) if (STUDY_MODELS / f"{base}.toml").is_file() else models_dir() / f"{base}.toml"
                     ).read_text()
-        if text.rfind("[hierarchy]") < text.rfind("["):
-            raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] table")
+        tail = text[text.rfind("["):]
+        if not tail.startswith(("[hierarchy]", "[held_out]")):
+            raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] or [held_out] table")
         lines, tag = [], base
         for mod in mods:
             key = keys.get(mod[:1])
@@ -125,7 +126,8 @@ def _variant(label: str, tmp: Path) -> dict:
                 lines.append('run_level_spread = "fixed"')
             tag += f"-{mod[:1]}{scale}"
         path = tmp / f"{tag}.toml"
-        path.write_text(text.rstrip() + "\n" + "\n".join(lines) + "\n")
+        table = "" if tail.startswith("[held_out]") else "\n[held_out]"  # the corrections' table
+        path.write_text(text.rstrip() + table + "\n" + "\n".join(lines) + "\n")
         kw["bayes_config"] = str(path)
         return kw
     if name == "hier":

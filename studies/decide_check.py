@@ -42,9 +42,8 @@ from bayeval.selection.topup import draw_topup
 
 def _without_reuse(fit):
     """``fit`` whose draws stop before the reuse prior (the draws every round shares)."""
-    h = dataclasses.replace(fit.config.hierarchy, reuse_mean=0.0, reuse_common_sd=0.0, reuse_run_sd=0.0,
-                            reuse_slope_mean=0.0, reuse_slope_sd=0.0)
-    return dataclasses.replace(fit, config=dataclasses.replace(fit.config, hierarchy=h))
+    return fit.with_held_out(reuse_mean=0.0, reuse_common_sd=0.0, reuse_run_sd=0.0, reuse_slope_mean=0.0,
+                             reuse_slope_sd=0.0)
 
 
 def _evaluate(fit, pre, base: RankData, ctx, sample: TopUpSample, seed: int, rng):

@@ -177,11 +177,3 @@ def held_out_fit():
 
     data = held_out_data()
     return data, HierarchicalEstimator("hier-default").fit(data, "laplace", seed=3, draws=200, chains=1)
-
-
-def with_hierarchy(fit, **hierarchy):
-    """``fit`` with its configuration's ``[hierarchy]`` keys replaced (e.g. ``run_shift_sd=2.0``)."""
-    import dataclasses
-
-    h = dataclasses.replace(fit.config.hierarchy, **hierarchy)
-    return dataclasses.replace(fit, config=dataclasses.replace(fit.config, hierarchy=h))

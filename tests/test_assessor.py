@@ -301,3 +301,37 @@ def test_the_empirical_bayes_gradient_is_the_objectives():
         h = 1e-6
         num = np.array([(f(x + e)[0] - f(x - e)[0]) / (2 * h) for e in np.eye(4) * h])
         np.testing.assert_allclose(f(x)[1], num, rtol=1e-5, atol=1e-6)
+
+
+def test_the_estimator_applies_the_steps_after_the_model_in_their_declared_order():
+    """``estimate_probabilities`` = the model (with its held-out corrections), then each step of ``AFTER_MODEL`` in
+    order, exactly; both steps move p here, and the other order gives other p (so the order is a fact, not a name)."""
+    from bayeval.defaults import DEFAULT_FIT
+    from bayeval.relevance import load_config
+    from bayeval.relevance.beyond_depth import with_beyond_depth
+    from bayeval.relevance.estimate import AFTER_MODEL
+    from bayeval.relevance.hierarchical import HierarchicalEstimator
+
+    rng = np.random.default_rng(4)
+    col = make_collection(n_topics=6, n_systems=4, n_docs=150, depth=40, judged_depth=8, base_rate=0.2, seed=4)
+    data = RankData.build(col.runs, col.judgments, depth=40)  # judged to depth 8 of 40: p beyond the judged depth
+    grades = [pd.DataFrame({"topic": tr.topic, "docno": tr.docnos,
+                            "value": [rng.choice(4, p=M1 if (col.qrels.grade_of(tr.topic, d) or 0) >= 1 else M0)
+                                      for d in tr.docnos]}) for tr in data]
+    lab = AssessorLabels.from_frame(pd.concat(grades), "llm", "grades")
+    cfg = load_config("hier-reuse-depth")
+    est = estimate_probabilities(data, cfg, labels=[lab], p_draws=50, seed=3)
+    model = HierarchicalEstimator(cfg).estimate(data, DEFAULT_FIT, p_draws=50, seed=3)
+    deep = with_beyond_depth(data, cfg, model, seed=3)
+    steps = {"beyond_depth": lambda e: with_beyond_depth(data, cfg, e, seed=3),
+             "labels": lambda e: with_assessors(e, data, [lab], p_draws=50, seed=3)}
+    composed = model
+    for step in AFTER_MODEL:
+        composed = steps[step](composed)
+    assert AFTER_MODEL == ("beyond_depth", "labels")
+    assert all(np.array_equal(a, b) for a, b in zip(est.draws, composed.draws, strict=True))
+    assert all(np.array_equal(a, b) for a, b in zip(est.p, composed.p, strict=True))
+    moved = lambda x, y: max(float(np.abs(a - b).max()) for a, b in zip(x.p, y.p, strict=True))  # noqa: E731
+    assert moved(deep, model) > 1e-3 and moved(composed, deep) > 1e-3
+    swapped = steps["beyond_depth"](steps["labels"](model))
+    assert moved(swapped, composed) > 1e-6

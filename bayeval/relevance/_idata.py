@@ -242,7 +242,8 @@ def _fields(fields: dict, constant_data, configs: dict[str, type]) -> dict:
                 pos += k
             kwargs[name] = tuple(out)
         elif "config" in spec:
-            kwargs[name] = _lookup(spec["config"], configs, "the configuration class")(**spec["value"])
+            kwargs[name] = config.prior_from_record(_lookup(spec["config"], configs, "the configuration class"),
+                                                    spec["value"])
         else:
             kwargs[name] = _tupled(spec["value"])
     return kwargs

@@ -48,6 +48,7 @@ __all__ = [
     "AggregationPrior",
     "BeyondDepthPrior",
     "CalibrationPrior",
+    "HeldOutRunsPrior",
     "HierarchicalConfig",
     "HierarchyPrior",
     "RTCConfig",
@@ -341,6 +342,51 @@ class HierarchyPrior:
         share one more effect :math:`g\sim N(0,(\sigma_0+\sigma_1)^2)` in every draw, over all topics and
         runs: the prior of a run the judgments do not cover at all (:math:`h_s=1`), as if an unseen run had
         retrieved them (docs/notes/calibration-record.md, "Extrapolation in the open").
+    """
+
+    intercept_sd: float = 2.0
+    slope_mean: float = 1.0
+    slope_sd: float = 0.5
+    topic_scale: float = 1.0
+    run_scale: float = 1.0
+    coverage_scale: float = 3.0
+    coverage_depth: int = 10
+    hyper_points: int = 64
+    run_training: str = "complete"
+    run_effect: str = "normal"
+    run_effect_df: float = 4.0
+    offsets: str = "in_sample"
+    extrapolation: str = "none"
+
+    def __post_init__(self) -> None:
+        _choice("hierarchy.extrapolation", self.extrapolation, ("none", "unseen_run"))
+        _choice("hierarchy.offsets", self.offsets, ("in_sample", "transfer"))
+        _choice("hierarchy.run_training", self.run_training, ("complete", "all"))
+        _choice("hierarchy.run_effect", self.run_effect, ("normal", "student_t"))
+        _nonneg("hierarchy.run_effect_df", self.run_effect_df, positive=True)
+        if self.run_effect_df <= 2:
+            raise BayevalInputError(f"hierarchy.run_effect_df: must be > 2 (the t's variance enters the "
+                                    f"marginalisation), got {self.run_effect_df!r}")
+        for n in ("intercept_sd", "slope_sd", "topic_scale", "run_scale", "coverage_scale"):
+            _nonneg(f"hierarchy.{n}", getattr(self, n), positive=True)
+        if not isinstance(self.slope_mean, (int, float)) or isinstance(self.slope_mean, bool) \
+                or not math.isfinite(self.slope_mean):
+            raise BayevalInputError(f"hierarchy.slope_mean: must be a finite number, got {self.slope_mean!r}")
+        for n in ("coverage_depth", "hyper_points"):
+            v = getattr(self, n)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise BayevalInputError(f"hierarchy.{n}: must be a positive integer, got {v!r}")
+
+
+@dataclass(frozen=True)
+class HeldOutRunsPrior:
+    r"""The corrections of p after the hierarchical model, on the documents no contributing run retrieves
+    (:mod:`bayeval.relevance.held_out`, applied in its declared ``ORDER``); the table ``[held_out]`` of a
+    configuration. All off by default. (Configurations written before this table existed gave these keys in
+    ``[hierarchy]``; :func:`config_from_dict` still reads them there.)
+
+    Attributes
+    ----------
     calibration_map : {"none", "crossfit"}
         With ``"crossfit"`` the log-odds of the target documents pass through a map learned out of fold
         (:mod:`bayeval.relevance.crossfit`): the model refitted on the judgments of one fold of the
@@ -380,19 +426,6 @@ class HierarchyPrior:
         rank); a top-up's judged draws update them. All 0 (default): none.
     """
 
-    intercept_sd: float = 2.0
-    slope_mean: float = 1.0
-    slope_sd: float = 0.5
-    topic_scale: float = 1.0
-    run_scale: float = 1.0
-    coverage_scale: float = 3.0
-    coverage_depth: int = 10
-    hyper_points: int = 64
-    run_training: str = "complete"
-    run_effect: str = "normal"
-    run_effect_df: float = 4.0
-    offsets: str = "in_sample"
-    extrapolation: str = "none"
     calibration_map: str = "none"
     crossfit_folds: int = 2
     crossfit_target: str = "held_out"
@@ -411,40 +444,23 @@ class HierarchyPrior:
 
     def __post_init__(self) -> None:
         for n in ("reuse_common_sd", "reuse_run_sd", "reuse_run_df", "reuse_slope_sd"):
-            _nonneg(f"hierarchy.{n}", getattr(self, n))
+            _nonneg(f"held_out.{n}", getattr(self, n))
         if 0 < self.reuse_run_df <= 2:
-            raise BayevalInputError(f"hierarchy.reuse_run_df: must be 0 (Normal) or > 2, got {self.reuse_run_df!r}")
+            raise BayevalInputError(f"held_out.reuse_run_df: must be 0 (Normal) or > 2, got {self.reuse_run_df!r}")
         for n in ("reuse_mean", "reuse_slope_mean"):
             v = getattr(self, n)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise BayevalInputError(f"hierarchy.{n}: must be a finite number, got {v!r}")
-        _nonneg("hierarchy.run_shift_sd", self.run_shift_sd)
-        _nonneg("hierarchy.run_level_sd", self.run_level_sd)
-        _choice("hierarchy.run_level_spread", self.run_level_spread, ("empirical_bayes", "fixed"))
-        _choice("hierarchy.extrapolation", self.extrapolation, ("none", "unseen_run"))
-        _choice("hierarchy.calibration_map", self.calibration_map, ("none", "crossfit"))
-        _choice("hierarchy.crossfit_target", self.crossfit_target, ("held_out", "unjudged"))
-        _choice("hierarchy.crossfit_level", self.crossfit_level, ("learned", "kept"))
-        _nonneg("hierarchy.crossfit_intercept_sd", self.crossfit_intercept_sd, positive=True)
-        _nonneg("hierarchy.crossfit_slope_sd", self.crossfit_slope_sd, positive=True)
+                raise BayevalInputError(f"held_out.{n}: must be a finite number, got {v!r}")
+        _nonneg("held_out.run_shift_sd", self.run_shift_sd)
+        _nonneg("held_out.run_level_sd", self.run_level_sd)
+        _choice("held_out.run_level_spread", self.run_level_spread, ("empirical_bayes", "fixed"))
+        _choice("held_out.calibration_map", self.calibration_map, ("none", "crossfit"))
+        _choice("held_out.crossfit_target", self.crossfit_target, ("held_out", "unjudged"))
+        _choice("held_out.crossfit_level", self.crossfit_level, ("learned", "kept"))
+        _nonneg("held_out.crossfit_intercept_sd", self.crossfit_intercept_sd, positive=True)
+        _nonneg("held_out.crossfit_slope_sd", self.crossfit_slope_sd, positive=True)
         if isinstance(self.crossfit_folds, bool) or not isinstance(self.crossfit_folds, int) or self.crossfit_folds < 2:
-            raise BayevalInputError(f"hierarchy.crossfit_folds: must be an integer >= 2, got {self.crossfit_folds!r}")
-        _choice("hierarchy.offsets", self.offsets, ("in_sample", "transfer"))
-        _choice("hierarchy.run_training", self.run_training, ("complete", "all"))
-        _choice("hierarchy.run_effect", self.run_effect, ("normal", "student_t"))
-        _nonneg("hierarchy.run_effect_df", self.run_effect_df, positive=True)
-        if self.run_effect_df <= 2:
-            raise BayevalInputError(f"hierarchy.run_effect_df: must be > 2 (the t's variance enters the "
-                                    f"marginalisation), got {self.run_effect_df!r}")
-        for n in ("intercept_sd", "slope_sd", "topic_scale", "run_scale", "coverage_scale"):
-            _nonneg(f"hierarchy.{n}", getattr(self, n), positive=True)
-        if not isinstance(self.slope_mean, (int, float)) or isinstance(self.slope_mean, bool) \
-                or not math.isfinite(self.slope_mean):
-            raise BayevalInputError(f"hierarchy.slope_mean: must be a finite number, got {self.slope_mean!r}")
-        for n in ("coverage_depth", "hyper_points"):
-            v = getattr(self, n)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise BayevalInputError(f"hierarchy.{n}: must be a positive integer, got {v!r}")
+            raise BayevalInputError(f"held_out.crossfit_folds: must be an integer >= 2, got {self.crossfit_folds!r}")
 
 
 @dataclass(frozen=True)
@@ -492,6 +508,7 @@ class HierarchicalConfig(_ModelConfig):
     """The hierarchical relevance model: an RTC configuration (``base``) for the features, and its priors."""
 
     hierarchy: HierarchyPrior = field(default_factory=HierarchyPrior)
+    held_out: HeldOutRunsPrior = field(default_factory=HeldOutRunsPrior)
     beyond_depth: BeyondDepthPrior = field(default_factory=BeyondDepthPrior)
     base: str = "rtc-default"
     name: str = "hierarchical"
@@ -624,10 +641,45 @@ class SparseLabelConfig(_ModelConfig):
 
 _KINDS = {"rtc": (RTCConfig, {"rank": RankPrior, "calibration": CalibrationPrior, "aggregation": AggregationPrior}),
           "similarity": (SimilarityConfig, {"similarity": SimilarityPrior}),
-          "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior, "beyond_depth": BeyondDepthPrior}),
+          "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior, "held_out": HeldOutRunsPrior,
+                                                "beyond_depth": BeyondDepthPrior}),
           "uniform": (UniformConfig, {}),
           "smoothed": (SmoothedConfig, {}),
           "sparse": (SparseLabelConfig, {})}
+
+
+#: Keys that moved from one table of a kind's configuration to another: ``(kind, old table) -> (new table, its
+#: class)``. Configurations written before the move still load (:func:`config_from_dict` reads the keys where they
+#: stood), and so do fits recorded before it (:func:`prior_from_record`).
+MOVED_KEYS = {("hierarchical", "hierarchy"): ("held_out", HeldOutRunsPrior)}
+
+
+def _moved_keys(doc: dict, kind: str, source: str) -> dict:
+    """``doc`` with the keys of :data:`MOVED_KEYS` given in their old table moved to their new one (an error when
+    a key is given in both)."""
+    for (k, old), (new, cls) in MOVED_KEYS.items():
+        if k != kind or not isinstance(doc.get(old), dict) or not isinstance(doc.get(new, {}), dict):
+            continue
+        names = {f.name for f in dataclasses.fields(cls)}
+        moved = {key: v for key, v in doc[old].items() if key in names}
+        both = sorted(set(moved) & set(doc.get(new, {})))
+        if both:
+            raise BayevalInputError(f"{source}: {both} given in both [{old}] and [{new}]; give each once, in [{new}]")
+        if moved:
+            doc[old] = {key: v for key, v in doc[old].items() if key not in names}
+            doc[new] = {**doc.get(new, {}), **moved}
+    return doc
+
+
+def prior_from_record(cls: type, value: dict):
+    """The prior ``cls(**value)`` of a fit file's record (:mod:`bayeval.relevance._idata`); keys that have since
+    moved out of ``cls``'s table (:data:`MOVED_KEYS`) are dropped: they configure corrections applied after the
+    model, which the recorded model never read."""
+    if not isinstance(value, dict):
+        raise TypeError(f"the {cls.__name__} record is not a table")
+    moved = {f.name for (kind, old), (_, new_cls) in MOVED_KEYS.items() if _KINDS[kind][1].get(old) is cls
+             for f in dataclasses.fields(new_cls)}
+    return cls(**{k: v for k, v in value.items() if k not in moved})
 
 
 def kinds_accepting(option: str) -> tuple[str, ...]:
@@ -659,6 +711,7 @@ def config_from_dict(doc: dict, *, name: str = "custom", source: str = "config")
     if kind not in _KINDS:
         raise BayevalInputError(f"{source}: 'kind' must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
     cls, sections = _KINDS[kind]
+    doc = _moved_keys(doc, kind, source)
     kwargs = {"name": str(doc.pop("name", name)), "description": str(doc.pop("description", ""))}
     doc.pop("when", None)  # when to use a shipped configuration: for the listing (bayeval.relevance.catalog)
     base = doc.get("base")

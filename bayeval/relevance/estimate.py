@@ -11,14 +11,20 @@ from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.assessor import with_assessors
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
 from bayeval.relevance.beyond_depth import with_beyond_depth
-from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config, load_config_as
+from bayeval.relevance.config import (
+    HierarchicalConfig,
+    SimilarityConfig,
+    kinds_accepting,
+    load_config,
+    load_config_as,
+)
 from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
 from bayeval.relevance.rtc import RTCEstimator
 from bayeval.relevance.similarity import SimilarityRegression
 from bayeval.relevance.sparse_labels import sparse_label_probabilities
 
-__all__ = ["ESTIMATORS", "MODEL_KINDS", "SimilarityEstimator", "estimate_probabilities"]
+__all__ = ["AFTER_MODEL", "ESTIMATORS", "MODEL_KINDS", "SimilarityEstimator", "estimate_probabilities"]
 
 
 class SimilarityEstimator:
@@ -142,9 +148,31 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = DE
                                 f"{' / '.join(sorted({k for r in refused for k in kinds_accepting(r)}))})")
     labels = options.pop("labels", None)
     est = ESTIMATORS[cfg.kind](data, cfg, fit, p_draws=p_draws, seed=seed, **options, **fit_kwargs)
+    for step in AFTER_MODEL:
+        est = _AFTER[step](est, data, cfg, depth=depth, labels=labels, p_draws=p_draws, seed=seed)
+    return est
+
+
+def _beyond_depth(est, data, cfg, *, depth, seed, **_):
+    """p beyond the judged depth of a hierarchical configuration with a ``[beyond_depth]`` band (:mod:`.beyond_depth`:
+    the model refitted by MAP on half the judged depth measures its error there); ``est`` itself otherwise."""
+    return with_beyond_depth(data, cfg, est, depth=depth, seed=seed) if isinstance(cfg, HierarchicalConfig) else est
+
+
+def _labels(est, data, cfg, *, labels, p_draws, seed, **_):
+    """The automatic assessors' labels as experts after any model (:func:`.assessor.with_assessors`); ``est`` itself
+    without labels."""
     if not labels:  # None or no label set
         return est
     return with_assessors(est, data, labels, p_draws=p_draws, seed=0 if seed is None else int(seed))
+
+
+#: What the estimator does to a model's p after its fit, in this order (each step leaves p as it is when its
+#: configuration or option is off). The hierarchical model's corrections of the documents no contributing run
+#: retrieves come before them, inside its fit (:data:`bayeval.relevance.held_out.ORDER`); the extrapolation effect is
+#: part of that model (:mod:`.hierarchical`).
+AFTER_MODEL = ("beyond_depth", "labels")
+_AFTER = {"beyond_depth": _beyond_depth, "labels": _labels}
 
 
 def _rtc(data, cfg, fit, *, p_draws, seed, depth=None, extra=None, stage_methods=None, **fit_kwargs):
@@ -154,11 +182,9 @@ def _rtc(data, cfg, fit, *, p_draws, seed, depth=None, extra=None, stage_methods
 
 
 def _hierarchical(data, cfg, fit, *, p_draws, seed, depth=None, topup=None, **fit_kwargs):
-    """The hierarchical model's estimate (a top-up updating the reuse prior), then p beyond the judged depth
-    (:mod:`.beyond_depth`): the model refitted (MAP) on half the judged depth measures its error there."""
-    est = HierarchicalEstimator(cfg, depth=depth).estimate(data, fit, p_draws=p_draws, seed=seed, topup=topup,
-                                                           **fit_kwargs)
-    return with_beyond_depth(data, cfg, est, depth=depth, seed=seed)
+    """The hierarchical model's estimate with its held-out corrections (a top-up updating the reuse prior)."""
+    return HierarchicalEstimator(cfg, depth=depth).estimate(data, fit, p_draws=p_draws, seed=seed, topup=topup,
+                                                            **fit_kwargs)
 
 
 def _similarity(data, cfg, fit, *, p_draws, seed, **options):

@@ -41,7 +41,7 @@ whose documents no judged run saw becomes as uncertain as the calibration of an 
 **Cross-fitted calibration** (``calibration_map = "crossfit"``, ``studies/models/hier-crossfit*.toml``): the log-odds of
 the unjudged documents no contributing run retrieves pass through a map learned out of fold, on judgments the
 map's documents did not shape, its uncertainty drawn once per draw of p
-(:mod:`bayeval.relevance.crossfit`; :meth:`HierarchicalEstimator.calibration_map`).
+(:mod:`bayeval.relevance.crossfit`; :func:`bayeval.relevance.held_out.fit_calibration_map`).
 
 **Held-out run shifts** (``run_shift_sd`` > 0, ``studies/models/hier-shift.toml``,
 ``studies/models/hier-crossfit-slope-shift.toml``): in each draw of p every run gets its own log-odds shift on the
@@ -53,8 +53,12 @@ level of p on those documents moves by a log-odds offset learned from how its ju
 the model's p, shrunk across runs (:mod:`bayeval.relevance.run_level`; :meth:`HierarchicalFit.held_out_level`).
 
 These corrections of the documents no contributing run retrieves — the cross-fitted map, the held-out run levels,
-their shifts and the reuse prior — are not part of the model: the fit applies them to the model's draws and point
-p in the order declared in :mod:`bayeval.relevance.held_out` (:meth:`HierarchicalFit.corrections`).
+their shifts and the reuse prior — are not part of the model: a configuration sets them in its table
+``[held_out]`` (:class:`~bayeval.relevance.config.HeldOutRunsPrior`; ``[hierarchy]``,
+:class:`~bayeval.relevance.config.HierarchyPrior`, holds the model's priors only), and the fit applies them to the
+model's draws and point p in the order declared in :mod:`bayeval.relevance.held_out`
+(:meth:`HierarchicalFit.corrections`). The extrapolation effect is the model's: a random effect of the linear
+predictor whose variance enters :math:`\kappa_i` of every draw, not a transform of the model's p.
 
 **Fit.** Given the hyperparameters :math:`h=(\tau,\sigma_0,\sigma_1)` the log posterior of
 :math:`x=(\beta,a,u)` is a logistic regression with a Gaussian prior (concave; Newton on a sparse design).
@@ -106,7 +110,7 @@ import numpy as np
 from scipy.sparse import csr_matrix, hstack, vstack
 from scipy.special import expit, gammaln, log_expit, logit
 
-from bayeval.data.coverage import beyond_judged_runs, complete_prefix, contributing_runs, run_coverage
+from bayeval.data.coverage import beyond_judged_runs, complete_prefix, run_coverage
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._bordered import BorderedDiagonal
@@ -129,8 +133,7 @@ from bayeval.relevance._kernels import (
     member_rows,
 )
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config_as
-from bayeval.relevance.crossfit import fit_map, out_of_fold_pairs
-from bayeval.relevance.held_out import HeldOutCorrections
+from bayeval.relevance.held_out import HeldOutCorrections, fit_calibration_map
 from bayeval.relevance.hyperparameters import hyper_mode, integrated_laplace, laplace_value
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 from bayeval.relevance.rtc import RTCEstimator
@@ -734,7 +737,24 @@ class HierarchicalFit:
         """The corrections of p on the documents no contributing run retrieves, applied after the model in the
         order of :data:`bayeval.relevance.held_out.ORDER`: the calibration map, the held-out run levels, their
         shifts, the reuse prior."""
-        return HeldOutCorrections.build(self.data, self.config.hierarchy, self.calibration_map)
+        return HeldOutCorrections.build(self.data, self.config.held_out, self.config.hierarchy.coverage_depth,
+                                        self.calibration_map)
+
+    def with_held_out(self, **keys) -> HierarchicalFit:
+        """This fit with its configuration's ``[held_out]`` keys replaced (``run_shift_sd=2.0``;
+        :class:`~bayeval.relevance.config.HeldOutRunsPrior`): the same model fit, other corrections after it. The
+        calibration map is the estimator's (:meth:`HierarchicalEstimator.fit`): its keys here do not refit it.
+
+        Examples
+        --------
+        >>> from bayeval.synthetic import make_collection
+        >>> col = make_collection(n_topics=3, n_systems=4, n_docs=60, depth=20, judged_depth=4, seed=2)
+        >>> fit = HierarchicalEstimator().fit(RankData.build(col.runs, col.judgments, depth=20))
+        >>> fit.with_held_out(run_shift_sd=2.0).held_out_shift().sd
+        2.0
+        """
+        held_out = dataclasses.replace(self.config.held_out, **keys)
+        return dataclasses.replace(self, config=dataclasses.replace(self.config, held_out=held_out))
 
     def held_out_level(self):
         """The held-out run levels of :mod:`bayeval.relevance.run_level` (prior scale ``run_level_sd``; 0: none;
@@ -848,28 +868,17 @@ class HierarchicalEstimator:
         m, rtc_fit, offsets = self.model(data, rtc_fit)
         fr = m.fit(method, seed=seed, **fit_kwargs)
         fit = HierarchicalFit(data, self.config, m, fr, rtc_fit, offsets)
-        cmap = self.calibration_map(data)
-        if cmap is not None and self.config.hierarchy.crossfit_level == "kept":
-            p = fit.probabilities(draws=None).p  # the level to keep: the model's own p of the target documents
-            tg = [cmap.targets(tr) for tr in data]
-            pt = np.concatenate([q[k] for q, k in zip(p, tg, strict=True)]) if tg else np.zeros(0)
-            cmap = cmap.keep_level(logit(np.clip(pt, _CLIP, 1 - _CLIP)), pt)
+        cmap = fit_calibration_map(data, self.config.held_out, self.config.hierarchy.coverage_depth, self._refit_p,
+                                   lambda: fit.probabilities(draws=None).p)
         return dataclasses.replace(fit, calibration_map=cmap)
 
-    def calibration_map(self, data: RankData):
-        """The out-of-fold map of :mod:`bayeval.relevance.crossfit` (``calibration_map = "crossfit"``), else
-        None: the contributing runs' folds each refit this model with in-sample calibration (MAP)."""
-        h = self.config.hierarchy
-        if h.calibration_map == "none":
-            return None
-
-        inner = HierarchicalEstimator(dataclasses.replace(
-            self.config, hierarchy=dataclasses.replace(h, calibration_map="none", extrapolation="none")), self.depth)
-        runs = contributing_runs(data, h.coverage_depth)
-        ell, y, tp = out_of_fold_pairs(data, runs, h.crossfit_folds,
-                                       lambda d: inner.fit(d, "map").probabilities(draws=None).p)
-        return fit_map(ell, y, tp, intercept_sd=h.crossfit_intercept_sd, slope_sd=h.crossfit_slope_sd,
-                       runs=runs, target=h.crossfit_target)
+    def _refit_p(self, data: RankData) -> tuple:
+        """Point p of this model refitted (MAP) on ``data`` without the calibration map and the extrapolation
+        effect: the out-of-fold scores of :func:`~bayeval.relevance.held_out.fit_calibration_map`."""
+        hierarchy = dataclasses.replace(self.config.hierarchy, extrapolation="none")
+        held_out = dataclasses.replace(self.config.held_out, calibration_map="none")
+        cfg = dataclasses.replace(self.config, hierarchy=hierarchy, held_out=held_out)
+        return HierarchicalEstimator(cfg, self.depth).fit(data, "map").probabilities(draws=None).p
 
     def estimate(self, data: RankData, method: str = "laplace", *, p_draws: int | None = 200, seed=None,
                  topup=None, **fit_kwargs) -> RelevanceEstimate:
