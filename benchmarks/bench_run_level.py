@@ -60,14 +60,14 @@ def main(argv=None) -> None:
     for label, kw in (("run level (run_level_sd = 1)", {"run_level_sd": 1.0}),
                       ("run shift (run_shift_sd = 2)", {"run_shift_sd": 2.0}),
                       ("level and shift (1, 2)", {"run_level_sd": 1.0, "run_shift_sd": 2.0})):
-        f = fit.with_held_out(**kw)
+        f = fit.with_held_out_runs(**kw)
         best, _, _ = _best(lambda f=f: f.probabilities(draws=args.draws, seed=2), args.repeat)
         print(f"| {label} | {best:.2f} s | {best / ref:.2f}× (+{best - ref:.2f} s; "
               f"{(best - ref) / lap:.1%} of the fit) |", flush=True)
-    h = load_config(args.reuse).held_out
+    h = load_config(args.reuse).held_out_runs
     reuse = {k: getattr(h, k) for k in ("reuse_mean", "reuse_common_sd", "reuse_run_sd", "reuse_run_df",
                                         "reuse_slope_mean", "reuse_slope_sd")}
-    f = fit.with_held_out(**reuse)
+    f = fit.with_held_out_runs(**reuse)
     held = [n for k, n in enumerate(data.systems) if k not in set(contributing_runs(data).tolist())]
     s = draw_topup(data, held, 1, depth=100, rng=np.random.default_rng(0))
     sample = TopUpSample(s.frame.assign(grade=[max(qrels.grade_of(t, d) or 0, 0)

@@ -104,8 +104,9 @@ def _variant(label: str, tmp: Path) -> dict:
         text = Path(_model(base) if (STUDY_MODELS / f"{base}.toml").is_file() else models_dir() / f"{base}.toml"
                     ).read_text()
         tail = text[text.rfind("["):]
-        if not tail.startswith(("[hierarchy]", "[held_out]")):
-            raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] or [held_out] table")
+        if not tail.startswith(("[hierarchy]", "[held_out_runs]")):
+            raise SystemExit(f"--variants: {label!r}: {base}.toml must end with its [hierarchy] or [held_out_runs] "
+                             "table")
         lines, tag = [], base
         for mod in mods:
             key = keys.get(mod[:1])
@@ -126,7 +127,7 @@ def _variant(label: str, tmp: Path) -> dict:
                 lines.append('run_level_spread = "fixed"')
             tag += f"-{mod[:1]}{scale}"
         path = tmp / f"{tag}.toml"
-        table = "" if tail.startswith("[held_out]") else "\n[held_out]"  # the corrections' table
+        table = "" if tail.startswith("[held_out_runs]") else "\n[held_out_runs]"  # the corrections' table
         path.write_text(text.rstrip() + table + "\n" + "\n".join(lines) + "\n")
         kw["bayes_config"] = str(path)
         return kw

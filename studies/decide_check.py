@@ -42,7 +42,7 @@ from bayeval.selection.topup import draw_topup
 
 def _without_reuse(fit):
     """``fit`` whose draws stop before the reuse prior (the draws every round shares)."""
-    return fit.with_held_out(reuse_mean=0.0, reuse_common_sd=0.0, reuse_run_sd=0.0, reuse_slope_mean=0.0,
+    return fit.with_held_out_runs(reuse_mean=0.0, reuse_common_sd=0.0, reuse_run_sd=0.0, reuse_slope_mean=0.0,
                              reuse_slope_sd=0.0)
 
 

@@ -86,7 +86,7 @@ def test_bad_input_is_named():
         fit_map(np.zeros(3), np.zeros(2), np.zeros(3, int))
     with pytest.raises(BayevalInputError, match="slope_sd"):
         fit_map(np.zeros(1), np.zeros(1), np.zeros(1, int), slope_sd=0.0)
-    with pytest.raises(BayevalInputError, match="held_out.crossfit_folds"):
+    with pytest.raises(BayevalInputError, match="held_out_runs.crossfit_folds"):
         from bayeval.relevance.config import HeldOutRunsPrior
         HeldOutRunsPrior(calibration_map="crossfit", crossfit_folds=1)
 
@@ -143,9 +143,9 @@ def test_the_crossfit_configurations_are_registered():
     for name, level, target in (("hier-crossfit", "learned", "held_out"), ("hier-crossfit-all", "learned", "unjudged"),
                                 ("hier-crossfit-slope", "kept", "held_out"),
                                 ("hier-crossfit-slope-all", "kept", "unjudged")):
-        h = load_config(study_model(name)).held_out
+        h = load_config(study_model(name)).held_out_runs
         assert (h.calibration_map, h.crossfit_level, h.crossfit_target) == ("crossfit", level, target)
-    assert load_config("hier-default").held_out.calibration_map == "none"
+    assert load_config("hier-default").held_out_runs.calibration_map == "none"
 
 
 @pytest.mark.slow

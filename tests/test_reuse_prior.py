@@ -25,10 +25,10 @@ def test_the_prior_rejects_bad_settings_and_is_off_in_the_old_configurations():
         with pytest.raises(BayevalInputError, match=arg):
             ReusePrior(**kw)
     with pytest.raises(BayevalInputError, match="reuse_run_df"):
-        dataclasses.replace(load_config("hier-default").held_out, reuse_run_df=2.0)
+        dataclasses.replace(load_config("hier-default").held_out_runs, reuse_run_df=2.0)
     with pytest.raises(BayevalInputError, match="reuse_slope_mean"):
-        dataclasses.replace(load_config("hier-default").held_out, reuse_slope_mean=float("inf"))
-    h = load_config(study_model("hier-level-shift")).held_out
+        dataclasses.replace(load_config("hier-default").held_out_runs, reuse_slope_mean=float("inf"))
+    h = load_config(study_model("hier-level-shift")).held_out_runs
     assert (h.reuse_mean, h.reuse_common_sd, h.reuse_run_sd, h.reuse_slope_sd) == (0, 0, 0, 0)
 
 
@@ -73,7 +73,7 @@ def test_an_inactive_prior_returns_the_draws_as_given_and_the_fit_gives_the_prio
     draws = _flat_draws(data, K=10)
     out, post = HeldOutPrior(ReusePrior(), (0, 1)).apply(data, draws, np.random.default_rng(0))
     assert post is None and all(a is b for a, b in zip(out, draws, strict=True))
-    est = fit.with_held_out(reuse_run_sd=1.0, reuse_common_sd=0.5).probabilities(draws=50, seed=1)
+    est = fit.with_held_out_runs(reuse_run_sd=1.0, reuse_common_sd=0.5).probabilities(draws=50, seed=1)
     assert est.held_out is not None
     f = est.held_out.to_frame()
     assert len(f) == len(data.systems) - len(contributing_runs(data))
@@ -165,8 +165,8 @@ def test_the_hierarchical_estimate_with_a_topup_learns_from_it_and_keeps_the_jud
                       for tr in data])
     both = Qrels.from_frame(pd.concat([base, sample.qrels().to_frame()], ignore_index=True))
     full = RankData.build(col.runs, both, depth=50)
-    cfg = dataclasses.replace(load_config("hier-default"), held_out=dataclasses.replace(
-        load_config("hier-default").held_out, reuse_run_sd=1.0, reuse_common_sd=0.5))
+    cfg = dataclasses.replace(load_config("hier-default"), held_out_runs=dataclasses.replace(
+        load_config("hier-default").held_out_runs, reuse_run_sd=1.0, reuse_common_sd=0.5))
     est = HierarchicalEstimator(cfg).estimate(full, "laplace", p_draws=20, seed=1, draws=100, chains=1, topup=sample)
     assert all(np.array_equal(j, np.asarray(tr.judged)) for j, tr in zip(est.judged, full, strict=True))
     ev = est.held_out.to_frame().set_index("run")

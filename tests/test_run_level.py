@@ -21,12 +21,12 @@ from bayeval.relevance.run_shift import shift_weights
 
 
 def _with_level(fit, sd: float):
-    return fit.with_held_out(run_level_sd=sd)
+    return fit.with_held_out_runs(run_level_sd=sd)
 
 
 def test_the_level_is_off_in_the_default_and_rejects_bad_input():
-    assert load_config("hier-default").held_out.run_level_sd == 0
-    assert load_config(study_model("hier-level")).held_out.run_level_sd > 0
+    assert load_config("hier-default").held_out_runs.run_level_sd == 0
+    assert load_config(study_model("hier-level")).held_out_runs.run_level_sd > 0
     with pytest.raises(BayevalInputError, match="sd"):
         HeldOutLevel(-1.0, ())
     with pytest.raises(BayevalInputError, match="sd"):
@@ -34,10 +34,10 @@ def test_the_level_is_off_in_the_default_and_rejects_bad_input():
     with pytest.raises(BayevalInputError, match="judgments"):
         run_levels([np.zeros(3)], [], 1.0)
     with pytest.raises(BayevalInputError, match="run_level_sd"):
-        dataclasses.replace(load_config("hier-default").held_out, run_level_sd=float("nan"))
-    assert load_config(study_model("hier-level-shift")).held_out.run_level_spread == "empirical_bayes"
+        dataclasses.replace(load_config("hier-default").held_out_runs, run_level_sd=float("nan"))
+    assert load_config(study_model("hier-level-shift")).held_out_runs.run_level_spread == "empirical_bayes"
     with pytest.raises(BayevalInputError, match="run_level_spread"):
-        dataclasses.replace(load_config("hier-default").held_out, run_level_spread="pooled")
+        dataclasses.replace(load_config("hier-default").held_out_runs, run_level_spread="pooled")
     with pytest.raises(BayevalInputError, match="spread"):
         run_levels([np.zeros(3)], [np.zeros(3)], 1.0, spread="pooled")
     with pytest.raises(BayevalInputError, match="spread"):
@@ -88,7 +88,7 @@ def test_levels_recover_each_runs_excess_and_shrink_with_little_evidence():
 def test_the_fit_passes_the_fixed_spread_to_its_levels(held_out_fit):
     data, fit = held_out_fit
     draws = fit.probabilities(draws=100, seed=5).draws
-    lev = fit.with_held_out(run_level_sd=0.7, run_level_spread="fixed").held_out_level()
+    lev = fit.with_held_out_runs(run_level_sd=0.7, run_level_spread="fixed").held_out_level()
     assert lev.spread == "fixed"
     mean, var, tau = lev.levels(data, draws)
     assert tau == 0.7 and np.abs(mean).max() > 0
@@ -186,14 +186,15 @@ def test_the_study_variants_name_levels_and_shifts(tmp_path):
     from calibration_study import _variant
 
     kw = _variant("hier~l1~s2+unseen", tmp_path)
-    cfg, shipped = load_config(kw["bayes_config"]).held_out, load_config(study_model("hier-level-shift")).held_out
+    cfg = load_config(kw["bayes_config"]).held_out_runs
+    shipped = load_config(study_model("hier-level-shift")).held_out_runs
     assert kw["unseen"] and (cfg.run_level_sd, cfg.run_shift_sd) == (1.0, 2.0)
     assert dataclasses.replace(cfg) == shipped
     with pytest.raises(SystemExit, match="unknown modifier"):
         _variant("hier~q1+unseen", tmp_path)
     with pytest.raises(SystemExit, match="must be a number"):
         _variant("hier~lx", tmp_path)
-    fixed = load_config(_variant("hier~f1~s2+unseen", tmp_path)["bayes_config"]).held_out
+    fixed = load_config(_variant("hier~f1~s2+unseen", tmp_path)["bayes_config"]).held_out_runs
     assert dataclasses.replace(fixed, run_level_spread="empirical_bayes") == shipped
     assert fixed.run_level_spread == "fixed"
     with pytest.raises(SystemExit, match="set twice"):

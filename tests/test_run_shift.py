@@ -24,7 +24,7 @@ from bayeval.relevance.run_shift import HeldOutShift, shift_weights
 
 
 def _with_shift(fit, sd: float):
-    return fit.with_held_out(run_shift_sd=sd)
+    return fit.with_held_out_runs(run_shift_sd=sd)
 
 
 def _map_sd(data, arrays) -> np.ndarray:
@@ -91,12 +91,12 @@ def test_the_interval_of_a_held_out_run_widens_when_its_shift_is_shared_over_top
 
 
 def test_the_shift_is_off_in_the_default_and_rejects_a_bad_scale():
-    assert load_config("hier-default").held_out.run_shift_sd == 0
-    assert load_config(study_model("hier-shift")).held_out.run_shift_sd > 0
+    assert load_config("hier-default").held_out_runs.run_shift_sd == 0
+    assert load_config(study_model("hier-shift")).held_out_runs.run_shift_sd > 0
     with pytest.raises(BayevalInputError, match="sd"):
         HeldOutShift(-1.0, ())
     with pytest.raises(BayevalInputError, match="run_shift_sd"):
-        dataclasses.replace(load_config("hier-default").held_out, run_shift_sd=float("nan"))
+        dataclasses.replace(load_config("hier-default").held_out_runs, run_shift_sd=float("nan"))
 
 
 @pytest.mark.slow

@@ -44,8 +44,8 @@ def test_the_first_passage_is_that_of_sequential_bayesian_updating(c, s0, so, se
 def reuse_estimate():
     data = held_out_data()
     cfg = load_config("hier-default")
-    cfg = dataclasses.replace(cfg, held_out=dataclasses.replace(cfg.held_out, reuse_common_sd=0.8, reuse_run_sd=1.0,
-                                                                 reuse_slope_sd=0.3))
+    cfg = dataclasses.replace(cfg, held_out_runs=dataclasses.replace(cfg.held_out_runs, reuse_common_sd=0.8,
+                                                                      reuse_run_sd=1.0, reuse_slope_sd=0.3))
     est = HierarchicalEstimator(cfg).estimate(data, "laplace", p_draws=100, seed=2, draws=100, chains=1)
     return with_unseen(data, est, seed=2)
 

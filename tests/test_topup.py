@@ -181,7 +181,7 @@ def _reuse_model() -> str:
     from bayeval.relevance.config import models_dir
 
     return (models_dir() / "hier-default.toml").read_text().rstrip() + \
-        "\n\n[held_out]\nreuse_run_sd = 1.0\nreuse_common_sd = 0.5\n"
+        "\n\n[held_out_runs]\nreuse_run_sd = 1.0\nreuse_common_sd = 0.5\n"
 
 
 def test_a_robustness_trial_tops_up_the_held_out_runs(coldir, tmp_path):

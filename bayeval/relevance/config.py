@@ -381,7 +381,7 @@ class HierarchyPrior:
 @dataclass(frozen=True)
 class HeldOutRunsPrior:
     r"""The corrections of p after the hierarchical model, on the documents no contributing run retrieves
-    (:mod:`bayeval.relevance.held_out`, applied in its declared ``ORDER``); the table ``[held_out]`` of a
+    (:mod:`bayeval.relevance.held_out_runs`, applied in its declared ``ORDER``); the table ``[held_out_runs]`` of a
     configuration. All off by default. (Configurations written before this table existed gave these keys in
     ``[hierarchy]``; :func:`config_from_dict` still reads them there.)
 
@@ -444,23 +444,24 @@ class HeldOutRunsPrior:
 
     def __post_init__(self) -> None:
         for n in ("reuse_common_sd", "reuse_run_sd", "reuse_run_df", "reuse_slope_sd"):
-            _nonneg(f"held_out.{n}", getattr(self, n))
+            _nonneg(f"held_out_runs.{n}", getattr(self, n))
         if 0 < self.reuse_run_df <= 2:
-            raise BayevalInputError(f"held_out.reuse_run_df: must be 0 (Normal) or > 2, got {self.reuse_run_df!r}")
+            raise BayevalInputError(f"held_out_runs.reuse_run_df: must be 0 (Normal) or > 2, got {self.reuse_run_df!r}")
         for n in ("reuse_mean", "reuse_slope_mean"):
             v = getattr(self, n)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise BayevalInputError(f"held_out.{n}: must be a finite number, got {v!r}")
-        _nonneg("held_out.run_shift_sd", self.run_shift_sd)
-        _nonneg("held_out.run_level_sd", self.run_level_sd)
-        _choice("held_out.run_level_spread", self.run_level_spread, ("empirical_bayes", "fixed"))
-        _choice("held_out.calibration_map", self.calibration_map, ("none", "crossfit"))
-        _choice("held_out.crossfit_target", self.crossfit_target, ("held_out", "unjudged"))
-        _choice("held_out.crossfit_level", self.crossfit_level, ("learned", "kept"))
-        _nonneg("held_out.crossfit_intercept_sd", self.crossfit_intercept_sd, positive=True)
-        _nonneg("held_out.crossfit_slope_sd", self.crossfit_slope_sd, positive=True)
+                raise BayevalInputError(f"held_out_runs.{n}: must be a finite number, got {v!r}")
+        _nonneg("held_out_runs.run_shift_sd", self.run_shift_sd)
+        _nonneg("held_out_runs.run_level_sd", self.run_level_sd)
+        _choice("held_out_runs.run_level_spread", self.run_level_spread, ("empirical_bayes", "fixed"))
+        _choice("held_out_runs.calibration_map", self.calibration_map, ("none", "crossfit"))
+        _choice("held_out_runs.crossfit_target", self.crossfit_target, ("held_out", "unjudged"))
+        _choice("held_out_runs.crossfit_level", self.crossfit_level, ("learned", "kept"))
+        _nonneg("held_out_runs.crossfit_intercept_sd", self.crossfit_intercept_sd, positive=True)
+        _nonneg("held_out_runs.crossfit_slope_sd", self.crossfit_slope_sd, positive=True)
         if isinstance(self.crossfit_folds, bool) or not isinstance(self.crossfit_folds, int) or self.crossfit_folds < 2:
-            raise BayevalInputError(f"held_out.crossfit_folds: must be an integer >= 2, got {self.crossfit_folds!r}")
+            raise BayevalInputError(f"held_out_runs.crossfit_folds: must be an integer >= 2, "
+                                    f"got {self.crossfit_folds!r}")
 
 
 @dataclass(frozen=True)
@@ -508,7 +509,7 @@ class HierarchicalConfig(_ModelConfig):
     """The hierarchical relevance model: an RTC configuration (``base``) for the features, and its priors."""
 
     hierarchy: HierarchyPrior = field(default_factory=HierarchyPrior)
-    held_out: HeldOutRunsPrior = field(default_factory=HeldOutRunsPrior)
+    held_out_runs: HeldOutRunsPrior = field(default_factory=HeldOutRunsPrior)
     beyond_depth: BeyondDepthPrior = field(default_factory=BeyondDepthPrior)
     base: str = "rtc-default"
     name: str = "hierarchical"
@@ -641,7 +642,7 @@ class SparseLabelConfig(_ModelConfig):
 
 _KINDS = {"rtc": (RTCConfig, {"rank": RankPrior, "calibration": CalibrationPrior, "aggregation": AggregationPrior}),
           "similarity": (SimilarityConfig, {"similarity": SimilarityPrior}),
-          "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior, "held_out": HeldOutRunsPrior,
+          "hierarchical": (HierarchicalConfig, {"hierarchy": HierarchyPrior, "held_out_runs": HeldOutRunsPrior,
                                                 "beyond_depth": BeyondDepthPrior}),
           "uniform": (UniformConfig, {}),
           "smoothed": (SmoothedConfig, {}),
@@ -651,7 +652,7 @@ _KINDS = {"rtc": (RTCConfig, {"rank": RankPrior, "calibration": CalibrationPrior
 #: Keys that moved from one table of a kind's configuration to another: ``(kind, old table) -> (new table, its
 #: class)``. Configurations written before the move still load (:func:`config_from_dict` reads the keys where they
 #: stood), and so do fits recorded before it (:func:`prior_from_record`).
-MOVED_KEYS = {("hierarchical", "hierarchy"): ("held_out", HeldOutRunsPrior)}
+MOVED_KEYS = {("hierarchical", "hierarchy"): ("held_out_runs", HeldOutRunsPrior)}
 
 
 def _moved_keys(doc: dict, kind: str, source: str) -> dict:

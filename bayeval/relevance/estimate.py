@@ -169,8 +169,8 @@ def _labels(est, data, cfg, *, labels, p_draws, seed, **_):
 
 #: What the estimator does to a model's p after its fit, in this order (each step leaves p as it is when its
 #: configuration or option is off). The hierarchical model's corrections of the documents no contributing run
-#: retrieves come before them, inside its fit (:data:`bayeval.relevance.held_out.ORDER`); the extrapolation effect is
-#: part of that model (:mod:`.hierarchical`).
+#: retrieves come before them, inside its fit (:data:`bayeval.relevance.held_out_runs.ORDER`); the extrapolation
+#: effect is part of that model (:mod:`.hierarchical`).
 AFTER_MODEL = ("beyond_depth", "labels")
 _AFTER = {"beyond_depth": _beyond_depth, "labels": _labels}
 

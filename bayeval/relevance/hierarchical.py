@@ -41,7 +41,7 @@ whose documents no judged run saw becomes as uncertain as the calibration of an 
 **Cross-fitted calibration** (``calibration_map = "crossfit"``, ``studies/models/hier-crossfit*.toml``): the log-odds of
 the unjudged documents no contributing run retrieves pass through a map learned out of fold, on judgments the
 map's documents did not shape, its uncertainty drawn once per draw of p
-(:mod:`bayeval.relevance.crossfit`; :func:`bayeval.relevance.held_out.fit_calibration_map`).
+(:mod:`bayeval.relevance.crossfit`; :func:`bayeval.relevance.held_out_runs.fit_calibration_map`).
 
 **Held-out run shifts** (``run_shift_sd`` > 0, ``studies/models/hier-shift.toml``,
 ``studies/models/hier-crossfit-slope-shift.toml``): in each draw of p every run gets its own log-odds shift on the
@@ -54,9 +54,9 @@ the model's p, shrunk across runs (:mod:`bayeval.relevance.run_level`; :meth:`Hi
 
 These corrections of the documents no contributing run retrieves — the cross-fitted map, the held-out run levels,
 their shifts and the reuse prior — are not part of the model: a configuration sets them in its table
-``[held_out]`` (:class:`~bayeval.relevance.config.HeldOutRunsPrior`; ``[hierarchy]``,
+``[held_out_runs]`` (:class:`~bayeval.relevance.config.HeldOutRunsPrior`; ``[hierarchy]``,
 :class:`~bayeval.relevance.config.HierarchyPrior`, holds the model's priors only), and the fit applies them to the
-model's draws and point p in the order declared in :mod:`bayeval.relevance.held_out`
+model's draws and point p in the order declared in :mod:`bayeval.relevance.held_out_runs`
 (:meth:`HierarchicalFit.corrections`). The extrapolation effect is the model's: a random effect of the linear
 predictor whose variance enters :math:`\kappa_i` of every draw, not a transform of the model's p.
 
@@ -133,7 +133,7 @@ from bayeval.relevance._kernels import (
     member_rows,
 )
 from bayeval.relevance.config import HierarchicalConfig, HierarchyPrior, load_config_as
-from bayeval.relevance.held_out import HeldOutCorrections, fit_calibration_map
+from bayeval.relevance.held_out_runs import HeldOutCorrections, fit_calibration_map
 from bayeval.relevance.hyperparameters import hyper_mode, integrated_laplace, laplace_value
 from bayeval.relevance.results import FitResult, RelevanceEstimate
 from bayeval.relevance.rtc import RTCEstimator
@@ -735,13 +735,13 @@ class HierarchicalFit:
 
     def corrections(self) -> HeldOutCorrections:
         """The corrections of p on the documents no contributing run retrieves, applied after the model in the
-        order of :data:`bayeval.relevance.held_out.ORDER`: the calibration map, the held-out run levels, their
+        order of :data:`bayeval.relevance.held_out_runs.ORDER`: the calibration map, the held-out run levels, their
         shifts, the reuse prior."""
-        return HeldOutCorrections.build(self.data, self.config.held_out, self.config.hierarchy.coverage_depth,
+        return HeldOutCorrections.build(self.data, self.config.held_out_runs, self.config.hierarchy.coverage_depth,
                                         self.calibration_map)
 
-    def with_held_out(self, **keys) -> HierarchicalFit:
-        """This fit with its configuration's ``[held_out]`` keys replaced (``run_shift_sd=2.0``;
+    def with_held_out_runs(self, **keys) -> HierarchicalFit:
+        """This fit with its configuration's ``[held_out_runs]`` keys replaced (``run_shift_sd=2.0``;
         :class:`~bayeval.relevance.config.HeldOutRunsPrior`): the same model fit, other corrections after it. The
         calibration map is the estimator's (:meth:`HierarchicalEstimator.fit`): its keys here do not refit it.
 
@@ -750,11 +750,11 @@ class HierarchicalFit:
         >>> from bayeval.synthetic import make_collection
         >>> col = make_collection(n_topics=3, n_systems=4, n_docs=60, depth=20, judged_depth=4, seed=2)
         >>> fit = HierarchicalEstimator().fit(RankData.build(col.runs, col.judgments, depth=20))
-        >>> fit.with_held_out(run_shift_sd=2.0).held_out_shift().sd
+        >>> fit.with_held_out_runs(run_shift_sd=2.0).held_out_shift().sd
         2.0
         """
-        held_out = dataclasses.replace(self.config.held_out, **keys)
-        return dataclasses.replace(self, config=dataclasses.replace(self.config, held_out=held_out))
+        held_out_runs = dataclasses.replace(self.config.held_out_runs, **keys)
+        return dataclasses.replace(self, config=dataclasses.replace(self.config, held_out_runs=held_out_runs))
 
     def held_out_level(self):
         """The held-out run levels of :mod:`bayeval.relevance.run_level` (prior scale ``run_level_sd``; 0: none;
@@ -868,16 +868,16 @@ class HierarchicalEstimator:
         m, rtc_fit, offsets = self.model(data, rtc_fit)
         fr = m.fit(method, seed=seed, **fit_kwargs)
         fit = HierarchicalFit(data, self.config, m, fr, rtc_fit, offsets)
-        cmap = fit_calibration_map(data, self.config.held_out, self.config.hierarchy.coverage_depth, self._refit_p,
+        cmap = fit_calibration_map(data, self.config.held_out_runs, self.config.hierarchy.coverage_depth, self._refit_p,
                                    lambda: fit.probabilities(draws=None).p)
         return dataclasses.replace(fit, calibration_map=cmap)
 
     def _refit_p(self, data: RankData) -> tuple:
         """Point p of this model refitted (MAP) on ``data`` without the calibration map and the extrapolation
-        effect: the out-of-fold scores of :func:`~bayeval.relevance.held_out.fit_calibration_map`."""
+        effect: the out-of-fold scores of :func:`~bayeval.relevance.held_out_runs.fit_calibration_map`."""
         hierarchy = dataclasses.replace(self.config.hierarchy, extrapolation="none")
-        held_out = dataclasses.replace(self.config.held_out, calibration_map="none")
-        cfg = dataclasses.replace(self.config, hierarchy=hierarchy, held_out=held_out)
+        held_out_runs = dataclasses.replace(self.config.held_out_runs, calibration_map="none")
+        cfg = dataclasses.replace(self.config, hierarchy=hierarchy, held_out_runs=held_out_runs)
         return HierarchicalEstimator(cfg, self.depth).fit(data, "map").probabilities(draws=None).p
 
     def estimate(self, data: RankData, method: str = "laplace", *, p_draws: int | None = 200, seed=None,

@@ -26,7 +26,7 @@ judged at random, learns them.
 with :math:`\eta_{di}=\mathrm{logit}\,p_{di}`, :math:`w_{is}=\mathbb 1[s\in S_i]/|S_i|` over every run
 retrieving i with the contributing runs' weights set to 0 (:func:`level_weights`), :math:`h_i=\sum_sw_{is}` the
 held-out runs' share of i (1 when no contributing run retrieves it) and :math:`x_i=\sum_sw_{is}\log(r_{is}/10)`
-its held-out runs' log rank relative to rank 10. :math:`\mu, \sigma_b` (``[held_out] reuse_mean``,
+its held-out runs' log rank relative to rank 10. :math:`\mu, \sigma_b` (``[held_out_runs] reuse_mean``,
 ``reuse_common_sd``) are the level shared by the held-out runs, :math:`\mu_\gamma,\sigma_\gamma`
 (``reuse_slope_mean``, ``reuse_slope_sd``) the rank profile, :math:`\sigma_w,\nu` (``reuse_run_sd``,
 ``reuse_run_df``; 0: Normal) each run's own level. No :math:`\kappa`: the levels move E[p], as the errors they

@@ -26,13 +26,13 @@ offset,
 **shrunk by a hierarchical prior across runs**: :math:`\tau` is set by maximising the approximate marginal
 likelihood of the runs' levels, :math:`\prod_s N(\hat\delta_s;0,\hat v_s+\tau^2)` (the Normal approximation
 of each run's likelihood at its weakly penalised maximum :math:`\hat\delta_s` with variance :math:`\hat v_s`),
-times a half-normal prior on :math:`\tau` of scale ``sd`` (``[held_out] run_level_sd``; empirical Bayes as
+times a half-normal prior on :math:`\tau` of scale ``sd`` (``[held_out_runs] run_level_sd``; empirical Bayes as
 in Efron & Morris 1975). Given :math:`\hat\tau`, each run's posterior is its Laplace approximation
 :math:`N(\tilde\delta_s,\tilde v_s)`, :math:`\tilde v_s=(\sum_{J_s}p'_i(1-p'_i)+\hat\tau^{-2})^{-1}` with
 :math:`p'_i=\sigma(\mathrm{logit}\,\bar p_i+\tilde\delta_s)` (Newton on the concave log posterior); a run with few
 judged documents keeps a level near 0, and a run with none gets the prior :math:`N(0,\hat\tau^2)`.
 
-**Fixed spread** (``spread="fixed"``, ``[held_out] run_level_spread``): :math:`\tau` is ``sd`` itself, not
+**Fixed spread** (``spread="fixed"``, ``[held_out_runs] run_level_spread``): :math:`\tau` is ``sd`` itself, not
 learned; each run's level is its own Laplace posterior under :math:`N(0,\text{sd}^2)`, with no pooling
 across runs. With a few held-out runs the empirical-Bayes :math:`\hat\tau` is often 0 although the runs'
 unshrunk levels still carry their target documents' level (docs/notes/calibration-record.md, revision 7: on a synthetic

@@ -29,7 +29,7 @@ are returned unchanged. A document that many held-out runs retrieve moves with t
 :math:`\sigma_e^2/|S_i|`: the more runs agree on a document, the less one run's error matters.
 
 **Its scale** :math:`\sigma_e` is not learnable from the judgments (no judged document is a target document);
-it is a constant of the configuration (``[held_out] run_shift_sd``), chosen on the choosing collections of
+it is a constant of the configuration (``[held_out_runs] run_shift_sd``), chosen on the choosing collections of
 docs/notes/calibration-record.md (revision 5), and 0 (no shift) by default.
 
 References

@@ -174,7 +174,7 @@ def judgments_to_decide(data: RankData, estimate, *, alpha: float = 0.95, measur
     levels = getattr(estimate, "held_out", None)
     if levels is None:
         raise BayevalInputError("estimate: its model has no reuse prior (held_out levels): fit one whose "
-                                "[held_out] sets reuse_* (the default model does)")
+                                "[held_out_runs] sets reuse_* (the default model does)")
     if not 0.5 < float(alpha) < 1:
         raise BayevalInputError(f"alpha: must lie in (0.5, 1), got {alpha!r}")
     for name, v in (("max_rounds", max_rounds), ("paths", paths), ("depth", depth)):

@@ -3,7 +3,7 @@ r"""The corrections of p after the hierarchical model, on the documents no contr
 The hierarchical model (:mod:`bayeval.relevance.hierarchical`) learns p from the judged documents; its p of an
 unjudged document that no contributing run retrieves (:func:`bayeval.data.coverage.contributing_runs`; a *target*
 document) rests on runs the judgments did not cover. Four corrections of such documents, each off unless its
-configuration's ``[held_out]`` table (:class:`~bayeval.relevance.config.HeldOutRunsPrior`) turns it on, are applied
+configuration's ``[held_out_runs]`` table (:class:`~bayeval.relevance.config.HeldOutRunsPrior`) turns it on, are applied
 to the model's draws of p (and its point p) in the order of :data:`ORDER`:
 
 1. ``calibration_map`` (``calibration_map = "crossfit"``): the target documents' log-odds pass through a map learned
@@ -69,8 +69,8 @@ class HeldOutCorrections:
     @classmethod
     def build(cls, data: RankData, prior: HeldOutRunsPrior, coverage_depth: int,
               calibration_map: OutOfFoldMap | None = None) -> HeldOutCorrections:
-        """The corrections ``prior`` (a configuration's ``[held_out]``) turns on, on the documents no contributing run
-        retrieves: the calibration map's runs (:func:`fit_calibration_map`), else
+        """The corrections ``prior`` (a configuration's ``[held_out_runs]``) turns on, on the documents no contributing
+        run retrieves: the calibration map's runs (:func:`fit_calibration_map`), else
         :func:`~bayeval.data.coverage.contributing_runs` at ``coverage_depth`` (found only when a correction needs
         them)."""
         found = []
@@ -131,7 +131,7 @@ def fit_calibration_map(data: RankData, prior: HeldOutRunsPrior, coverage_depth:
     ----------
     data : RankData
     prior : HeldOutRunsPrior
-        The configuration's ``[held_out]``: folds, the map's priors, its target documents and level.
+        The configuration's ``[held_out_runs]``: folds, the map's priors, its target documents and level.
     coverage_depth : int
         The contributing runs are those whose top ``coverage_depth`` is judged
         (:func:`~bayeval.data.coverage.contributing_runs`).
