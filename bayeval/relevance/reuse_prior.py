@@ -66,7 +66,7 @@ from scipy.special import expit, logit
 from bayeval.data.rankdata import RankData
 from bayeval.errors import BayevalInputError
 from bayeval.relevance._kernels import member_rows
-from bayeval.relevance.run_shift import check_topic_arrays
+from bayeval.relevance.run_shift import check_topic_arrays, move_targets
 
 __all__ = ["REFERENCE_RANK", "HeldOutLevels", "HeldOutPrior", "ReusePrior", "level_weights"]
 
@@ -101,22 +101,14 @@ def level_weights(tr, contributing, n_systems: int) -> tuple[np.ndarray, np.ndar
 
 def _move(data: RankData, arrays, runs, move) -> tuple:
     """``arrays`` (per topic (..., n_t)) with the log-odds of the documents held-out runs retrieve replaced by
-    ``move(eta, w, x)`` (eta (..., n); w (n, S) and x (n,) their weights and rank profile); topics without such a
-    document are returned as given."""
-    S = len(data.systems)
-    out = []
-    for tr, a in zip(data, arrays, strict=True):
-        a = np.asarray(a)
-        w, xw = level_weights(tr, runs, S)
-        on = w.sum(axis=1) > 0
-        if not on.any():
-            out.append(a)
-            continue
-        eta = logit(np.clip(a[..., on].astype(np.float64), _CLIP, 1 - _CLIP))
-        new = np.array(a, copy=True)
-        new[..., on] = expit(move(eta, w[on], xw[on].sum(axis=1))).astype(a.dtype)
-        out.append(new)
-    return tuple(out)
+    ``move(eta, w, x)`` (eta (..., n); w (n, S) and x (n,) their weights and rank profile; topics without such a
+    document are returned as given): :func:`~bayeval.relevance.run_shift.move_targets` with
+    :func:`level_weights`."""
+    def weights(tr, contributing, n_systems):
+        w, xw = level_weights(tr, contributing, n_systems)
+        return w, xw.sum(axis=1)
+
+    return move_targets(data, arrays, runs, move, weights)
 
 
 def _number(name: str, value, *, low: float | None = 0.0) -> float:

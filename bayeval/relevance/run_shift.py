@@ -88,27 +88,32 @@ def check_topic_arrays(data: RankData, arrays, name: str) -> None:
         raise BayevalInputError(f"{name}: expected one array per topic ({len(data)}), got {len(arrays)}")
 
 
-def move_targets(data: RankData, arrays, runs, move) -> tuple:
+def move_targets(data: RankData, arrays, runs, move, weights=None) -> tuple:
     r"""``arrays`` (per topic (..., n_t): draws (n_draws, n_t) or a point (n_t,)) with the log-odds of every
-    topic's target documents replaced by ``move(eta, w)``.
+    topic's target documents replaced by ``move(eta, w, *parts)``.
 
-    ``eta`` is :math:`\mathrm{logit}\,p` of the target documents (float64, p clipped to
-    :math:`[10^{-6}, 1-10^{-6}]`, shape (..., n_target)) and ``w`` their rows of :func:`shift_weights`
-    (n_target, S); the result is mapped back by the logistic function in the input's dtype. Topics without a
-    target document are returned as given (the same object); the rest are new arrays.
+    ``weights(tr, runs, S)`` gives a topic's weights ``w`` (n_t, S), or ``(w, *parts)`` with per-document arrays
+    (n_t, ...); the target documents are the rows of ``w`` that are not all 0 (default :func:`shift_weights`: the
+    unjudged documents no contributing run retrieves; the reuse prior passes
+    :func:`bayeval.relevance.reuse_prior.level_weights`). ``eta`` is :math:`\mathrm{logit}\,p` of the target
+    documents (float64, p clipped to :math:`[10^{-6}, 1-10^{-6}]`, shape (..., n_target)), ``w`` and ``parts``
+    their rows; the result is mapped back by the logistic function in the input's dtype. Topics without a target
+    document are returned as given (the same object); the rest are new arrays.
     """
     S = len(data.systems)
+    weights = shift_weights if weights is None else weights
     out = []
     for tr, a in zip(data, arrays, strict=True):
         a = np.asarray(a)
-        w = shift_weights(tr, runs, S)
+        got = weights(tr, runs, S)
+        w, parts = (got[0], got[1:]) if isinstance(got, tuple) else (got, ())
         tg = w.sum(axis=1) > 0
         if not tg.any():
             out.append(a)
             continue
         eta = logit(np.clip(a[..., tg].astype(np.float64), _CLIP, 1 - _CLIP))
         new = np.array(a, copy=True)
-        new[..., tg] = expit(move(eta, w[tg])).astype(a.dtype)
+        new[..., tg] = expit(move(eta, w[tg], *(x[tg] for x in parts))).astype(a.dtype)
         out.append(new)
     return tuple(out)
 
