@@ -104,6 +104,19 @@ def write_collection_dir(col, root: Path) -> Path:
     return root
 
 
+def write_judged_files(col, root: Path) -> tuple[str, list[str]]:
+    """Write a synthetic collection's incomplete judgments (``col.judgments``) as ``root/qrels`` and each run as
+    ``root/<tag>.run``: the qrels path and the run paths, the inputs of a command-line test."""
+    from bayeval.io import write_qrels, write_run
+
+    write_qrels(col.judgments, root / "qrels")
+    runs = []
+    for run in col.runs:
+        write_run(run, root / f"{run.name}.run")
+        runs.append(str(root / f"{run.name}.run"))
+    return str(root / "qrels"), runs
+
+
 @pytest.fixture(scope="session")
 def collection_dir_writer():
     """:func:`write_collection_dir` for fixtures of test modules."""

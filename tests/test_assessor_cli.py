@@ -7,11 +7,9 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import run_cli
+from conftest import run_cli, write_judged_files
 
 from bayeval.data import RankData
-from bayeval.io.qrels import write_qrels
-from bayeval.io.runs import write_run
 from bayeval.measures import evaluate
 from bayeval.synthetic import make_collection
 
@@ -23,11 +21,7 @@ M1 = np.array([0.1, 0.2, 0.3, 0.4])
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("labels")
     col = make_collection(n_topics=8, n_systems=4, n_docs=200, depth=50, judged_depth=5, seed=3)
-    write_qrels(col.judgments, d / "qrels")
-    runs = []
-    for run in col.runs:
-        write_run(run, d / f"{run.name}.run")
-        runs.append(str(d / f"{run.name}.run"))
+    qrels, runs = write_judged_files(col, d)
     rng = np.random.default_rng(0)
     lines, perfect = [], []
     for tr in RankData.build(col.runs, None):
@@ -39,7 +33,7 @@ def files(tmp_path_factory):
     (d / "oracle.txt").write_text("".join(perfect))
     (d / "elsewhere.txt").write_text("999 0 x 2\n")
     (d / "bad.txt").write_text("1 0 a 2\n1 0 b two\n")
-    return d, str(d / "qrels"), runs, col
+    return d, qrels, runs, col
 
 
 def test_check_reports_the_overlap_and_agreement(files):

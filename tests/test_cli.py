@@ -10,10 +10,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import run_cli
+from conftest import run_cli, write_judged_files
 
-from bayeval.io.qrels import write_qrels
-from bayeval.io.runs import write_run
 from bayeval.synthetic import make_collection
 
 _cli = run_cli
@@ -23,12 +21,8 @@ _cli = run_cli
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("col")
     col = make_collection(n_topics=4, n_systems=3, n_docs=60, depth=20, judged_depth=5, seed=11)
-    write_qrels(col.judgments, d / "qrels")
-    paths = []
-    for run in col.runs:
-        write_run(run, d / f"{run.name}.run")
-        paths.append(str(d / f"{run.name}.run"))
-    return str(d / "qrels"), paths, col
+    qrels, paths = write_judged_files(col, d)
+    return qrels, paths, col
 
 
 def test_measures_csv(files):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 import pandas as pd
-from conftest import run_cli
+from conftest import run_cli, write_judged_files
 
 from bayeval.data import RankData
 from bayeval.defaults import DEFAULT_MODEL
@@ -17,15 +17,8 @@ from bayeval.synthetic import make_collection
 
 
 def _files(tmp_path):
-    from bayeval.io import write_qrels, write_run
-
     col = make_collection(n_topics=5, n_systems=4, n_docs=120, depth=30, judged_depth=5, seed=6)
-    write_qrels(col.judgments, tmp_path / "q.txt")
-    runs = []
-    for run in col.runs:
-        write_run(run, tmp_path / run.name)
-        runs.append(str(tmp_path / run.name))
-    return col, str(tmp_path / "q.txt"), runs
+    return (col, *write_judged_files(col, tmp_path))
 
 
 def test_the_python_api_and_every_command_default_to_the_studies_choice(tmp_path):
