@@ -396,10 +396,10 @@ def with_beyond_depth(data: RankData, config, estimate: RelevanceEstimate, *, de
                       seed=None) -> RelevanceEstimate:
     """``estimate`` of the hierarchical ``config`` on ``data`` with its ``beyond_depth`` transform
     (:func:`beyond_depth`; the model refitted by MAP on the judgments of half the judged depth); ``estimate``
-    itself when the configuration has none. ``depth``: the rank positions of the base RTC chain, as the estimate
-    was made."""
-    prior = config.beyond_depth
-    if prior.band == "none":
+    itself when the configuration has none (no band, or a kind without the table). ``depth``: the rank positions of
+    the base RTC chain, as the estimate was made."""
+    prior = getattr(config, "beyond_depth", None)
+    if prior is None or prior.band == "none":
         return estimate
     plain = HierarchicalEstimator(dataclasses.replace(config, beyond_depth=BeyondDepthPrior()), depth=depth)
     return beyond_depth(data, estimate, lambda half: plain.fit(half, "map").probabilities(draws=None).p, prior,

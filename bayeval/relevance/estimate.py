@@ -11,13 +11,7 @@ from bayeval.relevance._fitting import FIT_METHODS
 from bayeval.relevance.assessor import with_assessors
 from bayeval.relevance.baselines import smoothed_probabilities, uniform_probabilities
 from bayeval.relevance.beyond_depth import with_beyond_depth
-from bayeval.relevance.config import (
-    HierarchicalConfig,
-    SimilarityConfig,
-    kinds_accepting,
-    load_config,
-    load_config_as,
-)
+from bayeval.relevance.config import SimilarityConfig, kinds_accepting, load_config, load_config_as
 from bayeval.relevance.hierarchical import HierarchicalEstimator
 from bayeval.relevance.results import RelevanceEstimate
 from bayeval.relevance.rtc import RTCEstimator
@@ -156,7 +150,7 @@ def estimate_probabilities(data: RankData, model=DEFAULT_MODEL, *, fit: str = DE
 def _beyond_depth(est, data, cfg, *, depth, seed, **_):
     """p beyond the judged depth of a hierarchical configuration with a ``[beyond_depth]`` band (:mod:`.beyond_depth`:
     the model refitted by MAP on half the judged depth measures its error there); ``est`` itself otherwise."""
-    return with_beyond_depth(data, cfg, est, depth=depth, seed=seed) if isinstance(cfg, HierarchicalConfig) else est
+    return with_beyond_depth(data, cfg, est, depth=depth, seed=seed)
 
 
 def _labels(est, data, cfg, *, labels, p_draws, seed, **_):
